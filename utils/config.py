@@ -1,0 +1,148 @@
+"""Settings for duckask: defaults, a YAML config file, environment variables and call options.
+
+Precedence (last wins): defaults < YAML file < environment < keyword options.
+
+Run on its own to print the effective settings::
+
+    python -m duckask.utils.config [--config FILE]
+"""
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+#: Environment variables read, and the setting each one fills.
+ENV_VARS = {
+    "DUCKASK_BASE_URL": "base_url",
+    "OPENAI_BASE_URL": "base_url",
+    "DUCKASK_API_KEY": "api_key",
+    "OPENAI_API_KEY": "api_key",
+    "DUCKASK_MODEL": "model",
+    "DUCKASK_MODEL_PATH": "model_path",
+    "DUCKASK_CACHE_DIR": "cache_dir",
+    "DUCKASK_THREADS": "n_threads",
+    "DUCKASK_BACKEND": "backend",
+}
+
+
+def default_cache_dir() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "duckask"
+
+
+def default_config_file() -> Path:
+    base = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
+    return Path(base) / "duckask" / "config.yaml"
+
+
+@dataclass
+class Settings:
+    # LLM backend: "auto" uses an OpenAI-compatible endpoint when base_url is set, otherwise the
+    # embedded model. "openai" forces the endpoint (OpenAI's own when base_url is empty).
+    backend: str = "auto"               # auto | local | openai
+    base_url: str | None = None
+    api_key: str | None = None
+    model: str | None = None            # endpoint model name; defaults to gpt-4o-mini for OpenAI
+    temperature: float = 0.0
+    request_timeout_s: float = 60.0
+    max_http_retries: int = 4
+    # Per-node overrides: {"SQLGenerator": {"model": "...", "temperature": 0.2}}
+    nodes: dict[str, dict[str, Any]] = field(default_factory=dict)
+    # Embedded model
+    model_path: str | None = None       # your own GGUF; default: assembled from the PyPI parts
+    cache_dir: str | None = None
+    n_threads: int | None = None
+    n_ctx: int = 4096
+    # Graph behaviour
+    max_fix_retries: int = 2            # ErrorFixer attempts before giving up
+    max_grader_rounds: int = 1          # ResponseGrader critiques sent back to SQLGenerator
+    clarify: str = "rules"              # rules | llm | off
+    grader: str = "auto"                # auto | rules | llm | off  (auto: llm on endpoints, rules embedded)
+    analyzer: str = "auto"              # auto | llm | template  (auto: llm on endpoints, template embedded)
+    table_llm_threshold: int = 12       # more tables than this: the LLM picks from a short list
+    table_shortlist: int = 8            # pre-ranked candidates shown to the LLM
+    # Safe execution
+    timeout_s: float = 20.0
+    row_cap: int = 1000
+    memory_limit: str = "2GB"
+
+    def node_options(self, node: str) -> dict[str, Any]:
+        """Model and temperature for one node (per-node override, else the global ones)."""
+        opts = {"model": self.model, "temperature": self.temperature}
+        opts.update({k: v for k, v in (self.nodes.get(node) or {}).items() if v is not None})
+        return opts
+
+    @property
+    def uses_endpoint(self) -> bool:
+        if self.backend not in ("auto", "local", "openai"):
+            raise ValueError(f"backend must be auto, local or openai, not {self.backend!r}")
+        return self.backend == "openai" or (self.backend == "auto" and bool(self.base_url))
+
+    @property
+    def resolved_cache_dir(self) -> Path:
+        return Path(self.cache_dir).expanduser() if self.cache_dir else default_cache_dir()
+
+
+_FIELDS = {f.name: f for f in dataclasses.fields(Settings)}
+
+
+def _coerce(name: str, value: Any) -> Any:
+    f = _FIELDS[name]
+    if value is None:
+        return None
+    kind = f.type if isinstance(f.type, str) else getattr(f.type, "__name__", "")
+    if kind.startswith("int"):
+        return int(value)
+    if kind.startswith("float"):
+        return float(value)
+    return value
+
+
+def load_settings(config_file: str | os.PathLike | None = None, **overrides: Any) -> Settings:
+    """Build Settings from the YAML file, then the environment, then ``overrides``.
+
+    ``config_file`` defaults to $DUCKASK_CONFIG, else ~/.config/duckask/config.yaml if it exists.
+    Unknown keys raise ValueError so a typo does not go unnoticed.
+    """
+    values: dict[str, Any] = {}
+    path = config_file or os.environ.get("DUCKASK_CONFIG")
+    if path is None and default_config_file().exists():
+        path = default_config_file()
+    if path:
+        p = Path(path).expanduser()
+        if not p.exists():
+            raise ValueError(f"config file not found: {p}")
+        data = yaml.safe_load(p.read_text()) or {}
+        if not isinstance(data, dict):
+            raise ValueError(f"config file {p} must hold a mapping of settings")
+        values.update(data)
+    # OPENAI_* are read first so that the DUCKASK_* variables win when both are set.
+    for env in sorted(ENV_VARS, key=lambda e: e.startswith("DUCKASK_")):
+        if os.environ.get(env):
+            values[ENV_VARS[env]] = os.environ[env]
+    values.update({k: v for k, v in overrides.items() if v is not None})
+    unknown = sorted(set(values) - set(_FIELDS))
+    if unknown:
+        raise ValueError(f"unknown setting(s): {', '.join(unknown)}; known: {', '.join(sorted(_FIELDS))}")
+    return Settings(**{k: _coerce(k, v) for k, v in values.items()})
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description="Print duckask's effective settings.")
+    ap.add_argument("--config")
+    args = ap.parse_args(argv)
+    s = dataclasses.asdict(load_settings(args.config))
+    if s.get("api_key"):
+        s["api_key"] = "***"
+    print(yaml.safe_dump(s, sort_keys=False), end="")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,250 @@
+"""The one LLM entry point: ``get_llm(settings).complete(messages, node=...)``.
+
+Backends:
+- ``OpenAIBackend``: any OpenAI-compatible endpoint (OpenAI, Azure, Ollama, vLLM, llama.cpp server)
+  through the ``openai`` package; tenacity retries transient errors (429, 5xx, timeouts, connection
+  errors) and never 4xx client errors.
+- ``LocalBackend``: the embedded Qwen2.5-Coder GGUF run in-process by llama-cpp-python, loaded once
+  per process, temperature 0. The prompt is rendered with the model's ChatML template so that an
+  answer prefix (e.g. "```sql\\nSELECT") can be forced and consecutive calls that share a prefix
+  (system + schema) reuse llama.cpp's KV cache.
+- ``ScriptedLLM``: a deterministic fake for tests and overhead benchmarks.
+
+Every call returns an ``LLMReply`` with node, model, prompt/completion tokens and milliseconds.
+
+Run on its own::
+
+    python -m duckask.utils.llm "Write SQL that returns 1"
+"""
+from __future__ import annotations
+
+import argparse
+import threading
+import time
+from dataclasses import dataclass, asdict
+from typing import Any, Callable, Iterable, Protocol
+
+from tenacity import retry, retry_if_exception, stop_after_attempt, wait_exponential
+
+from duckask.utils.config import Settings, load_settings
+
+
+@dataclass
+class LLMReply:
+    text: str
+    node: str
+    model: str
+    prompt_tokens: int
+    completion_tokens: int
+    ms: float
+    reused_tokens: int = 0     # prompt tokens served from the KV cache (embedded model only)
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+class LLM(Protocol):
+    name: str
+    is_endpoint: bool
+
+    def complete(self, messages: list[dict[str, str]], *, node: str, prefix: str = "",
+                 stop: list[str] | None = None, max_tokens: int = 256) -> LLMReply: ...
+
+
+class LLMError(RuntimeError):
+    """An LLM call failed for good (after retries, or a client error that is not retried)."""
+
+
+# --------------------------------------------------------------------------- OpenAI-compatible
+def _is_transient(exc: BaseException) -> bool:
+    import openai
+
+    if isinstance(exc, (openai.APITimeoutError, openai.APIConnectionError, openai.RateLimitError)):
+        return True
+    if isinstance(exc, openai.APIStatusError):
+        return exc.status_code == 429 or exc.status_code >= 500
+    return False
+
+
+class OpenAIBackend:
+    is_endpoint = True
+
+    def __init__(self, settings: Settings):
+        import openai
+
+        self.settings = settings
+        self.name = settings.model or "gpt-4o-mini"
+        # The openai client's own retries are off: tenacity owns the retry policy.
+        self.client = openai.OpenAI(
+            base_url=settings.base_url or None,
+            api_key=settings.api_key or "not-needed",
+            timeout=settings.request_timeout_s,
+            max_retries=0,
+        )
+        self._create = retry(
+            retry=retry_if_exception(_is_transient),
+            stop=stop_after_attempt(max(1, settings.max_http_retries)),
+            wait=wait_exponential(multiplier=0.5, min=0.2, max=8),
+            reraise=True,
+        )(self.client.chat.completions.create)
+
+    def complete(self, messages, *, node, prefix="", stop=None, max_tokens=256):
+        opts = self.settings.node_options(node)
+        model = opts.get("model") or self.name
+        msgs = list(messages)
+        if prefix:
+            # Chat endpoints cannot be pre-filled portably: ask for the prefix instead.
+            msgs[-1] = {**msgs[-1], "content": msgs[-1]["content"] + f"\nStart your answer with: {prefix.strip()}"}
+        t0 = time.perf_counter()
+        try:
+            resp = self._create(model=model, messages=msgs, temperature=float(opts.get("temperature") or 0.0),
+                                max_tokens=max_tokens, stop=stop or None)
+        except Exception as e:  # noqa: BLE001 - re-raised with context
+            raise LLMError(f"{node}: LLM endpoint call failed: {type(e).__name__}: {e}") from e
+        ms = (time.perf_counter() - t0) * 1000
+        text = (resp.choices[0].message.content or "") if resp.choices else ""
+        usage = getattr(resp, "usage", None)
+        return LLMReply(text=text, node=node, model=resp.model or model,
+                        prompt_tokens=getattr(usage, "prompt_tokens", 0) or 0,
+                        completion_tokens=getattr(usage, "completion_tokens", 0) or 0, ms=ms)
+
+
+# --------------------------------------------------------------------------- embedded model
+_LOCAL_MODELS: dict[str, Any] = {}
+_LOCAL_LOCK = threading.Lock()
+
+
+def render_chatml(messages: Iterable[dict[str, str]], prefix: str = "") -> str:
+    """Qwen2.5's chat template, rendered by hand so the answer can be pre-filled."""
+    out = []
+    for m in messages:
+        out.append(f"<|im_start|>{m['role']}\n{m['content']}<|im_end|>\n")
+    out.append("<|im_start|>assistant\n" + prefix)
+    return "".join(out)
+
+
+class LocalBackend:
+    is_endpoint = False
+
+    def __init__(self, settings: Settings):
+        from duckask.utils.model_store import model_path
+
+        self.settings = settings
+        self.path = str(model_path(settings))
+        self.name = "embedded:" + self.path.rsplit("/", 1)[-1]
+        self.llama = self._load(self.path, settings)
+
+    @staticmethod
+    def _load(path: str, settings: Settings):
+        with _LOCAL_LOCK:
+            if path not in _LOCAL_MODELS:
+                try:
+                    from llama_cpp import Llama
+                except ImportError as e:
+                    raise LLMError(
+                        "the embedded model needs llama-cpp-python: install duckask[local] "
+                        "(see README for the portable build flags), or set DUCKASK_BASE_URL to use an "
+                        "OpenAI-compatible endpoint"
+                    ) from e
+                import os
+
+                threads = settings.n_threads or max(1, min(os.cpu_count() or 1, 8))
+                _LOCAL_MODELS[path] = Llama(model_path=path, n_ctx=settings.n_ctx, n_threads=threads,
+                                            n_threads_batch=threads, n_batch=512, verbose=False, seed=0)
+            return _LOCAL_MODELS[path]
+
+    def complete(self, messages, *, node, prefix="", stop=None, max_tokens=256):
+        opts = self.settings.node_options(node)
+        prompt = render_chatml(messages, prefix)
+        with _LOCAL_LOCK:  # one generation at a time: llama.cpp state is not thread-safe
+            llama = self.llama
+            tokens = llama.tokenize(prompt.encode("utf-8"), add_bos=False, special=True)
+            if len(tokens) + max_tokens > llama.n_ctx():
+                raise LLMError(f"{node}: prompt of {len(tokens)} tokens does not fit the context "
+                               f"({llama.n_ctx()}); select fewer tables or raise n_ctx")
+            prev = list(llama._input_ids[: llama.n_tokens]) if llama.n_tokens else []
+            reused = 0
+            for a, b in zip(prev, tokens):
+                if a != b:
+                    break
+                reused += 1
+            t0 = time.perf_counter()
+            out = llama.create_completion(tokens, max_tokens=max_tokens,
+                                          temperature=float(opts.get("temperature") or 0.0),
+                                          top_k=1 if not opts.get("temperature") else 40,
+                                          stop=list(stop or []) + ["<|im_end|>", "<|endoftext|>"])
+            ms = (time.perf_counter() - t0) * 1000
+        usage = out.get("usage", {})
+        return LLMReply(text=prefix + out["choices"][0]["text"], node=node, model=self.name,
+                        prompt_tokens=usage.get("prompt_tokens", len(tokens)),
+                        completion_tokens=usage.get("completion_tokens", 0), ms=ms, reused_tokens=reused)
+
+
+# --------------------------------------------------------------------------- scripted fake
+class ScriptedLLM:
+    """A fake LLM: answers from a script, per node, and records every call.
+
+    ``script`` maps a node name to a list of replies (consumed in order; the last one repeats) or to a
+    callable ``(messages) -> str``. Replies may be exceptions, which are raised.
+    """
+
+    is_endpoint = False
+
+    def __init__(self, script: dict[str, Any] | None = None, name: str = "scripted"):
+        self.script = {k: (list(v) if isinstance(v, (list, tuple)) else v) for k, v in (script or {}).items()}
+        self.name = name
+        self.calls: list[dict[str, Any]] = []
+
+    def complete(self, messages, *, node, prefix="", stop=None, max_tokens=256):
+        self.calls.append({"node": node, "messages": messages, "prefix": prefix})
+        entry = self.script.get(node)
+        if entry is None:
+            raise LLMError(f"ScriptedLLM has no reply for node {node}")
+        if callable(entry):
+            reply = entry(messages)
+        else:
+            reply = entry.pop(0) if len(entry) > 1 else entry[0]
+        if isinstance(reply, BaseException):
+            raise reply
+        text = str(reply)
+        if prefix and not text.startswith(prefix):
+            text = prefix + text
+        words = sum(len(m["content"].split()) for m in messages)
+        return LLMReply(text=text, node=node, model=self.name, prompt_tokens=words,
+                        completion_tokens=len(text.split()), ms=0.0)
+
+    def count(self, node: str | None = None) -> int:
+        return sum(1 for c in self.calls if node is None or c["node"] == node)
+
+
+# --------------------------------------------------------------------------- factory
+_BACKENDS: dict[tuple, LLM] = {}
+
+
+def get_llm(settings: Settings | None = None) -> LLM:
+    """The backend the settings ask for; one instance per configuration and process."""
+    settings = settings or load_settings()
+    key = (settings.uses_endpoint, settings.base_url, settings.model, settings.model_path, settings.cache_dir,
+           settings.n_ctx, settings.n_threads)
+    if key not in _BACKENDS:
+        _BACKENDS[key] = OpenAIBackend(settings) if settings.uses_endpoint else LocalBackend(settings)
+    return _BACKENDS[key]
+
+
+LLMFactory = Callable[[Settings], LLM]
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description="Send one prompt to the configured LLM.")
+    ap.add_argument("prompt")
+    ap.add_argument("--max-tokens", type=int, default=128)
+    args = ap.parse_args(argv)
+    reply = get_llm().complete([{"role": "user", "content": args.prompt}], node="cli",
+                               max_tokens=args.max_tokens)
+    print(reply.text)
+    print({k: v for k, v in reply.as_dict().items() if k != "text"})
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
