@@ -128,6 +128,7 @@ def import_source(
     comments: Comments | None = None,
     primary_keys: PrimaryKeys | None = None,
     progress: Progress | None = None,
+    column_types: Mapping[str, Mapping[str, str]] | None = None,
 ) -> ImportedTables:
     """Build the DuckDB database ``out`` from ``src`` and return the table names.
 
@@ -137,6 +138,8 @@ def import_source(
     sanitized). A requested key is added only when the data is unique and not
     null on those columns; otherwise it is skipped and noted in the result's
     ``notes``. ``progress`` is called with one short message per step.
+    ``column_types`` (``{table: {column: duckdb_type}}``) overrides detected
+    types; values that do not cast become NULL.
 
     Raises ``ValueError`` for a missing source, a folder without data files or
     an unknown file type, and ``FileExistsError`` when ``out`` exists and
@@ -158,21 +161,27 @@ def import_source(
     plan = _plan(src_path)  # validates the source before anything is written
     say: Progress = progress or (lambda _msg: None)
     keys = {k: list(v) for k, v in (primary_keys or {}).items()}
+    types = {k: dict(v) for k, v in (column_types or {}).items()}
 
     out_path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out_path.with_name(f".{out_path.name}.tmp-{os.getpid()}")
+    # Keep the .duckdb suffix so the usual *.duckdb ignore rules cover the temp file.
+    tmp = out_path.with_name(f".{out_path.stem}.tmp-{os.getpid()}{out_path.suffix or '.duckdb'}")
     _remove_db_files(tmp)
     result = ImportedTables()
     try:
         con = duckdb.connect(str(tmp))
         try:
+            _disable_type_pushdown(con)
             if plan[0] == "sqlite":
-                fk_comments = _import_sqlite(con, plan[1], keys, result, say)
+                fk_comments = _import_sqlite(con, plan[1], keys, types, result, say)
             else:
                 fk_comments = {}
                 for table, path, suffix in plan[1]:
                     reader = _READERS[suffix].format(path=_lit(str(path)))
-                    _create_table(con, table, f"SELECT * FROM {reader}", keys.get(table), result)
+                    _create_table(
+                        con, table, f"SELECT * FROM {reader}", keys.get(table), result,
+                        types.get(table),
+                    )
                     say(f"loaded {table} ({_count(con, table):,} rows) from {path.name}")
             _apply_comments(con, _merge_comments(fk_comments, comments or {}), result)
             con.execute("CHECKPOINT")
@@ -180,7 +189,7 @@ def import_source(
             con.close()
         if out_path.exists() and not replace:  # appeared while we were building
             raise FileExistsError(f"{out_path} already exists; pass replace=True to overwrite it")
-        _remove_db_files(out_path.with_name(out_path.name + ".wal"))
+        out_path.with_name(out_path.name + ".wal").unlink(missing_ok=True)  # stale WAL of the old file
         os.replace(tmp, out_path)
     except BaseException:
         _remove_db_files(tmp)
@@ -234,6 +243,15 @@ def _remove_db_files(path: Path) -> None:
             pass
 
 
+def _disable_type_pushdown(con: duckdb.DuckDBPyConnection) -> None:
+    """DuckDB 2.0 pushes TRY_CAST into the CSV reader as a hard cast, so a bad
+    cell raises instead of becoming NULL (duckdb/duckdb#23818); turn that off."""
+    try:
+        con.execute("SET disabled_optimizers = 'type_pushdown'")
+    except duckdb.Error:  # older DuckDB: no such optimizer, and no such bug
+        pass
+
+
 def _count(con: duckdb.DuckDBPyConnection, table: str) -> int:
     return con.execute(f"SELECT count(*) FROM {_q(table)}").fetchone()[0]
 
@@ -244,10 +262,21 @@ def _create_table(
     select_sql: str,
     pk: Sequence[str] | None,
     result: ImportedTables,
+    types: Mapping[str, str] | None = None,
 ) -> None:
     """Create ``table`` from ``select_sql`` (with a PRIMARY KEY on ``pk`` when
-    the data allows) and append its name to ``result``."""
+    the data allows, ``types`` overriding column types) and append its name to
+    ``result``."""
     columns = [(r[0], r[1]) for r in con.execute(f"DESCRIBE {select_sql}").fetchall()]
+    if types:
+        known = {c for c, _ in columns}
+        for col in types:
+            if col not in known:
+                result.notes.append(f"type for unknown column {table}.{col} ignored")
+        casts = [f"TRY_CAST({_q(c)} AS {t}) AS {_q(c)}" for c, t in types.items() if c in known]
+        if casts:
+            select_sql = f"SELECT * REPLACE ({', '.join(casts)}) FROM ({select_sql})"
+            columns = [(r[0], r[1]) for r in con.execute(f"DESCRIBE {select_sql}").fetchall()]
     if pk:
         reason = _key_problem(con, select_sql, [c for c, _ in columns], pk)
         if reason:
@@ -346,6 +375,7 @@ def _import_sqlite(
     con: duckdb.DuckDBPyConnection,
     path: Path,
     keys: dict[str, list[str]],
+    types: dict[str, dict[str, str]],
     result: ImportedTables,
     say: Progress,
 ) -> dict[str, dict[str, str]]:
@@ -388,7 +418,10 @@ def _import_sqlite(
                 result.notes.append(f"SQLite table {name} skipped: {exc}")
                 continue
             casts = ", ".join(_cast_expr(c, t) for c, t in cols)
-            _create_table(con, table, f"SELECT {casts} FROM {_q('__duckask_stage')}", pk, result)
+            _create_table(
+                con, table, f"SELECT {casts} FROM {_q('__duckask_stage')}", pk, result,
+                types.get(table),
+            )
             con.execute(f"DROP TABLE {_q('__duckask_stage')}")
             say(f"loaded {table} ({rows:,} rows) from SQLite table {name}")
             for col, note in _sqlite_fk_notes(lite, name, table_of).items():

@@ -217,6 +217,28 @@ class ScriptedLLM:
         return sum(1 for c in self.calls if node is None or c["node"] == node)
 
 
+# --------------------------------------------------------------------------- accounting
+class MeteredLLM:
+    """Wraps a backend for one question and keeps every reply (node, tokens, ms) in ``calls``."""
+
+    def __init__(self, llm: LLM):
+        self.llm = llm
+        self.calls: list[LLMReply] = []
+
+    @property
+    def name(self) -> str:
+        return self.llm.name
+
+    @property
+    def is_endpoint(self) -> bool:
+        return self.llm.is_endpoint
+
+    def complete(self, messages, **kw) -> LLMReply:
+        reply = self.llm.complete(messages, **kw)
+        self.calls.append(reply)
+        return reply
+
+
 # --------------------------------------------------------------------------- factory
 _BACKENDS: dict[tuple, LLM] = {}
 

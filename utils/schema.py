@@ -134,7 +134,7 @@ def introspect(db: Database) -> Catalog:
                 distinct = dict(zip([c.name for c in text_cols], con.execute(f"SELECT {exprs} FROM {_q(t.name)}").fetchone()))
             for c in t.columns:
                 samp = con.execute(
-                    f"SELECT DISTINCT {_q(c.name)} AS v FROM (SELECT {_q(c.name)} FROM {_q(t.name)} "
+                    f"SELECT DISTINCT CAST({_q(c.name)} AS VARCHAR) AS v FROM (SELECT {_q(c.name)} FROM {_q(t.name)} "
                     f"WHERE {_q(c.name)} IS NOT NULL LIMIT 1000) LIMIT {SAMPLES}").fetchall()
                 c.samples = [str(v)[:VALUE_MAX_LEN] for (v,) in samp]
                 if c.name in distinct and (distinct[c.name] or 0) <= VALUE_INDEX_MAX_DISTINCT:

@@ -1,0 +1,1 @@
+"""Demo data for duckask (the Lahman baseball database, built on demand)."""

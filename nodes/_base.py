@@ -1,0 +1,53 @@
+"""What every node shares: the per-question Context and TracedNode, which records the trace."""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Callable
+
+from pocketflow import Node
+
+from duckask.utils.config import Settings
+from duckask.utils.database import Database
+from duckask.utils.llm import MeteredLLM
+from duckask.utils.schema import Catalog
+
+
+@dataclass
+class Context:
+    """Resources for one question, handed to nodes at construction (the shared store holds data only)."""
+    llm: MeteredLLM
+    settings: Settings
+    db: Database
+    catalog: Catalog
+    ask_user: Callable[[str], str] | None = None     # interactive clarification; None = never block
+    on_node: Callable[[str], None] | None = None      # progress callback, called as each node starts
+
+
+class TracedNode(Node):
+    """A PocketFlow Node that appends {node, action, ms, llm_calls, tokens, attempt} to shared["trace"]."""
+
+    def __init__(self, ctx: Context, max_retries: int = 1, wait: float = 0):
+        super().__init__(max_retries=max_retries, wait=wait)
+        self.ctx = ctx
+
+    def _run(self, shared):
+        name = type(self).__name__
+        if self.ctx.on_node:
+            self.ctx.on_node(name)
+        trace = shared.setdefault("trace", [])
+        calls_before = len(self.ctx.llm.calls)
+        t0 = time.perf_counter()
+        action = super()._run(shared)
+        calls = self.ctx.llm.calls[calls_before:]
+        shared.setdefault("llm_calls", []).extend(c.as_dict() for c in calls)
+        trace.append({
+            "node": name,
+            "action": action or "end",
+            "ms": round((time.perf_counter() - t0) * 1000, 1),
+            "llm_calls": len(calls),
+            "prompt_tokens": sum(c.prompt_tokens for c in calls),
+            "completion_tokens": sum(c.completion_tokens for c in calls),
+            "attempt": sum(1 for t in trace if t["node"] == name) + 1,
+        })
+        return action

@@ -1,0 +1,29 @@
+"""AskUser: put ClarifyQuery's question to the user when someone is there to answer.
+
+Interactive (the CLI on a terminal): ask, fold the answer into the question and continue.
+Non-interactive (notebook, batch, --json): never read stdin; end with status ``needs_clarification``
+and the clarifying question as the answer.
+"""
+from __future__ import annotations
+
+from duckask.nodes._base import TracedNode
+
+
+class AskUser(TracedNode):
+    def prep(self, shared):
+        return {"clarifying_question": shared["clarification"]["question"]}
+
+    def exec(self, p):
+        if self.ctx.ask_user is None:
+            return None
+        return (self.ctx.ask_user(p["clarifying_question"]) or "").strip() or None
+
+    def post(self, shared, p, answer):
+        if answer is None:
+            shared["status"] = "needs_clarification"
+            shared["final_answer"] = p["clarifying_question"]
+            return None
+        shared["clarification"]["answer"] = answer
+        shared["question"] = f"{shared['question']} ({answer})" if shared.get("question") else answer
+        shared["clarified"] = True
+        return "answered"

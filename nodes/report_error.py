@@ -1,0 +1,35 @@
+"""ReportError: end the flow with a clear report of what was tried, when no query succeeded.
+
+If an earlier attempt did produce an answer (e.g. the grader asked for a retry and the retry
+failed), that answer is kept and the report becomes a warning.
+"""
+from __future__ import annotations
+
+from duckask.nodes._base import TracedNode
+from duckask.nodes.error_fixer import error_summary
+
+
+class ReportError(TracedNode):
+    def prep(self, shared):
+        return {"attempts": list(shared.get("attempts", [])), "best": shared.get("best")}
+
+    def exec(self, p):
+        lines = [f"Could not answer: {len(p['attempts'])} quer{'y' if len(p['attempts']) == 1 else 'ies'} tried."]
+        for i, a in enumerate(p["attempts"], 1):
+            sql = " ".join((a.get("sql") or "(no SQL)").split())
+            lines.append(f"{i}. [{a.get('source')}] {sql[:300]}\n   -> {a.get('status', 'not run')}: "
+                         f"{error_summary(a.get('error') or '')}")
+        return "\n".join(lines)
+
+    def post(self, shared, p, report):
+        best = p["best"]
+        if best:
+            shared.update({"sql_query": best["sql"], "query_result": best["df"], "final_answer": best["answer"],
+                           "derivation": best["derivation"], "truncated": best["truncated"], "status": "answered",
+                           "warning": "A retry after the grader's critique failed; this is the earlier answer.\n"
+                                      + report})
+        else:
+            shared["status"] = "error"
+            shared["final_answer"] = report
+        shared["error_report"] = report
+        return None

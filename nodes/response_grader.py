@@ -1,0 +1,90 @@
+"""ResponseGrader: does the SQL and its result answer the question? Bounded critique loop.
+
+"rules" (default for the embedded model; no LLM call) fails a result that is empty, all NULL, or has
+several rows when the question asks for one count. "llm" (default for endpoints) runs the rules,
+then asks the model (YAML: verdict, critique); malformed replies are retried, then count as a pass
+so a flaky grader never discards a good answer. On fail the critique goes to SQLGenerator, at most
+``max_grader_rounds`` times; after that the flow ends with the last answer and grade_status "fail".
+"""
+from __future__ import annotations
+
+import re
+
+import pandas as pd
+
+from duckask.nodes._base import TracedNode
+from duckask.utils.yaml_out import parse_yaml
+
+_COUNT_Q = re.compile(r"^\s*(how many|count\b|what is the (total )?number of|what's the number of|"
+                      r"find the (total )?number of|show the number of|return the number of)", re.I)
+_GROUPED = re.compile(r"\b(each|per|every|by|respectively|different|various|all)\b", re.I)
+
+PROMPT = """Question: {question}
+SQL: {sql}
+Result ({n} rows): {rows}
+Does this SQL result correctly and completely answer the question?
+Reply in YAML only:
+verdict: pass or fail
+critique: if fail, what the query gets wrong, in one sentence; else ""
+"""
+
+
+def rule_check(question: str, df: pd.DataFrame | None) -> str | None:
+    """A critique when the result is certainly not an answer, else None."""
+    if df is None or len(df) == 0:
+        return ("The query returned no rows. Check that filter values match the data exactly (see the "
+                "sample values and their case) and that joins and conditions are not too strict.")
+    if df.isna().all().all():
+        return "The query returned only NULL values; check the filters and the joins."
+    if _COUNT_Q.search(question) and not _GROUPED.search(question) and len(df) != 1:
+        return (f"The question asks for one number, but the query returned {len(df)} rows; "
+                "aggregate into a single row with COUNT.")
+    return None
+
+
+class ResponseGrader(TracedNode):
+    def __init__(self, ctx):
+        super().__init__(ctx, max_retries=2)
+
+    def prep(self, shared):
+        mode = self.ctx.settings.grader
+        if mode == "auto":
+            mode = "llm" if self.ctx.llm.is_endpoint else "rules"
+        return {"question": shared["question"], "sql": shared["sql_query"], "df": shared["query_result"],
+                "rounds": shared.get("grader_rounds", 0), "max": self.ctx.settings.max_grader_rounds, "mode": mode}
+
+    def exec(self, p):
+        if p["mode"] == "off":
+            return {"verdict": "pass", "critique": "", "by": "off"}
+        critique = rule_check(p["question"], p["df"])
+        if critique:
+            return {"verdict": "fail", "critique": critique, "by": "rules"}
+        if p["mode"] != "llm":
+            return {"verdict": "pass", "critique": "", "by": "rules"}
+        df = p["df"]
+        rows = df.head(10).to_csv(index=False).strip().replace("\n", " | ")
+        reply = self.ctx.llm.complete([{"role": "user", "content": PROMPT.format(
+            question=p["question"], sql=p["sql"], n=len(df), rows=rows[:1500])}], node="ResponseGrader", max_tokens=100)
+        data = parse_yaml(reply.text, {"verdict": str}, choices={"verdict": {"pass", "fail"}})
+        critique = str(data.get("critique") or "").strip()
+        if data["verdict"] == "fail" and not critique:
+            raise ValueError("a fail verdict needs a critique")
+        return {"verdict": data["verdict"], "critique": critique, "by": "llm"}
+
+    def exec_fallback(self, p, exc):
+        return {"verdict": "pass", "critique": "", "by": f"fallback (grader reply unusable: {exc})"}
+
+    def post(self, shared, p, res):
+        shared.setdefault("grades", []).append({**res, "sql": p["sql"]})
+        if res["verdict"] == "pass":
+            shared["grade_status"] = "pass"
+            return "pass"
+        shared["grader_feedback"] = res["critique"]
+        if p["rounds"] >= p["max"]:
+            shared["grade_status"] = "fail"
+            shared["warning"] = f"The answer may be wrong: {res['critique']}"
+            return "exhausted"
+        shared["grade_status"] = "retry"
+        shared["grader_rounds"] = p["rounds"] + 1
+        shared["feedback"] = {"kind": "grader", "sql": p["sql"], "message": res["critique"]}
+        return "fail"

@@ -1,0 +1,52 @@
+"""SQLGenerator: one LLM call that writes one DuckDB SELECT for the question.
+
+The prompt is ordered for KV-cache reuse: the fixed instructions and the schema come first (shared by
+every question on the same tables), then the question-specific part: literal values of the question
+found in the data, the question, and, on a retry, the previous SQL with the executor's error or the
+grader's critique. The answer is pre-filled with a ```sql fence and stops at the closing fence, so
+the model spends no tokens on prose.
+"""
+from __future__ import annotations
+
+from duckask.nodes._base import TracedNode
+from duckask.utils.sql_text import extract_sql
+
+SYSTEM = ("You write DuckDB SQL. Answer the question with one SELECT query. Use only the tables and "
+          "columns in the schema, join on the REFERENCES keys, select only what the question asks for, "
+          "and use literal values exactly as they appear in the data.")
+
+
+def build_messages(schema: str, question: str, values: list[dict], feedback: dict | None) -> list[dict]:
+    user = [f"Schema:\n{schema}\n"]
+    if values:
+        hints = "; ".join(f"{v['table']}.{v['column']} = '{v['value']}'" for v in values)
+        user.append(f"Values found in the data: {hints}\n")
+    user.append(f"Question: {question}")
+    if feedback:
+        user.append(f"\n\nThis query was wrong:\n{feedback['sql'] or '(no SQL)'}\n"
+                    f"Problem: {feedback['message']}\nWrite a corrected query.")
+    return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": "\n".join(user)}]
+
+
+class SQLGenerator(TracedNode):
+    def prep(self, shared):
+        return {"schema": shared["table_schemas"], "question": shared["question"],
+                "values": shared.get("value_matches") or [], "feedback": shared.get("feedback")}
+
+    def exec(self, p):
+        msgs = build_messages(p["schema"], p["question"], p["values"], p["feedback"])
+        reply = self.ctx.llm.complete(msgs, node="SQLGenerator", prefix="```sql\n", stop=["```"], max_tokens=256)
+        return {"sql": extract_sql(reply.text), "error": None}
+
+    def exec_fallback(self, p, exc):
+        # The LLM call itself failed (endpoint down, context overflow): the executor reports it.
+        return {"sql": "", "error": f"the LLM call failed: {exc}"}
+
+    def post(self, shared, p, res):
+        shared["sql_query"] = res["sql"]
+        shared["generation_error"] = res["error"]
+        shared.setdefault("attempts", []).append(
+            {"sql": res["sql"], "source": "llm", "after": (p["feedback"] or {}).get("kind", "question")})
+        shared.setdefault("first_sql", res["sql"])
+        shared["feedback"] = None
+        return "default"

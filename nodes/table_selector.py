@@ -1,0 +1,70 @@
+"""TableSelector: choose the tables the query needs, scaling to schemas of 50+ tables.
+
+1. A deterministic pre-ranker (``duckask.utils.table_ranker``) scores every table from its name,
+   column names, comments, and literal values of the question found in the data.
+2. Small schemas (``table_llm_threshold`` tables or fewer) are passed whole: no LLM call.
+3. Otherwise the LLM picks from the ``table_shortlist`` best candidates (YAML: tables). Invalid or
+   malformed replies are retried, then the pre-ranker's top three are used.
+"""
+from __future__ import annotations
+
+from dataclasses import asdict
+
+from duckask.nodes._base import TracedNode
+from duckask.utils.table_ranker import match_values, rank_tables
+from duckask.utils.yaml_out import parse_yaml
+
+PROMPT = """Tables:
+{tables}
+Question: {question}
+Which of these tables does a SQL query need to answer the question? Include tables needed for joins.
+Reply in YAML only:
+tables: [table_a, table_b]
+"""
+
+
+def _table_line(t) -> str:
+    cols = ", ".join(c.name for c in t.columns[:14]) + (", ..." if len(t.columns) > 14 else "")
+    return f"- {t.name}" + (f" ({t.comment})" if t.comment else "") + f": {cols}"
+
+
+class TableSelector(TracedNode):
+    def __init__(self, ctx):
+        super().__init__(ctx, max_retries=2)
+
+    def prep(self, shared):
+        return {"question": shared["question"]}
+
+    def exec(self, p):
+        cat, s = self.ctx.catalog, self.ctx.settings
+        values = match_values(cat, p["question"])
+        ranked = rank_tables(cat, p["question"], values)
+        out = {"values": values, "ranked": ranked}
+        if len(cat.tables) <= s.table_llm_threshold:
+            return {**out, "selected": list(cat.tables), "method": "all (small schema)"}
+        shortlist = [r.table for r in ranked[: s.table_shortlist]]
+        text = "\n".join(_table_line(cat.tables[t]) for t in shortlist)
+        reply = self.ctx.llm.complete([{"role": "user", "content": PROMPT.format(tables=text, question=p["question"])}],
+                                      node="TableSelector", max_tokens=60)
+        picked = parse_yaml(reply.text, {"tables": list})["tables"]
+        lookup = {t.lower(): t for t in shortlist}
+        chosen = [lookup[str(x).strip().lower()] for x in picked if str(x).strip().lower() in lookup]
+        if not chosen:
+            raise ValueError(f"none of {picked!r} is in the shortlist")
+        return {**out, "selected": list(dict.fromkeys(chosen)), "method": "llm from pre-ranked shortlist"}
+
+    def exec_fallback(self, p, exc):
+        cat = self.ctx.catalog
+        values = match_values(cat, p["question"])
+        ranked = rank_tables(cat, p["question"], values)
+        return {"values": values, "ranked": ranked, "selected": [r.table for r in ranked[:3]],
+                "method": f"pre-ranker top 3 (LLM pick failed: {exc})"}
+
+    def post(self, shared, p, res):
+        shared["available_tables"] = list(self.ctx.catalog.tables)
+        shared["candidates"] = [{"table": r.table, "score": round(r.score, 2), "reasons": r.reasons[:5]}
+                                for r in res["ranked"][:10]]
+        shared["value_matches"] = [asdict(v) for v in res["values"]]
+        shared["selected_tables"] = res["selected"]
+        shared["table_selection"] = res["method"]
+        return "default"

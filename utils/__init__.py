@@ -1,0 +1,1 @@
+"""duckask utilities: one job per module, each runnable with `python -m duckask.utils.<name>`."""

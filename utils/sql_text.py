@@ -1,0 +1,196 @@
+"""SQL text: pull SQL out of an LLM reply, describe a query, and repair common DuckDB errors.
+
+- ``extract_sql(reply)``: the SQL in a model reply (fenced or bare), one statement.
+- ``describe_sql(sql)``: tables, filters, grouping, order and limit of a query, read from DuckDB's own
+  parser (``json_serialize_sql``), used to say how an answer was derived.
+- ``repair(sql, error, catalog)``: deterministic fixes for errors whose fix DuckDB itself names
+  (a misspelt column with one candidate binding, a misspelt table, a column missing from GROUP BY),
+  so that no LLM call is spent on them.
+
+Run on its own::
+
+    python -m duckask.utils.sql_text "SELECT a, b FROM t GROUP BY a" --error "..."
+"""
+from __future__ import annotations
+
+import argparse
+import difflib
+import json
+import re
+from dataclasses import dataclass, field
+
+import duckdb
+
+_FENCE = re.compile(r"```(?:sql|duckdb|SQL)?\s*\n?(.*?)(?:```|$)", re.S)
+_START = re.compile(r"\b(WITH|SELECT|FROM)\b", re.I)
+
+
+def extract_sql(reply: str) -> str:
+    """The SQL statement in an LLM reply; '' when there is none."""
+    text = reply or ""
+    m = _FENCE.search(text)
+    if m and m.group(1).strip():
+        text = m.group(1)
+    else:
+        s = _START.search(text)
+        text = text[s.start():] if s else ""
+    text = text.strip()
+    # Keep the first statement only; models sometimes add a second query or prose after ';'.
+    try:
+        stmts = duckdb.extract_statements(text)
+        if stmts:
+            text = stmts[0].query
+    except duckdb.Error:
+        pass
+    return text.strip().rstrip(";").strip()
+
+
+@dataclass
+class SQLShape:
+    tables: list[str] = field(default_factory=list)
+    filters: list[str] = field(default_factory=list)
+    group_by: list[str] = field(default_factory=list)
+    order_by: list[str] = field(default_factory=list)
+    limit: str | None = None
+
+
+def _span(sql: str, e: dict | None) -> str | None:
+    if not e or not e.get("query_location_length"):
+        return None
+    loc = e["query_location"]
+    return sql[loc: loc + e["query_location_length"]]
+
+
+_PARSER = duckdb.connect()  # in-memory, no data: only parses
+
+
+def _top_node(sql: str) -> dict | None:
+    try:
+        cur = _PARSER.cursor()
+        raw = cur.execute("SELECT json_serialize_sql(?::VARCHAR)", [sql]).fetchone()[0]
+        cur.close()
+    except duckdb.Error:
+        return None
+    doc = json.loads(raw)
+    if doc.get("error") or not doc.get("statements"):
+        return None
+    return doc["statements"][0]["node"]
+
+
+def _tables_in(node) -> list[str]:
+    out: list[str] = []
+
+    def walk(x):
+        if isinstance(x, dict):
+            if x.get("type") == "BASE_TABLE" and x.get("table_name"):
+                if x["table_name"] not in out:
+                    out.append(x["table_name"])
+            for v in x.values():
+                walk(v)
+        elif isinstance(x, list):
+            for v in x:
+                walk(v)
+
+    walk(node)
+    return out
+
+
+def describe_sql(sql: str) -> SQLShape:
+    """Tables, filters, grouping, order and limit of the outermost SELECT (empty when unparsable)."""
+    node = _top_node(sql)
+    if node is None:
+        return SQLShape()
+    shape = SQLShape(tables=_tables_in(node))
+    cte_names = {e.get("key") for e in (node.get("cte_map") or {}).get("map", []) if isinstance(e, dict)}
+    shape.tables = [t for t in shape.tables if t not in cte_names]
+    for key in ("where_clause", "having"):
+        s = _span(sql, node.get(key))
+        if s:
+            shape.filters.append(s)
+    shape.group_by = [s for s in (_span(sql, g) for g in node.get("group_expressions") or []) if s]
+    for m in node.get("modifiers") or []:
+        if m.get("type") == "ORDER_MODIFIER":
+            for o in m.get("orders", []):
+                s = _span(sql, o.get("expression"))
+                if s:
+                    shape.order_by.append(s + (" DESC" if o.get("type") == "DESCENDING" else ""))
+        elif m.get("type") == "LIMIT_MODIFIER":
+            shape.limit = _span(sql, m.get("limit"))
+    return shape
+
+
+def has_top_level_order_by(sql: str) -> bool:
+    node = _top_node(sql)
+    return bool(node) and any(m.get("type") == "ORDER_MODIFIER" for m in node.get("modifiers") or [])
+
+
+# --------------------------------------------------------------------------- repairs
+_COL_NOT_FOUND = re.compile(r'Referenced column "([^"]+)" not found in FROM clause!\s*Candidate bindings: ([^\n]+)')
+_QUAL_COL = re.compile(r'Table "([^"]+)" does not have a column named "([^"]+)"\s*Candidate bindings: :?([^\n]+)')
+_TABLE_NOT_FOUND = re.compile(r'Table with name ([^\s]+) does not exist!\s*Did you mean "([^"]+)"')
+_GROUP_BY = re.compile(r'column "?([^"\s]+)"? must appear in the GROUP BY clause')
+
+
+def _replace_ident(sql: str, old: str, new: str) -> str:
+    """Replace an identifier outside string literals, case-insensitively, as a whole word."""
+    parts = re.split(r"('(?:[^']|'')*')", sql)
+    pat = re.compile(r'(?<![\w."])"?' + re.escape(old) + r'"?(?![\w"])', re.I)
+    return "".join(p if i % 2 else pat.sub(new, p) for i, p in enumerate(parts))
+
+
+def repair(sql: str, error: str) -> str | None:
+    """A fixed query when the error names the fix unambiguously, else None."""
+    if m := _COL_NOT_FOUND.search(error):
+        bad = m.group(1)
+        cands = re.findall(r'"([^"]+)"', m.group(2))
+        bare = [c.split(".")[-1] for c in cands]
+        close = difflib.get_close_matches(bad.split(".")[-1].lower(), [b.lower() for b in bare], n=2, cutoff=0.75)
+        if len(close) == 1 and "." not in bad:
+            fixed = _replace_ident(sql, bad, next(b for b in bare if b.lower() == close[0]))
+            return fixed if fixed != sql else None
+        return None
+    if m := _QUAL_COL.search(error):
+        alias, bad = m.group(1), m.group(2)
+        cands = [c.split(".")[-1] for c in re.findall(r'"([^"]+)"', m.group(3))]
+        close = difflib.get_close_matches(bad.lower(), [c.lower() for c in cands], n=2, cutoff=0.75)
+        if len(close) != 1:
+            return None
+        good = next(c for c in cands if c.lower() == close[0])
+        pat = re.compile(r'(?<![\w"])' + re.escape(alias) + r'\."?' + re.escape(bad) + r'"?(?![\w"])', re.I)
+        fixed = pat.sub(f"{alias}.{good}", sql)
+        return fixed if fixed != sql else None
+    if m := _TABLE_NOT_FOUND.search(error):
+        bad, good = m.group(1).strip('"'), m.group(2)
+        if difflib.SequenceMatcher(None, bad.lower(), good.lower()).ratio() >= 0.75:
+            fixed = _replace_ident(sql, bad, good)
+            return fixed if fixed != sql else None
+        return None
+    if m := _GROUP_BY.search(error):
+        col = m.group(1)
+        node = _top_node(sql)
+        groups = (node or {}).get("group_expressions") or []
+        if len(re.findall(r"\bGROUP\s+BY\b", sql, re.I)) != 1 or not groups:
+            return None
+        last = groups[-1]
+        if not last.get("query_location_length"):
+            return None
+        end = last["query_location"] + last["query_location_length"]
+        ref = col if re.fullmatch(r"[\w.]+", col) else f'"{col}"'
+        return sql[:end] + f", {ref}" + sql[end:]
+    return None
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description="Describe a query, or repair it given a DuckDB error.")
+    ap.add_argument("sql")
+    ap.add_argument("--error")
+    args = ap.parse_args(argv)
+    if args.error:
+        print(repair(args.sql, args.error) or "(no deterministic repair)")
+    else:
+        print(describe_sql(args.sql))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,170 @@
+"""Deterministic table pre-ranking for schema linking, without an LLM.
+
+A table scores from
+- question words found in its name (strong), its column names, and its comments/descriptions, each
+  weighted by how rare the word is across the catalog (IDF), with light stemming and joined bigrams
+  ("home runs" also matches "homeruns");
+- literal values from the question found among its columns' distinct values ("Lakers" →
+  ``team.nickname``), strongest of all;
+- a small bonus for tables joined by a foreign key to a strong candidate (bridge tables).
+
+``match_values`` also returns the literal matches, which SQLGenerator shows the model.
+
+Run on its own::
+
+    python -m duckask.utils.table_ranker --db PATH "question" [-k 8]
+"""
+from __future__ import annotations
+
+import argparse
+import math
+import re
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from duckask.utils.schema import Catalog
+
+STOP = set("""a an the of in on at to for from by with and or not no is are was were be been being do does did
+what which who whom whose when where why how many much all any each every list show give tell me find
+return name names their its it this that these those than then there have has had as into per your our
+most least top more less number count total average avg sum max min maximum minimum highest lowest
+order ordered sort sorted by descending ascending asc desc distinct different unique also both
+""".split())
+
+_WORD = re.compile(r"[a-z0-9]+")
+
+
+def _stem(w: str) -> str:
+    for suf, rep in (("ies", "y"), ("sses", "ss"), ("ches", "ch"), ("shes", "sh"), ("xes", "x"), ("s", "")):
+        if w.endswith(suf) and len(w) - len(suf) >= 3 and not w.endswith("ss"):
+            return w[: len(w) - len(suf)] + rep
+    return w
+
+
+def split_ident(name: str) -> list[str]:
+    """'teamID' / 'team_id' / 'TeamsFranchises' -> ['team', 'id'] etc. (lower-case, stemmed)."""
+    spaced = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", name)
+    return [_stem(w) for w in _WORD.findall(spaced.lower())]
+
+
+def question_terms(question: str) -> list[str]:
+    words = [w for w in _WORD.findall(question.lower())]
+    terms = [_stem(w) for w in words if w not in STOP and len(w) > 1]
+    # joined bigrams catch "home runs" vs "homeruns", "first name" vs "firstname"
+    terms += [_stem(a + b) for a, b in zip(words, words[1:]) if a not in STOP and b not in STOP]
+    return terms
+
+
+@dataclass
+class ValueMatch:
+    table: str
+    column: str
+    value: str
+    phrase: str
+
+
+@dataclass
+class Ranked:
+    table: str
+    score: float
+    reasons: list[str] = field(default_factory=list)
+
+
+def match_values(catalog: Catalog, question: str, limit: int = 6) -> list[ValueMatch]:
+    """Literal values in the question (quoted strings and 1-4 word phrases) found in the data."""
+    text = question.strip()
+    phrases: list[str] = [m.group(1) or m.group(2) for m in re.finditer(r"'([^']+)'|\"([^\"]+)\"", text)]
+    tokens = re.findall(r"[\w\-\.&']+", text)
+    tokens = [t.strip(".'") for t in tokens]
+    for n in (4, 3, 2, 1):
+        for i in range(len(tokens) - n + 1):
+            gram = tokens[i:i + n]
+            if n == 1 and (gram[0].lower() in STOP or len(gram[0]) < 3):
+                continue
+            phrases.append(" ".join(gram))
+    out: list[ValueMatch] = []
+    seen: set[tuple[str, str, str]] = set()
+    covered: set[str] = set()
+    for ph in phrases:
+        low = ph.lower()
+        if any(low in c for c in covered):   # a longer phrase already matched this text
+            continue
+        for table, column, value in catalog.values.get(low, []):
+            key = (table, column, value)
+            if key not in seen:
+                seen.add(key)
+                out.append(ValueMatch(table, column, value, ph))
+                covered.add(low)
+        if len(out) >= limit * 3:
+            break
+    # Prefer values matched by longer phrases, and few columns per phrase.
+    return out[: limit]
+
+
+def rank_tables(catalog: Catalog, question: str, value_matches: list[ValueMatch] | None = None) -> list[Ranked]:
+    """All tables, best first, with the reasons for their scores."""
+    terms = question_terms(question)
+    n = max(1, len(catalog.tables))
+    docs: dict[str, dict[str, set[str]]] = {}
+    df: dict[str, int] = defaultdict(int)
+    for t in catalog.tables.values():
+        name_terms = set(split_ident(t.name))
+        col_terms = {w for c in t.columns for w in split_ident(c.name)}
+        col_terms |= {_stem("".join(split_ident(c.name))) for c in t.columns}
+        doc_terms = {w for w in split_ident(t.comment)} | {w for c in t.columns for w in split_ident(c.comment)}
+        docs[t.name] = {"name": name_terms, "col": col_terms, "doc": doc_terms}
+        for w in name_terms | col_terms | doc_terms:
+            df[w] += 1
+    ranked: dict[str, Ranked] = {}
+    for t in catalog.tables.values():
+        d = docs[t.name]
+        r = Ranked(t.name, 0.0)
+        for w in set(terms):
+            idf = math.log(1 + n / (1 + df.get(w, 0)))
+            if w in d["name"]:
+                r.score += 3 * idf
+                r.reasons.append(f"name~{w}")
+            elif w in d["col"]:
+                r.score += 1.5 * idf
+                r.reasons.append(f"column~{w}")
+            elif w in d["doc"]:
+                r.score += 0.75 * idf
+                r.reasons.append(f"doc~{w}")
+        ranked[t.name] = r
+    credited: set[tuple[str, str]] = set()
+    for vm in value_matches if value_matches is not None else match_values(catalog, question):
+        r = ranked.get(vm.table)
+        if r is not None and (vm.table, vm.phrase.lower()) not in credited:
+            credited.add((vm.table, vm.phrase.lower()))
+            r.score += 4.0
+            r.reasons.append(f"value {vm.column}='{vm.value}'")
+    # Bridge bonus: a table linked by a foreign key to one of the top-3 gets a share of its score.
+    top = sorted(ranked.values(), key=lambda r: -r.score)[:3]
+    top_names = {r.table for r in top if r.score > 0}
+    for a, _, b, _ in catalog.foreign_links():
+        for x, y in ((a, b), (b, a)):
+            if x in top_names and y in ranked and y not in top_names:
+                ranked[y].score += 0.25 * ranked[x].score
+                ranked[y].reasons.append(f"joins {x}")
+    return sorted(ranked.values(), key=lambda r: (-r.score, r.table))
+
+
+def main(argv: list[str] | None = None) -> int:
+    from duckask.utils.schema import get_catalog
+
+    ap = argparse.ArgumentParser(description="Rank a database's tables for a question (no LLM).")
+    ap.add_argument("--db", required=True)
+    ap.add_argument("question")
+    ap.add_argument("-k", type=int, default=8)
+    args = ap.parse_args(argv)
+    cat = get_catalog(args.db)
+    vm = match_values(cat, args.question)
+    for m in vm:
+        print(f"value: {m.table}.{m.column} = {m.value!r} (from {m.phrase!r})")
+    for r in rank_tables(cat, args.question, vm)[: args.k]:
+        print(f"{r.score:6.2f}  {r.table}  {', '.join(r.reasons[:6])}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
