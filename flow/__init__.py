@@ -4,8 +4,18 @@
     r = ask("Who hit the most home runs in 2019?")          # the Lahman demo database
     r = ask("How many ships were captured?", db="battles.duckdb")
 """
-from duckask.flow import build_flow
-from duckask.utils.api import Result, ask
-
-__all__ = ["ask", "Result", "build_flow"]
 __version__ = "0.1.0"
+__all__ = ["ask", "Result", "build_flow"]
+
+
+def __getattr__(name):
+    # Lazy, so that `python -m duckask.utils.<tool>` does not import the whole graph first.
+    if name in ("ask", "Result"):
+        from duckask.utils import api
+
+        return getattr(api, name)
+    if name == "build_flow":
+        from duckask.flow import build_flow
+
+        return build_flow
+    raise AttributeError(f"module 'duckask' has no attribute {name!r}")

@@ -7,6 +7,8 @@
 """
 from __future__ import annotations
 
+import re
+
 from duckask.nodes._base import TracedNode
 from duckask.utils.sql_text import repair
 
@@ -24,6 +26,21 @@ def error_summary(error: str) -> str:
     return " ".join(lines)[:400]
 
 
+_MISSING_COL = re.compile(r'(?:column named|Referenced column) "([^"]+)"')
+
+
+def column_hint(error: str, columns: dict[str, set[str]], tables: dict[str, str]) -> str:
+    """Where a column the error could not find really is, from the catalog."""
+    m = _MISSING_COL.search(error or "")
+    if not m:
+        return ""
+    col = m.group(1).split(".")[-1]
+    owners = [tables[t] for t, cols in columns.items() if col.lower() in cols]
+    if owners:
+        return f" Note: column {col} belongs to table {', '.join(owners)}."
+    return f" Note: no table has a column {col}; use only columns shown in the schema."
+
+
 class ErrorFixer(TracedNode):
     def prep(self, shared):
         return {"sql": shared.get("sql_query") or "", "error": shared.get("execution_error") or "",
@@ -32,13 +49,16 @@ class ErrorFixer(TracedNode):
                 "max": self.ctx.settings.max_fix_retries}
 
     def exec(self, p):
+        cat = self.ctx.catalog
+        columns = {t.lower(): {c.name.lower() for c in tb.columns} for t, tb in cat.tables.items()}
         if p["sql"] and p["repairs"] < MAX_REPAIRS:
-            fixed = repair(p["sql"], p["error"])
+            fixed = repair(p["sql"], p["error"], columns)
             if fixed and fixed not in p["tried"]:
                 return {"action": "repaired", "sql": fixed}
         if p["retries"] >= p["max"]:
             return {"action": "give_up"}
-        return {"action": "retry", "message": error_summary(p["error"])}
+        hint = column_hint(p["error"], columns, {t.lower(): t for t in cat.tables})
+        return {"action": "retry", "message": error_summary(p["error"]) + hint}
 
     def post(self, shared, p, res):
         act = res["action"]

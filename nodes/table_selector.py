@@ -28,6 +28,19 @@ def _table_line(t) -> str:
     return f"- {t.name}" + (f" ({t.comment})" if t.comment else "") + f": {cols}"
 
 
+MAX_TABLES = 6
+
+
+def with_parents(cat, chosen: list[str]) -> list[str]:
+    """Add the tables the chosen ones reference (one hop), e.g. people for batting, so that names
+    behind ids are reachable; at most MAX_TABLES in all."""
+    out = list(chosen)
+    for a, _, b, _ in cat.foreign_links():
+        if a in chosen and b not in out and len(out) < MAX_TABLES:
+            out.append(b)
+    return out
+
+
 class TableSelector(TracedNode):
     def __init__(self, ctx):
         super().__init__(ctx, max_retries=2)
@@ -51,13 +64,14 @@ class TableSelector(TracedNode):
         chosen = [lookup[str(x).strip().lower()] for x in picked if str(x).strip().lower() in lookup]
         if not chosen:
             raise ValueError(f"none of {picked!r} is in the shortlist")
-        return {**out, "selected": list(dict.fromkeys(chosen)), "method": "llm from pre-ranked shortlist"}
+        return {**out, "selected": with_parents(cat, list(dict.fromkeys(chosen))),
+                "method": "llm from pre-ranked shortlist"}
 
     def exec_fallback(self, p, exc):
         cat = self.ctx.catalog
         values = match_values(cat, p["question"])
         ranked = rank_tables(cat, p["question"], values)
-        return {"values": values, "ranked": ranked, "selected": [r.table for r in ranked[:3]],
+        return {"values": values, "ranked": ranked, "selected": with_parents(cat, [r.table for r in ranked[:3]]),
                 "method": f"pre-ranker top 3 (LLM pick failed: {exc})"}
 
     def post(self, shared, p, res):

@@ -24,7 +24,7 @@ from pathlib import Path
 from duckask.utils.config import Settings, load_settings
 from duckask.utils.database import Database, open_database
 
-CATALOG_VERSION = 3
+CATALOG_VERSION = 4
 VALUE_INDEX_MAX_DISTINCT = 5000     # text columns with more distinct values are not indexed
 VALUE_MAX_LEN = 60
 SAMPLES = 3
@@ -120,6 +120,7 @@ def introspect(db: Database) -> Catalog:
                 for c, rc in zip(cols, rcols):
                     if (col := t.column(c)) is not None:
                         col.ref = f"{rtable}({rc})"
+        _imply_references(tables)
         values: dict[str, list[list[str]]] = {}
         for t in tables.values():
             if not t.columns:
@@ -146,6 +147,22 @@ def introspect(db: Database) -> Catalog:
         return Catalog(key=db.key, tables=tables, values=values)
     finally:
         con.close()
+
+
+def _imply_references(tables: dict[str, Table]) -> None:
+    """Without declared foreign keys, a column named like another table's one-column primary key
+    (e.g. batting.player_id and people.player_id) is taken as a reference to it."""
+    owners: dict[str, list[str]] = {}
+    for t in tables.values():
+        if len(t.pk) == 1 and t.pk[0].lower() != "id":
+            owners.setdefault(t.pk[0].lower(), []).append(t.name)
+    for t in tables.values():
+        for c in t.columns:
+            if c.ref or (c.pk and len(t.pk) == 1):
+                continue
+            target = owners.get(c.name.lower(), [])
+            if len(target) == 1 and target[0] != t.name:
+                c.ref = f"{target[0]}({tables[target[0]].pk[0]})"
 
 
 _MEM: dict[str, Catalog] = {}
@@ -178,11 +195,15 @@ def get_catalog(db: Database | str, settings: Settings | None = None) -> Catalog
 
 
 def _sample_text(c: Column) -> str:
+    """A few example values: three short strings, one date or timestamp, two numbers."""
     if not c.samples or c.pk or c.ref:
         return ""
-    if _is_text(c.type):
-        return "e.g. " + ", ".join("'" + s.replace("'", "''")[:24] + "'" for s in c.samples)
-    return "e.g. " + ", ".join(s[:12] for s in c.samples)
+    t = c.type.upper()
+    if _is_text(t):
+        return "e.g. " + ", ".join("'" + s.replace("'", "''")[:20] + "'" for s in c.samples[:3])
+    if t.startswith(("DATE", "TIME")):
+        return "e.g. " + c.samples[0][:19]
+    return "e.g. " + ", ".join(s[:10] for s in c.samples[:2])
 
 
 def render_ddl(catalog: Catalog, tables: list[str] | None = None, *, samples: bool = True) -> str:
@@ -199,7 +220,8 @@ def render_ddl(catalog: Catalog, tables: list[str] | None = None, *, samples: bo
             if c.ref:
                 parts.append(f" REFERENCES {c.ref}")
             comma = "," if i < len(t.columns) - 1 or len(t.pk) > 1 else ""
-            note = "; ".join(x for x in (c.comment, _sample_text(c) if samples else "") if x)
+            comment = c.comment if len(c.comment) <= 48 else c.comment[:45].rstrip() + "..."
+            note = "; ".join(x for x in (comment, _sample_text(c) if samples else "") if x)
             lines.append("".join(parts) + comma + (f" -- {note}" if note else ""))
         if len(t.pk) > 1:
             lines.append(f"  PRIMARY KEY ({', '.join(_ident(c) for c in t.pk)})")

@@ -138,8 +138,30 @@ def _replace_ident(sql: str, old: str, new: str) -> str:
     return "".join(p if i % 2 else pat.sub(new, p) for i, p in enumerate(parts))
 
 
-def repair(sql: str, error: str) -> str | None:
-    """A fixed query when the error names the fix unambiguously, else None."""
+def table_aliases(sql: str) -> dict[str, str]:
+    """{alias or table name (lower-case): table name} for every base table in the query."""
+    out: dict[str, str] = {}
+
+    def walk(x):
+        if isinstance(x, dict):
+            if x.get("type") == "BASE_TABLE" and x.get("table_name"):
+                out[(x.get("alias") or x["table_name"]).lower()] = x["table_name"]
+            for v in x.values():
+                walk(v)
+        elif isinstance(x, list):
+            for v in x:
+                walk(v)
+
+    walk(_top_node(sql) or {})
+    return out
+
+
+def repair(sql: str, error: str, columns: dict[str, set[str]] | None = None) -> str | None:
+    """A fixed query when the error names the fix unambiguously, else None.
+
+    ``columns`` ({table lower-case: {column lower-case}}) enables one more fix: ``t2.col`` where
+    ``t2``'s table lacks ``col`` but exactly one other table of the query has it.
+    """
     if m := _COL_NOT_FOUND.search(error):
         bad = m.group(1)
         cands = re.findall(r'"([^"]+)"', m.group(2))
@@ -151,6 +173,17 @@ def repair(sql: str, error: str) -> str | None:
         return None
     if m := _QUAL_COL.search(error):
         alias, bad = m.group(1), m.group(2)
+        if columns:
+            owners = [a for a, t in table_aliases(sql).items()
+                      if a != alias.lower() and bad.lower() in columns.get(t.lower(), set())]
+            if len(owners) > 1:   # prefer explicit aliases (the same FROM clause) over bare subquery tables
+                owners = [a for a in owners if a not in {t.lower() for t in table_aliases(sql).values()}]
+            if len(owners) == 1:
+                real = next((w for w in re.findall(r"[A-Za-z_]\w*", sql) if w.lower() == owners[0]), owners[0])
+                pat = re.compile(r'(?<![\w"])' + re.escape(alias) + r'\.("?' + re.escape(bad) + r'"?)(?![\w"])', re.I)
+                fixed = pat.sub(lambda mm: f"{real}.{mm.group(1)}", sql)
+                if fixed != sql:
+                    return fixed
         cands = [c.split(".")[-1] for c in re.findall(r'"([^"]+)"', m.group(3))]
         close = difflib.get_close_matches(bad.lower(), [c.lower() for c in cands], n=2, cutoff=0.75)
         if len(close) != 1:
@@ -178,6 +211,11 @@ def repair(sql: str, error: str) -> str | None:
         ref = col if re.fullmatch(r"[\w.]+", col) else f'"{col}"'
         return sql[:end] + f", {ref}" + sql[end:]
     return None
+
+
+def _alias_spellings(sql: str) -> list[str]:
+    """Identifiers as written in the SQL (to keep an alias's original case when substituting)."""
+    return re.findall(r"[A-Za-z_][\w]*", sql)
 
 
 def main(argv: list[str] | None = None) -> int:
