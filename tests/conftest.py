@@ -1,0 +1,114 @@
+"""Shared fixtures for duckask's tests.
+
+Nothing here loads the embedded model: graph and CLI tests inject a ``ScriptedLLM``.
+
+Cache isolation: tests that request ``isolated_env`` (directly, or through ``settings``) run with
+``DUCKASK_CACHE_DIR`` pointing at a per-session temp dir, no user config file and no endpoint
+variables, so they never write to ``~/.cache/duckask`` or pick up a developer's settings. The
+environment is *not* changed globally: the embedded model file lives in the real cache
+(``REAL_CACHE_DIR``), and tests marked ``model`` find it through the ``model_path`` fixture.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from duckask.utils.config import Settings, default_cache_dir, load_settings
+from duckask.utils.model_store import GGUF_NAME
+
+#: The sibling ``shared`` folder (benchmarks, data) next to this repository in the development
+#: workspace. A user's fresh clone does not have it.
+SHARED = Path(__file__).resolve().parents[1].parent / "shared"
+
+requires_shared = pytest.mark.skipif(
+    not SHARED.is_dir(),
+    reason=f"../shared is absent ({SHARED} not found): it exists only in the development workspace, "
+           "not in a user's fresh clone",
+)
+
+#: The real cache dir (read before any test changes the environment): where the embedded model is.
+REAL_CACHE_DIR = Path(os.environ.get("DUCKASK_CACHE_DIR") or default_cache_dir()).expanduser()
+#: The assembled embedded model, if it has been built (``duckask model``).
+MODEL_FILE = Path(os.environ["DUCKASK_MODEL_PATH"]).expanduser() if os.environ.get("DUCKASK_MODEL_PATH") \
+    else REAL_CACHE_DIR / "models" / GGUF_NAME
+
+# Variables that would change which backend, config or cache a test sees.
+_ENV_TO_CLEAR = ("DUCKASK_BASE_URL", "OPENAI_BASE_URL", "DUCKASK_API_KEY", "OPENAI_API_KEY", "DUCKASK_MODEL",
+                 "DUCKASK_MODEL_PATH", "DUCKASK_THREADS", "DUCKASK_BACKEND", "DUCKASK_CONFIG")
+
+
+@pytest.fixture
+def model_path() -> Path:
+    """The embedded model file in the real cache; skips the test when it has not been assembled."""
+    if not MODEL_FILE.is_file():
+        pytest.skip(f"embedded model not found at {MODEL_FILE} (run `duckask model` first)")
+    return MODEL_FILE
+
+
+@pytest.fixture(scope="session")
+def test_cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One cache dir for the whole session (catalog and import caches land here)."""
+    return tmp_path_factory.mktemp("duckask-cache")
+
+
+@pytest.fixture
+def isolated_env(monkeypatch: pytest.MonkeyPatch, test_cache_dir: Path, tmp_path_factory) -> Path:
+    """DUCKASK_CACHE_DIR -> a temp dir, no config file, no endpoint settings. Returns the cache dir."""
+    for var in _ENV_TO_CLEAR:
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("DUCKASK_CACHE_DIR", str(test_cache_dir))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path_factory.mktemp("xdg-config")))
+    return test_cache_dir
+
+
+@pytest.fixture
+def settings(isolated_env: Path) -> Settings:
+    """Default settings with the cache in a temp dir."""
+    s = load_settings(None, cache_dir=str(isolated_env))
+    assert s.resolved_cache_dir == isolated_env
+    return s
+
+
+TEAMS = [(1, "Lakers", "Los Angeles"), (2, "Celtics", "Boston"), (3, "Bulls", "Chicago")]
+PLAYERS = [
+    (1, "LeBron James", 1, 30),
+    (2, "Anthony Davis", 1, 25),
+    (3, "Austin Reaves", 1, 15),
+    (4, "Jayson Tatum", 2, 28),
+    (5, "Jaylen Brown", 2, 22),
+    (6, "Zach LaVine", 3, 24),
+]
+ARENAS = [(1, "Crypto.com Arena", 1, 19068), (2, "TD Garden", 2, 19156), (3, "United Center", 3, 20917)]
+
+
+def build_small_db(path: Path) -> Path:
+    """teams <- players, teams <- arenas: three small related tables."""
+    con = duckdb.connect(str(path))
+    try:
+        con.execute("CREATE TABLE teams (id INTEGER PRIMARY KEY, name VARCHAR, city VARCHAR)")
+        con.execute("CREATE TABLE players (id INTEGER PRIMARY KEY, name VARCHAR, "
+                    "team_id INTEGER REFERENCES teams(id), points INTEGER)")
+        con.execute("CREATE TABLE arenas (id INTEGER PRIMARY KEY, name VARCHAR, "
+                    "team_id INTEGER REFERENCES teams(id), capacity INTEGER)")
+        con.executemany("INSERT INTO teams VALUES (?, ?, ?)", TEAMS)
+        con.executemany("INSERT INTO players VALUES (?, ?, ?, ?)", PLAYERS)
+        con.executemany("INSERT INTO arenas VALUES (?, ?, ?, ?)", ARENAS)
+        con.execute("CHECKPOINT")
+    finally:
+        con.close()
+    return path
+
+
+@pytest.fixture(scope="session")
+def small_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A tiny DuckDB file: teams(id, name, city), players(id, name, team_id -> teams, points),
+    arenas(id, name, team_id -> teams, capacity). Read-only for the tests (duckask opens it read-only)."""
+    return build_small_db(tmp_path_factory.mktemp("smalldb") / "nba.duckdb")
+
+
+def sha256(path: Path) -> str:
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
