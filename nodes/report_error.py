@@ -17,15 +17,18 @@ class ReportError(TracedNode):
         lines = [f"Could not answer: {len(p['attempts'])} quer{'y' if len(p['attempts']) == 1 else 'ies'} tried."]
         for i, a in enumerate(p["attempts"], 1):
             sql = " ".join((a.get("sql") or "(no SQL)").split())
-            lines.append(f"{i}. [{a.get('source')}] {sql[:300]}\n   -> {a.get('status', 'not run')}: "
-                         f"{error_summary(a.get('error') or '')}")
+            err = error_summary(a.get("error") or "")
+            status = a.get("status", "not run")
+            if err.startswith(status + ":"):
+                err = err[len(status) + 1:].strip()
+            lines.append(f"{i}. [{a.get('source')}] {sql[:300]}\n   -> {status}: {err}")
         return "\n".join(lines)
 
     def post(self, shared, p, report):
         best = p["best"]
         if best:
             shared.update({"sql_query": best["sql"], "query_result": best["df"], "final_answer": best["answer"],
-                           "derivation": best["derivation"], "truncated": best["truncated"], "status": "answered",
+                           "derivation": best["derivation"], "truncated": best["truncated"], "status": "answered", "grade_status": "fail",
                            "warning": "A retry after the grader's critique failed; this is the earlier answer.\n"
                                       + report})
         else:

@@ -19,7 +19,9 @@ class SQLExecutor(TracedNode):
             return QueryOutcome(sql=p["sql"], status="error", error=p["generation_error"])
         if not p["sql"]:
             return QueryOutcome(sql="", status="error", error="the model produced no SQL query")
-        return self.ctx.db.run(p["sql"])
+        # The connection is shared per file, so this question's timeout and row cap are passed per run.
+        s = self.ctx.settings
+        return self.ctx.db.run(p["sql"], timeout_s=s.timeout_s, row_cap=s.row_cap)
 
     def post(self, shared, p, out: QueryOutcome):
         shared["attempts"][-1].update({"status": out.status, "error": out.error, "ms": round(out.ms, 1)})

@@ -30,8 +30,10 @@ def build_messages(schema: str, question: str, values: list[dict], feedback: dic
 
 class SQLGenerator(TracedNode):
     def prep(self, shared):
-        return {"schema": shared["table_schemas"], "question": shared["question"],
-                "values": shared.get("value_matches") or [], "feedback": shared.get("feedback")}
+        selected = set(shared.get("selected_tables") or [])
+        values = [v for v in shared.get("value_matches") or [] if v["table"] in selected]
+        return {"schema": shared["table_schemas"], "question": shared["question"], "values": values,
+                "feedback": shared.get("feedback")}
 
     def exec(self, p):
         msgs = build_messages(p["schema"], p["question"], p["values"], p["feedback"])

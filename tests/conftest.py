@@ -41,6 +41,12 @@ _ENV_TO_CLEAR = ("DUCKASK_BASE_URL", "OPENAI_BASE_URL", "DUCKASK_API_KEY", "OPEN
                  "DUCKASK_MODEL_PATH", "DUCKASK_THREADS", "DUCKASK_BACKEND", "DUCKASK_CONFIG")
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    # duckask.flow silences PocketFlow's "Flow ends:" warning for its terminal actions with a
+    # module-level filter, which pytest's per-test warning capture resets.
+    config.addinivalue_line("filterwarnings", "ignore:Flow ends:UserWarning")
+
+
 @pytest.fixture
 def model_path() -> Path:
     """The embedded model file in the real cache; skips the test when it has not been assembled."""

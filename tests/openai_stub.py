@@ -167,7 +167,7 @@ class StubOpenAI:
     # ------------------------------------------------------------------ answering
     def _answer(self, path: str, body: dict, headers: dict) -> tuple[int, dict, float]:
         with self._lock:
-            self.requests.append({"path": path, "body": body, "headers": headers, "time": time.monotonic()})
+            self.requests.append({"path": path, "body": body, "headers": {k.lower(): v for k, v in headers.items()}, "time": time.monotonic()})
             item = self.queue.popleft() if self.queue else None
             self._counter += 1
             n = self._counter
@@ -189,7 +189,7 @@ class StubOpenAI:
             status, payload = item
             return int(status), (payload if payload is not None else error_body(int(status))), 0.0
         spec = {"content": item} if isinstance(item, str) else dict(item)
-        content, stopped = apply_stop(str(spec.get("content", "")), body.get("stop"))
+        content, _ = apply_stop(str(spec.get("content", "")), body.get("stop"))
         messages = body.get("messages") or []
         usage = {"prompt_tokens": prompt_tokens(messages), "completion_tokens": completion_tokens(content)}
         usage.update(spec.get("usage") or {})

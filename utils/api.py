@@ -7,6 +7,7 @@ Run on its own::
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import html
 import json
 import time
@@ -36,6 +37,7 @@ class Result:
     llm_calls: list[dict] = field(default_factory=list)
     attempts: list[dict] = field(default_factory=list)
     grades: list[dict] = field(default_factory=list)
+    grade_status: str | None = None      # pass | fail (grader budget exhausted) | None (not graded)
     first_sql: str | None = None
     truncated: bool = False
     seconds: float = 0.0
@@ -55,7 +57,7 @@ class Result:
             "row_count": len(df), "truncated": self.truncated, "tables": self.tables,
             "derivation": self.derivation, "warning": self.warning,
             "clarifying_question": self.clarifying_question, "first_sql": self.first_sql,
-            "attempts": self.attempts, "grades": self.grades, "trace": self.trace,
+            "attempts": self.attempts, "grades": self.grades, "grade_status": self.grade_status, "trace": self.trace,
             "llm": {"calls": len(self.llm_calls),
                     "prompt_tokens": sum(c["prompt_tokens"] for c in self.llm_calls),
                     "completion_tokens": sum(c["completion_tokens"] for c in self.llm_calls)},
@@ -113,7 +115,10 @@ def ask(question: str, db: str | None = None, *, llm: LLM | None = None, setting
     from duckask.nodes import Context
 
     t0 = time.perf_counter()
-    settings = settings or load_settings(config, **options)
+    if settings is None:
+        settings = load_settings(config, **options)
+    elif options:  # options override the given settings too, as documented
+        settings = dataclasses.replace(settings, **{k: v for k, v in options.items() if v is not None})
     if db is None:
         from duckask.data.lahman import demo_db_path
 
@@ -135,7 +140,7 @@ def ask(question: str, db: str | None = None, *, llm: LLM | None = None, setting
         warning=shared.get("warning"),
         clarifying_question=(shared.get("clarification") or {}).get("question") if status == "needs_clarification" else None,
         trace=shared.get("trace", []), llm_calls=shared.get("llm_calls", []), attempts=shared.get("attempts", []),
-        grades=shared.get("grades", []), first_sql=shared.get("first_sql"), truncated=bool(shared.get("truncated")),
+        grades=shared.get("grades", []), grade_status=shared.get("grade_status"), first_sql=shared.get("first_sql"), truncated=bool(shared.get("truncated")),
         seconds=time.perf_counter() - t0, db=str(db))
 
 

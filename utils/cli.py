@@ -161,7 +161,9 @@ def cmd_sql(args) -> int:
     from duckask.utils.database import open_database
 
     settings = load_settings(args.config, **_settings_options(args))
-    out = open_database(_db_or_demo(args.db), settings).run(args.sql)
+    # The connection is shared per file and process: pass this call's timeout and row cap explicitly.
+    out = open_database(_db_or_demo(args.db), settings).run(args.sql, timeout_s=settings.timeout_s,
+                                                             row_cap=settings.row_cap)
     if args.json:
         d: dict[str, Any] = {"status": out.status, "sql": out.sql, "error": out.error, "ms": round(out.ms, 1)}
         if out.ok:

@@ -95,6 +95,9 @@ class OpenAIBackend:
         if prefix:
             # Chat endpoints cannot be pre-filled portably: ask for the prefix instead.
             msgs[-1] = {**msgs[-1], "content": msgs[-1]["content"] + f"\nStart your answer with: {prefix.strip()}"}
+            # The reply now begins with the prefix itself, so a stop sequence inside it (``` in
+            # "```sql") would end the reply at once: drop those.
+            stop = [s for s in (stop or []) if s not in prefix]
         t0 = time.perf_counter()
         try:
             resp = self._create(model=model, messages=msgs, temperature=float(opts.get("temperature") or 0.0),
@@ -246,8 +249,9 @@ _BACKENDS: dict[tuple, LLM] = {}
 def get_llm(settings: Settings | None = None) -> LLM:
     """The backend the settings ask for; one instance per configuration and process."""
     settings = settings or load_settings()
-    key = (settings.uses_endpoint, settings.base_url, settings.model, settings.model_path, settings.cache_dir,
-           settings.n_ctx, settings.n_threads)
+    # Backends read their settings on every call (per-node model/temperature, retries, key, timeout),
+    # so every setting is part of the key: configurations that differ never share a backend.
+    key = (settings.uses_endpoint, repr(settings))
     if key not in _BACKENDS:
         _BACKENDS[key] = OpenAIBackend(settings) if settings.uses_endpoint else LocalBackend(settings)
     return _BACKENDS[key]

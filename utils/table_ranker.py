@@ -79,7 +79,12 @@ def match_values(catalog: Catalog, question: str, limit: int = 6) -> list[ValueM
     for n in (4, 3, 2, 1):
         for i in range(len(tokens) - n + 1):
             gram = tokens[i:i + n]
-            if n == 1 and (gram[0].lower() in STOP or len(gram[0]) < 3):
+            # A lone word counts only when it looks like a name or a code ("Lakers", "JFK", "2019"),
+            # not a common word that happens to be stored somewhere ("team", "total").
+            if n == 1 and (gram[0].lower() in STOP or len(gram[0]) < 3 or i == 0
+                           or not (gram[0][0].isupper() or any(ch.isdigit() for ch in gram[0]))):
+                continue
+            if n > 1 and all(w.lower() in STOP for w in gram):
                 continue
             phrases.append(" ".join(gram))
     out: list[ValueMatch] = []

@@ -1,0 +1,98 @@
+"""End to end with the real embedded model: the executed result must equal the gold result.
+
+Slow (seconds per question on a CPU). Skips when llama-cpp-python or the model parts are not
+installed; the Spider and NBA questions skip when ../shared is absent (a user's fresh clone).
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from duckask.utils.config import load_settings
+from duckask.utils.database import open_database
+from duckask.utils.scoring import results_match
+from duckask.utils.sql_text import has_top_level_order_by
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = ROOT.parent / "shared"
+SPIDER = SHARED / "benchmarks" / "spider_dev"
+NBA = SHARED / "data" / "nba"
+
+pytestmark = pytest.mark.model
+
+
+def _model_path() -> str:
+    pytest.importorskip("llama_cpp", reason="llama-cpp-python is not installed (pip install 'duckask[local]')")
+    from duckask.utils.model_store import ModelError, model_path
+
+    try:
+        return str(model_path(load_settings()))
+    except ModelError as e:
+        pytest.skip(f"embedded model not available: {e}")
+
+
+@pytest.fixture(scope="module")
+def model_opts(tmp_path_factory):
+    return {"model_path": _model_path(), "cache_dir": str(tmp_path_factory.mktemp("cache"))}
+
+
+def _spider(qid: str) -> tuple[str, str, str]:
+    if not SPIDER.is_dir():
+        pytest.skip("../shared/benchmarks/spider_dev is absent (a fresh clone without the shared data)")
+    for line in (SPIDER / "questions.jsonl").open():
+        q = json.loads(line)
+        if q["id"] == qid:
+            return str(SPIDER / "dbs" / q["db_id"]), q["question"], q["gold_sql"]
+    raise LookupError(qid)
+
+
+def _nba() -> str:
+    if not NBA.is_dir():
+        pytest.skip("../shared/data/nba is absent (a fresh clone without the shared data)")
+    return str(NBA)
+
+
+def _lahman() -> str:
+    from duckask.data.lahman import demo_db_path
+
+    return str(demo_db_path())
+
+
+CASES = [
+    ("lahman", "Who hit the most home runs in 2019?",
+     "SELECT p.name_first, p.name_last FROM batting b JOIN people p USING (player_id) "
+     "WHERE b.year_id = 2019 ORDER BY b.hr DESC LIMIT 1"),
+    ("lahman", "How many teams played in the 2019 season?",
+     "SELECT count(*) FROM teams WHERE year_id = 2019"),
+    ("spider", "spider-dev-0000", None),   # How many ships ended up being 'Captured'?
+    ("spider", "spider-dev-0387", None),   # Which country does Airline "JetBlue Airways" belong to?
+    ("spider", "spider-dev-0467", None),   # How many visitors below age 30 are there?
+    ("spider", "spider-dev-0581", None),   # Find the number of pets whose weight is heavier than 10.
+    ("spider", "spider-dev-0775", None),   # List the title of all cartoons in alphabetical order.
+    ("spider", "spider-dev-0157", None),   # What are the age and hometown of teachers?
+    ("nba", "Which team had the most wins in the standings?",
+     "SELECT TEAM_NAME FROM nbacom_standings ORDER BY WINS DESC LIMIT 1"),
+]
+
+
+@pytest.mark.parametrize("source,question,gold", CASES, ids=[f"{c[0]}-{i}" for i, c in enumerate(CASES)])
+def test_executed_result_equals_gold(source, question, gold, model_opts):
+    from duckask import ask
+
+    if source == "spider":
+        db, question, gold = _spider(question)
+    elif source == "nba":
+        db = _nba()
+    else:
+        db = _lahman()
+    r = ask(question, db=db, **model_opts)
+    assert r.status == "answered", r.answer
+    gold_out = open_database(db, load_settings(None, cache_dir=model_opts["cache_dir"])).run(gold)
+    assert gold_out.ok, gold_out.error
+    assert results_match(r.df, gold_out.df, order_matters=has_top_level_order_by(gold)), (
+        f"\nSQL:  {r.sql}\nGOLD: {gold}\npred:\n{r.df}\ngold:\n{gold_out.df}")
+    # The trace accounts for every LLM call it made.
+    assert sum(t["llm_calls"] for t in r.trace) == len(r.llm_calls) >= 1
+    assert all(c["prompt_tokens"] > 0 and c["ms"] > 0 for c in r.llm_calls)

@@ -1,0 +1,249 @@
+"""The safe executor refuses everything but one read-only SELECT/WITH, and changes nothing on disk.
+
+Each refused statement is run against a real DuckDB file and against a DuckDB ``EXPORT DATABASE``
+folder (imported into the test cache), from a fresh working directory: the refusal must say why,
+and afterwards the database files hash the same and no file has appeared anywhere we can see.
+"""
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from conftest import sha256
+from duckask.utils.cli import main as cli_main
+from duckask.utils.config import Settings
+from duckask.utils.database import open_database, resolve_db_file
+from duckask.utils.safety import UnsafeSQLError, check_sql
+
+# (statement, a phrase the refusal must contain)
+REFUSED = [
+    ("SELECT * FROM read_csv('/etc/passwd')", "read or write files"),
+    ("SELECT * FROM read_text('/etc/passwd')", "read or write files"),
+    ("SELECT * FROM read_parquet('/etc/passwd')", "read or write files"),
+    ("SELECT * FROM glob('/etc/*')", "read or write files"),
+    ("SELECT * FROM 'leak.csv'", "read or write files"),
+    ("COPY t TO 'leak.csv'", "COPY statement"),
+    ("COPY (SELECT * FROM t) TO 'leak.parquet' (FORMAT parquet)", "COPY statement"),
+    ("EXPORT DATABASE 'dump'", "EXPORT statement"),
+    ("ATTACH 'x.duckdb' AS x", "ATTACH statement"),
+    ("INSTALL httpfs", "LOAD statement"),
+    ("LOAD httpfs", "LOAD statement"),
+    ("SET enable_external_access=true", "SET statement"),
+    ("SET lock_configuration=false", "SET statement"),
+    ("PRAGMA version", "PRAGMA statement"),
+    ("CALL pragma_version()", "CALL statement"),
+    ("SELECT 1; DROP TABLE t", "exactly one statement is allowed, got 2 (SELECT, DROP)"),
+    ("DROP TABLE t", "DROP statement"),
+    ("DELETE FROM t", "DELETE statement"),
+    ("INSERT INTO t VALUES (1)", "INSERT statement"),
+    ("CREATE TABLE u(i INT)", "CREATE statement"),
+    ("UPDATE t SET i=2", "UPDATE statement"),
+    ("CHECKPOINT", "only read-only SELECT/WITH queries are allowed"),
+    ("VACUUM", "VACUUM statement"),
+    ("", "the query is empty"),
+    ("  \n ", "the query is empty"),
+    ("SELEC * FROM t", "does not parse"),
+]
+
+
+def _make_db(path: Path) -> Path:
+    con = duckdb.connect(str(path))
+    try:
+        con.execute("CREATE TABLE t (i INTEGER, s VARCHAR)")
+        con.execute("INSERT INTO t VALUES (1, 'one'), (2, 'two'), (3, 'three')")
+        con.execute("CHECKPOINT")
+    finally:
+        con.close()
+    return path
+
+
+def _tree(root: Path) -> dict[str, str]:
+    """{relative path: sha256} of every file under root."""
+    return {str(p.relative_to(root)): sha256(p) for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+@pytest.fixture(scope="module", params=["file", "export_dir"])
+def source(request, tmp_path_factory, test_cache_dir):
+    """A database to attack: a DuckDB file, or an EXPORT DATABASE folder. Returns (db arg, watched dirs).
+
+    Module-scoped (built once per kind): every test checks that nothing changed on disk anyway."""
+    settings = Settings(cache_dir=str(test_cache_dir))     # the cache dir ``isolated_env`` points at
+    root = tmp_path_factory.mktemp("safety-db")
+    db_file = _make_db(root / "data.duckdb")
+    if request.param == "file":
+        return str(db_file), [root]
+    export = root / "export"
+    con = duckdb.connect(str(db_file))
+    try:
+        con.execute(f"EXPORT DATABASE '{export}'")
+    finally:
+        con.close()
+    db_file.unlink()
+    assert (export / "schema.sql").is_file() and (export / "load.sql").is_file()
+    imported = resolve_db_file(export, settings)          # built once into the test cache
+    assert imported.parent == settings.resolved_cache_dir / "imports"
+    return str(export), [root, imported.parent]
+
+
+@pytest.fixture
+def cwd(tmp_path, monkeypatch) -> Path:
+    work = tmp_path / "cwd"
+    work.mkdir()
+    monkeypatch.chdir(work)
+    return work
+
+
+@pytest.mark.parametrize("sql,reason", REFUSED, ids=[s[:40] or "empty" for s, _ in REFUSED])
+def test_refused_and_nothing_changes(source, settings, cwd, sql, reason):
+    db_arg, watched = source
+    before = {str(d): _tree(d) for d in watched}
+    db = open_database(db_arg, settings)
+    out = db.run(sql)
+    assert out.status == "refused"
+    assert not out.ok and out.df is None
+    assert out.error.startswith("refused: ")
+    assert reason in out.error
+    assert "root:" not in repr(out)
+    assert os.listdir(cwd) == []
+    assert {str(d): _tree(d) for d in watched} == before
+    # The data is intact and the connection still works.
+    after = db.run("SELECT count(*) AS n, sum(i) AS s FROM t")
+    assert after.ok and after.df.values.tolist() == [[3, 6]]
+
+
+def test_check_sql_itself():
+    assert check_sql("  SELECT 1 ;; ") == "SELECT 1"
+    assert check_sql("WITH a AS (SELECT 1 AS x) SELECT x FROM a") == "WITH a AS (SELECT 1 AS x) SELECT x FROM a"
+    for bad in ("DROP TABLE t", "SELECT 1; SELECT 2", "", None):
+        with pytest.raises(UnsafeSQLError, match="^refused: "):
+            check_sql(bad)
+
+
+def test_locked_configuration_stays_locked(source, settings):
+    db = open_database(source[0], settings)
+    out = db.run("SELECT current_setting('enable_external_access') AS ext, "
+                 "current_setting('lock_configuration') AS locked")
+    assert out.ok and out.df.values.tolist() == [[False, True]]
+
+
+def test_plain_select_and_with_work(source, settings):
+    db = open_database(source[0], settings)
+    out = db.run("SELECT i, s FROM t WHERE i >= 2 ORDER BY i;")
+    assert out.status == "ok" and out.error is None
+    assert out.sql == "SELECT i, s FROM t WHERE i >= 2 ORDER BY i"
+    assert list(out.df.columns) == ["i", "s"]
+    assert out.df.values.tolist() == [[2, "two"], [3, "three"]]
+    assert out.truncated is False
+    out = db.run("WITH big AS (SELECT * FROM t WHERE i > 1) SELECT count(*) AS n FROM big")
+    assert out.ok and out.df.values.tolist() == [[2]]
+    out = db.run("FROM t SELECT s ORDER BY i DESC LIMIT 1")
+    assert out.ok and out.df.values.tolist() == [["three"]]
+
+
+def test_duplicate_column_names_are_kept_apart(source, settings):
+    out = open_database(source[0], settings).run("SELECT i, i FROM t ORDER BY i LIMIT 1")
+    assert out.ok and list(out.df.columns) == ["i", "i_1"]
+
+
+def test_timeout_interrupts_a_long_query(source, settings):
+    db = open_database(source[0], settings)
+    t0 = time.perf_counter()
+    out = db.run("SELECT count(*) FROM range(10000000000) a", timeout_s=0.5)
+    elapsed = time.perf_counter() - t0
+    assert out.status == "timeout"
+    assert "0.5s timeout" in out.error
+    assert elapsed < 5
+    again = db.run("SELECT 42 AS x")                     # the connection survives the interrupt
+    assert again.ok and again.df.values.tolist() == [[42]]
+
+
+def test_row_cap_truncates(source, settings):
+    db = open_database(source[0], settings)
+    out = db.run("SELECT * FROM range(100)", row_cap=10)
+    assert out.ok and len(out.df) == 10 and out.truncated is True
+    assert out.df.iloc[:, 0].tolist() == list(range(10))
+    exact = db.run("SELECT * FROM range(10)", row_cap=10)
+    assert len(exact.df) == 10 and exact.truncated is False
+
+
+def test_read_only_connection_refuses_writes_even_past_the_allowlist(tmp_path, settings):
+    """Defence in depth: the connection itself is read-only, whatever the statement check says."""
+    db = open_database(_make_db(tmp_path / "ro.duckdb"), settings)
+    with pytest.raises(duckdb.Error, match="read-only"):
+        db.con.cursor().execute("INSERT INTO t VALUES (4, 'four')")
+    with pytest.raises(duckdb.Error):
+        db.con.cursor().execute("COPY t TO 'leak.csv'")
+
+
+# --------------------------------------------------------------------------- duckask sql
+@pytest.fixture
+def cli_db(tmp_path, isolated_env) -> Path:
+    return _make_db(tmp_path / "cli.duckdb")
+
+
+def test_cli_sql_refused_exit_1_reason_on_stderr(cli_db, cwd, capsys):
+    before = sha256(cli_db)
+    code = cli_main(["sql", "DROP TABLE t", "--db", str(cli_db)])
+    out, err = capsys.readouterr()
+    assert code == 1
+    assert out == ""
+    assert "duckask: refused: only read-only SELECT/WITH queries are allowed, this is a DROP statement" in err
+    assert sha256(cli_db) == before and os.listdir(cwd) == []
+
+
+def test_cli_sql_read_text_refused(cli_db, cwd, capsys):
+    code = cli_main(["sql", "SELECT * FROM read_text('/etc/passwd')", "--db", str(cli_db)])
+    out, err = capsys.readouterr()
+    assert code == 1
+    assert "refused" in err
+    assert "root:" not in out + err
+
+
+def test_cli_sql_refused_json(cli_db, cwd, capsys):
+    code = cli_main(["sql", "COPY t TO 'leak.csv'", "--db", str(cli_db), "--json"])
+    out, _ = capsys.readouterr()
+    d = json.loads(out)
+    assert code == 1
+    assert d["status"] == "refused"
+    assert "COPY statement" in d["error"]
+    assert "rows" not in d
+    assert os.listdir(cwd) == []
+
+
+def test_cli_sql_ok(cli_db, capsys):
+    code = cli_main(["sql", "SELECT i, s FROM t ORDER BY i", "--db", str(cli_db)])
+    out, _ = capsys.readouterr()
+    assert code == 0
+    assert "three" in out and out.splitlines()[0].split() == ["i", "s"]
+
+
+def test_cli_sql_ok_json_and_row_cap(cli_db, capsys):
+    code = cli_main(["sql", "SELECT i FROM t ORDER BY i", "--db", str(cli_db), "--json"])
+    d = json.loads(capsys.readouterr().out)
+    assert code == 0
+    assert (d["status"], d["columns"], d["rows"], d["truncated"]) == ("ok", ["i"], [[1], [2], [3]], False)
+    # Same process, same (already open) database: the new row cap still applies.
+    code = cli_main(["sql", "SELECT i FROM t ORDER BY i", "--db", str(cli_db), "--json", "--row-cap", "2"])
+    d = json.loads(capsys.readouterr().out)
+    assert code == 0
+    assert (d["rows"], d["row_count"], d["truncated"]) == ([[1], [2]], 2, True)
+
+
+def test_cli_sql_timeout(cli_db, capsys):
+    t0 = time.perf_counter()
+    code = cli_main(["sql", "SELECT count(*) FROM range(10000000000) a", "--db", str(cli_db), "--json",
+                     "--timeout-s", "0.3"])
+    d = json.loads(capsys.readouterr().out)
+    assert code == 1 and d["status"] == "timeout"
+    assert time.perf_counter() - t0 < 5
+
+
+def test_cli_sql_missing_db(tmp_path, isolated_env, capsys):
+    code = cli_main(["sql", "SELECT 1", "--db", str(tmp_path / "nope.duckdb")])
+    assert code == 1
+    assert "database not found" in capsys.readouterr().err
