@@ -19,6 +19,7 @@ Run on its own::
 from __future__ import annotations
 
 import argparse
+import atexit
 import threading
 import time
 from dataclasses import dataclass, asdict
@@ -115,6 +116,18 @@ class OpenAIBackend:
 # --------------------------------------------------------------------------- embedded model
 _LOCAL_MODELS: dict[str, Any] = {}
 _LOCAL_LOCK = threading.Lock()
+
+
+def _close_local_models() -> None:
+    # Free llama.cpp models before interpreter shutdown tears down the library they need.
+    for m in _LOCAL_MODELS.values():
+        close = getattr(m, "close", None)
+        if close:
+            close()
+    _LOCAL_MODELS.clear()
+
+
+atexit.register(_close_local_models)
 
 
 def render_chatml(messages: Iterable[dict[str, str]], prefix: str = "") -> str:
