@@ -11,6 +11,8 @@ from __future__ import annotations
 from duckask.nodes._base import TracedNode
 from duckask.utils.sql_text import extract_sql
 
+MAX_VALUE_HINTS = 4
+
 SYSTEM = ("You write DuckDB SQL. Answer the question with one SELECT query. Use only the tables and "
           "columns in the schema, join on the REFERENCES keys, select only what the question asks for, "
           "and use literal values exactly as they appear in the data.")
@@ -31,7 +33,7 @@ def build_messages(schema: str, question: str, values: list[dict], feedback: dic
 class SQLGenerator(TracedNode):
     def prep(self, shared):
         selected = set(shared.get("selected_tables") or [])
-        values = [v for v in shared.get("value_matches") or [] if v["table"] in selected]
+        values = [v for v in shared.get("value_matches") or [] if v["table"] in selected][:MAX_VALUE_HINTS]
         return {"schema": shared["table_schemas"], "question": shared["question"], "values": values,
                 "feedback": shared.get("feedback")}
 

@@ -72,6 +72,8 @@ CASES = [
     ("spider", "spider-dev-0581", None),   # Find the number of pets whose weight is heavier than 10.
     ("spider", "spider-dev-0775", None),   # List the title of all cartoons in alphabetical order.
     ("spider", "spider-dev-0157", None),   # What are the age and hometown of teachers?
+    ("nba", "How many wins did the Boston Celtics have in the standings?",
+     "SELECT WINS FROM nbacom_standings WHERE TEAM_NAME = 'Boston Celtics'"),
     ("nba", "Which team had the most wins in the standings?",
      "SELECT TEAM_NAME FROM nbacom_standings ORDER BY WINS DESC LIMIT 1"),
 ]

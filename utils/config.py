@@ -67,6 +67,7 @@ class Settings:
     analyzer: str = "auto"              # auto | llm | template  (auto: llm on endpoints, template embedded)
     table_llm_threshold: int = 12       # more tables than this: the LLM picks from a short list
     table_shortlist: int = 8            # pre-ranked candidates shown to the LLM
+    schema_char_budget: int = 3600      # above this, wide tables show only their relevant columns
     # Safe execution
     timeout_s: float = 20.0
     row_cap: int = 1000

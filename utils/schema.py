@@ -206,25 +206,36 @@ def _sample_text(c: Column) -> str:
     return "e.g. " + ", ".join(s[:10] for s in c.samples[:2])
 
 
-def render_ddl(catalog: Catalog, tables: list[str] | None = None, *, samples: bool = True) -> str:
-    """Compact CREATE TABLE statements for ``tables`` (default: all), in the given order."""
+def render_ddl(catalog: Catalog, tables: list[str] | None = None, *, samples: bool = True,
+               columns: dict[str, list[str]] | None = None) -> str:
+    """Compact CREATE TABLE statements for ``tables`` (default: all), in the given order.
+
+    ``columns`` optionally limits a table to some of its columns; the rest are counted in a comment.
+    """
     names = tables if tables is not None else list(catalog.tables)
     chunks = []
     for name in names:
         t = catalog.tables[name]
+        shown = t.columns
+        if columns and name in columns:
+            keep = {c.lower() for c in columns[name]}
+            shown = [c for c in t.columns if c.name.lower() in keep]
+        hidden = len(t.columns) - len(shown)
         lines = []
-        for i, c in enumerate(t.columns):
+        for i, c in enumerate(shown):
             parts = [f"  {_ident(c.name)} {c.type}"]
             if c.pk and len(t.pk) == 1:
                 parts.append(" PRIMARY KEY")
             if c.ref:
                 parts.append(f" REFERENCES {c.ref}")
-            comma = "," if i < len(t.columns) - 1 or len(t.pk) > 1 else ""
+            comma = "," if i < len(shown) - 1 or len(t.pk) > 1 else ""
             comment = c.comment if len(c.comment) <= 48 else c.comment[:45].rstrip() + "..."
             note = "; ".join(x for x in (comment, _sample_text(c) if samples else "") if x)
             lines.append("".join(parts) + comma + (f" -- {note}" if note else ""))
         if len(t.pk) > 1:
             lines.append(f"  PRIMARY KEY ({', '.join(_ident(c) for c in t.pk)})")
+        if hidden:
+            lines.append(f"  -- ...and {hidden} more columns")
         head = f"CREATE TABLE {_ident(t.name)} (" + (f" -- {t.comment}" if t.comment else "")
         chunks.append(head + "\n" + "\n".join(lines) + "\n);")
     return "\n".join(chunks)

@@ -55,6 +55,13 @@ def question_terms(question: str) -> list[str]:
     return terms
 
 
+def _bigram_parts(question: str) -> dict[str, set[str]]:
+    """{joined bigram: its two stemmed words}, so a bigram match can outrank its parts."""
+    words = _WORD.findall(question.lower())
+    return {_stem(a + b): {_stem(a), _stem(b)} for a, b in zip(words, words[1:])
+            if a not in STOP and b not in STOP}
+
+
 @dataclass
 class ValueMatch:
     table: str
@@ -70,7 +77,7 @@ class Ranked:
     reasons: list[str] = field(default_factory=list)
 
 
-def match_values(catalog: Catalog, question: str, limit: int = 6) -> list[ValueMatch]:
+def match_values(catalog: Catalog, question: str, limit: int = 40) -> list[ValueMatch]:
     """Literal values in the question (quoted strings and 1-4 word phrases) found in the data."""
     text = question.strip()
     phrases: list[str] = [m.group(1) or m.group(2) for m in re.finditer(r"'([^']+)'|\"([^\"]+)\"", text)]
@@ -100,7 +107,7 @@ def match_values(catalog: Catalog, question: str, limit: int = 6) -> list[ValueM
                 seen.add(key)
                 out.append(ValueMatch(table, column, value, ph))
                 covered.add(low)
-        if len(out) >= limit * 3:
+        if len(out) >= limit:
             break
     # Prefer values matched by longer phrases, and few columns per phrase.
     return out[: limit]
@@ -109,6 +116,7 @@ def match_values(catalog: Catalog, question: str, limit: int = 6) -> list[ValueM
 def rank_tables(catalog: Catalog, question: str, value_matches: list[ValueMatch] | None = None) -> list[Ranked]:
     """All tables, best first, with the reasons for their scores."""
     terms = question_terms(question)
+    bigrams = _bigram_parts(question)
     n = max(1, len(catalog.tables))
     docs: dict[str, dict[str, set[str]]] = {}
     df: dict[str, int] = defaultdict(int)
@@ -120,12 +128,17 @@ def rank_tables(catalog: Catalog, question: str, value_matches: list[ValueMatch]
         docs[t.name] = {"name": name_terms, "col": col_terms, "doc": doc_terms}
         for w in name_terms | col_terms | doc_terms:
             df[w] += 1
+    concept_parts = {w for b, parts in bigrams.items() if df.get(b) for w in parts}
     ranked: dict[str, Ranked] = {}
     for t in catalog.tables.values():
         d = docs[t.name]
         r = Ranked(t.name, 0.0)
         for w in set(terms):
             idf = math.log(1 + n / (1 + df.get(w, 0)))
+            if w in bigrams:
+                idf *= 2    # "home runs" as one concept is stronger evidence than "home" alone
+            elif w in concept_parts:
+                idf *= 0.5  # ...and then "home" on its own counts less
             if w in d["name"]:
                 r.score += 3 * idf
                 r.reasons.append(f"name~{w}")
@@ -152,6 +165,42 @@ def rank_tables(catalog: Catalog, question: str, value_matches: list[ValueMatch]
                 ranked[y].score += 0.25 * ranked[x].score
                 ranked[y].reasons.append(f"joins {x}")
     return sorted(ranked.values(), key=lambda r: (-r.score, r.table))
+
+
+_NAME_LIKE = re.compile(r"(^|_)(name|title|full_name|first_name|last_name|name_first|name_last)$", re.I)
+
+
+def keep_columns(catalog: Catalog, tables: list[str], question: str, value_matches: list[ValueMatch] | None = None,
+                 max_columns: int = 12) -> dict[str, list[str]]:
+    """For each table wider than ``max_columns``: the columns worth showing the model, in table order.
+
+    Kept first: keys (primary, foreign, and columns other chosen tables reference), columns whose
+    name or description matches a question word, columns holding a value from the question, and
+    name/title columns; then the leftmost others until ``max_columns``.
+    """
+    terms = set(question_terms(question))
+    valued = {(v.table, v.column) for v in value_matches or []}
+    referenced = {(b, bc) for a, _, b, bc in catalog.foreign_links() if a in tables}
+    out: dict[str, list[str]] = {}
+    for name in tables:
+        t = catalog.tables[name]
+        if len(t.columns) <= max_columns:
+            continue
+        scored = []
+        for i, c in enumerate(t.columns):
+            words = set(split_ident(c.name)) | {_stem("".join(split_ident(c.name)))} | set(split_ident(c.comment))
+            score = 0.0
+            if c.pk or c.ref or (name, c.name) in referenced:
+                score += 4
+            if (name, c.name) in valued:
+                score += 4
+            score += 2 * len(words & terms)
+            if _NAME_LIKE.search(c.name):
+                score += 1.5
+            scored.append((-score, i, c.name))
+        keep = {n for _, _, n in sorted(scored)[:max_columns]}
+        out[name] = [c.name for c in t.columns if c.name in keep]
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:
