@@ -59,6 +59,7 @@ class Settings:
     cache_dir: str | None = None
     n_threads: int | None = None
     n_ctx: int = 4096
+    kv_cache_mb: int = 1024             # RAM for reusable prompt states (0 = only the last prompt)
     # Graph behaviour
     max_fix_retries: int = 2            # ErrorFixer attempts before giving up
     max_grader_rounds: int = 1          # ResponseGrader critiques sent back to SQLGenerator

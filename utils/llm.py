@@ -139,6 +139,19 @@ def render_chatml(messages: Iterable[dict[str, str]], prefix: str = "") -> str:
     return "".join(out)
 
 
+def _reusable_prefix(llama, tokens: list[int]) -> int:
+    """Prompt tokens llama.cpp will not have to process: the longest prefix shared with the tokens in
+    the context now, or with a state in its RAM cache."""
+    from llama_cpp import Llama
+
+    best = Llama.longest_token_prefix(llama._input_ids[: llama.n_tokens].tolist(), tokens) if llama.n_tokens else 0
+    cache = getattr(llama, "cache", None)
+    if cache is not None and hasattr(cache, "cache_state"):
+        for key in cache.cache_state:
+            best = max(best, Llama.longest_token_prefix(key, tokens))
+    return best
+
+
 class LocalBackend:
     is_endpoint = False
 
@@ -165,8 +178,17 @@ class LocalBackend:
                 import os
 
                 threads = settings.n_threads or max(1, min(os.cpu_count() or 1, 8))
-                _LOCAL_MODELS[path] = Llama(model_path=path, n_ctx=settings.n_ctx, n_threads=threads,
-                                            n_threads_batch=threads, n_batch=512, verbose=False, seed=0)
+                llama = Llama(model_path=path, n_ctx=settings.n_ctx, n_threads=threads,
+                              n_threads_batch=threads, n_batch=512, verbose=False, seed=0)
+                if settings.kv_cache_mb > 0:
+                    # Keep the KV state of recent prompts in RAM (about 28 KB a token for this model), so
+                    # that a prompt sharing a prefix with any recent one, not just the last, skips
+                    # re-processing it: e.g. the next question's SQLGenerator prompt after a
+                    # TableSelector call, or the schema shared by every question on one database.
+                    from llama_cpp import LlamaRAMCache
+
+                    llama.set_cache(LlamaRAMCache(capacity_bytes=settings.kv_cache_mb << 20))
+                _LOCAL_MODELS[path] = llama
             return _LOCAL_MODELS[path]
 
     def complete(self, messages, *, node, prefix="", stop=None, max_tokens=256):
@@ -178,12 +200,7 @@ class LocalBackend:
             if len(tokens) + max_tokens > llama.n_ctx():
                 raise LLMError(f"{node}: prompt of {len(tokens)} tokens does not fit the context "
                                f"({llama.n_ctx()}); select fewer tables or raise n_ctx")
-            prev = list(llama._input_ids[: llama.n_tokens]) if llama.n_tokens else []
-            reused = 0
-            for a, b in zip(prev, tokens):
-                if a != b:
-                    break
-                reused += 1
+            reused = _reusable_prefix(llama, tokens)
             t0 = time.perf_counter()
             out = llama.create_completion(tokens, max_tokens=max_tokens,
                                           temperature=float(opts.get("temperature") or 0.0),
