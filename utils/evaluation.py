@@ -1,0 +1,351 @@
+"""Batch evaluation: run the graph (and optionally the single-prompt baseline) over a question file,
+score execution accuracy, append one JSONL record per question, and summarise.
+
+- Gold and predicted SQL run through the same safe executor (timeout, row cap); a timeout or error
+  counts as wrong and is recorded as such.
+- Records are appended (and fsynced) as each question finishes; rerunning with the same ``out`` skips
+  the ids already there, so a kill loses nothing and repeats nothing that had finished.
+- Questions are grouped by database so the embedded model's KV cache keeps the schema warm.
+
+Run on its own (same as ``duckask eval``)::
+
+    python -m duckask.utils.evaluation QUESTIONS --out results.jsonl [--baseline single-prompt]
+"""
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import sys
+import threading
+import time
+from collections import defaultdict
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any, Callable, Iterable
+
+import pandas as pd
+
+from duckask.utils.config import Settings, load_settings
+from duckask.utils.database import open_database
+from duckask.utils.llm import LLM, get_llm
+from duckask.utils.questions import Question, load_questions, read_ids, resolve_db, select
+from duckask.utils.schema import get_catalog
+from duckask.utils.scoring import results_match
+from duckask.utils.sql_text import has_top_level_order_by
+
+
+# --------------------------------------------------------------------------- records file
+def read_records(path: str | Path) -> list[dict[str, Any]]:
+    """Complete records in ``path``; a line cut short by a kill is ignored (its question reruns)."""
+    p = Path(path)
+    if not p.exists():
+        return []
+    out = []
+    for line in p.read_text().splitlines():
+        try:
+            rec = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(rec, dict) and "id" in rec:
+            out.append(rec)
+    return out
+
+
+class RecordWriter:
+    def __init__(self, path: str | Path):
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._lock = threading.Lock()
+        # A previous run killed mid-line leaves a partial last line: end it so the next record is whole.
+        if self.path.exists() and self.path.stat().st_size:
+            with self.path.open("rb") as f:
+                f.seek(-1, os.SEEK_END)
+                if f.read(1) != b"\n":
+                    with self.path.open("a") as g:
+                        g.write("\n")
+
+    def append(self, rec: dict[str, Any]) -> None:
+        line = json.dumps(rec, default=str) + "\n"
+        with self._lock, self.path.open("a") as f:
+            f.write(line)
+            f.flush()
+            os.fsync(f.fileno())
+
+
+# --------------------------------------------------------------------------- one question
+def _gold(q: Question, database) -> tuple[pd.DataFrame | None, bool, str | None]:
+    if q.expected is not None:
+        return pd.DataFrame(q.expected), q.ordered, None
+    if q.gold_sql:
+        out = database.run(q.gold_sql)
+        return (out.df if out.ok else None), has_top_level_order_by(q.gold_sql), (None if out.ok else out.error)
+    return None, False, "no gold SQL or expected rows"
+
+
+def evaluate_one(q: Question, db: str, *, llm: LLM, settings: Settings, mode: str = "spider",
+                 baseline: str | None = None) -> dict[str, Any]:
+    from duckask.utils.api import ask
+
+    database = open_database(db, settings)
+    catalog = get_catalog(database, settings)
+    gold_df, ordered, gold_error = _gold(q, database)
+    scored: dict[str, bool] = {}
+
+    def score(sql: str | None, df: pd.DataFrame | None = None) -> bool:
+        if not sql or gold_df is None:
+            return False
+        if sql not in scored:
+            if df is None:
+                out = database.run(sql)
+                df = out.df if out.ok else None
+            scored[sql] = results_match(df, gold_df, order_matters=ordered, mode=mode)
+        return scored[sql]
+
+    t0 = time.perf_counter()
+    try:
+        r = ask(q.question, db=db, llm=llm, settings=settings)
+        err = None
+    except Exception as e:  # noqa: BLE001 - one broken question must not end the run
+        r, err = None, f"{type(e).__name__}: {e}"
+    seconds = time.perf_counter() - t0
+    rec: dict[str, Any] = {"id": q.id, "db": q.db_id or Path(db).stem, "question": q.question, "tags": q.tags}
+    if r is None:
+        rec.update(sql=None, status="error", correct=False, error=err, seconds=round(seconds, 3), llm_calls=0,
+                   prompt_tokens=0, completion_tokens=0)
+    else:
+        correct = r.ok and score(r.sql, r.df)
+        grades = [{"verdict": g["verdict"], "by": g["by"], "critique": g.get("critique", "")} for g in r.grades]
+        first_graded = r.grades[0]["sql"] if r.grades else None
+        rec.update(
+            sql=r.sql, status=r.status, correct=bool(correct),
+            error=None if r.ok else r.answer.splitlines()[0][:300],
+            first_sql=r.first_sql, first_correct=score(r.first_sql) if r.first_sql else False,
+            first_graded_correct=score(first_graded) if first_graded else None,
+            grades=grades, grader_rounds=max(0, len(grades) - 1),
+            fixer_attempts=sum(1 for a in r.attempts if a.get("after") == "error" and a.get("source") == "llm"),
+            repairs=sum(1 for a in r.attempts if a.get("source") == "repair"),
+            llm_calls=len(r.llm_calls), prompt_tokens=sum(c["prompt_tokens"] for c in r.llm_calls),
+            completion_tokens=sum(c["completion_tokens"] for c in r.llm_calls),
+            reused_tokens=sum(c.get("reused_tokens", 0) for c in r.llm_calls),
+            tables=r.tables, seconds=round(seconds, 3),
+            trace=[{k: t[k] for k in ("node", "action", "ms", "llm_calls")} for t in r.trace])
+    rec["gold_error"] = gold_error
+    if baseline == "single-prompt":
+        from duckask.utils.baseline import single_prompt
+
+        b = single_prompt(llm, database, catalog, q.question)
+        rec.update(baseline_sql=b.sql, baseline_status=b.status, baseline_correct=bool(b.df is not None and score(b.sql, b.df)),
+                   baseline_error=None if b.status == "ok" else b.error, baseline_seconds=round(b.seconds, 3),
+                   baseline_llm_calls=1, baseline_prompt_tokens=b.prompt_tokens,
+                   baseline_completion_tokens=b.completion_tokens)
+    return rec
+
+
+# --------------------------------------------------------------------------- summary
+def _pct(xs: list[bool]) -> float | None:
+    return round(100.0 * sum(xs) / len(xs), 1) if xs else None
+
+
+def _quantile(xs: list[float], q: float) -> float | None:
+    if not xs:
+        return None
+    xs = sorted(xs)
+    return round(xs[min(len(xs) - 1, int(round(q * (len(xs) - 1))))], 2)
+
+
+def summarize(records: list[dict[str, Any]]) -> dict[str, Any]:
+    n = len(records)
+    s: dict[str, Any] = {"questions": n}
+    if not n:
+        return s
+    secs = [r["seconds"] for r in records]
+    s["pipeline"] = {
+        "ex": _pct([r["correct"] for r in records]),
+        "first_draft_ex": _pct([bool(r.get("first_correct")) for r in records]),
+        "median_s": _quantile(secs, 0.5), "p90_s": _quantile(secs, 0.9),
+        "llm_calls_per_q": round(statistics.mean(r["llm_calls"] for r in records), 2),
+        "median_llm_calls": statistics.median(r["llm_calls"] for r in records),
+        "prompt_tokens_per_q": round(statistics.mean(r["prompt_tokens"] for r in records), 1),
+        "completion_tokens_per_q": round(statistics.mean(r["completion_tokens"] for r in records), 1),
+        "errors": sum(1 for r in records if r["status"] == "error"),
+        "sql_did_not_run": _pct([r["status"] == "error" for r in records]),
+    }
+    happy = [r["llm_calls"] for r in records if not r.get("fixer_attempts") and not r.get("grader_rounds")]
+    s["pipeline"]["happy_path_llm_calls_max"] = max(happy) if happy else None
+    wrong_first = [r for r in records if r.get("first_graded_correct") is False]
+    right_first = [r for r in records if r.get("first_graded_correct") is True]
+    s["grader"] = {
+        "recall_on_wrong": _pct([r["grades"][0]["verdict"] == "fail" for r in wrong_first]),
+        "false_fail_on_right": _pct([r["grades"][0]["verdict"] == "fail" for r in right_first]),
+        "wrong_first_graded": len(wrong_first), "right_first_graded": len(right_first),
+    }
+    by_db: dict[str, list[bool]] = defaultdict(list)
+    by_tag: dict[str, list[bool]] = defaultdict(list)
+    for r in records:
+        by_db[r["db"]].append(r["correct"])
+        for t in r.get("tags") or []:
+            by_tag[t].append(r["correct"])
+    s["by_db"] = {k: {"n": len(v), "ex": _pct(v)} for k, v in sorted(by_db.items())}
+    s["by_tag"] = {k: {"n": len(v), "ex": _pct(v)} for k, v in sorted(by_tag.items())}
+    base = [r for r in records if "baseline_correct" in r]
+    if base:
+        bsecs = [r["baseline_seconds"] for r in base]
+        s["baseline"] = {
+            "name": "single-prompt", "questions": len(base),
+            "ex": _pct([r["baseline_correct"] for r in base]),
+            "pipeline_ex_same_questions": _pct([r["correct"] for r in base]),
+            "median_s": _quantile(bsecs, 0.5), "p90_s": _quantile(bsecs, 0.9), "llm_calls_per_q": 1.0,
+            "prompt_tokens_per_q": round(statistics.mean(r["baseline_prompt_tokens"] for r in base), 1),
+            "sql_did_not_run": _pct([r["baseline_status"] != "ok" for r in base]),
+        }
+    return s
+
+
+def render_markdown(s: dict[str, Any], title: str = "duckask eval") -> str:
+    lines = [f"# {title}", "", f"Questions: {s['questions']}", ""]
+    if "pipeline" not in s:
+        return "\n".join(lines)
+    p = s["pipeline"]
+    lines += ["| system | EX % | median s | p90 s | LLM calls/q | prompt tokens/q | SQL did not run % |",
+              "|---|---:|---:|---:|---:|---:|---:|",
+              f"| duckask graph | {p['ex']} | {p['median_s']} | {p['p90_s']} | {p['llm_calls_per_q']} | "
+              f"{p['prompt_tokens_per_q']} | {p['sql_did_not_run']} |"]
+    if "baseline" in s:
+        b = s["baseline"]
+        lines.append(f"| single prompt | {b['ex']} | {b['median_s']} | {b['p90_s']} | {b['llm_calls_per_q']} | "
+                     f"{b['prompt_tokens_per_q']} | {b['sql_did_not_run']} |")
+    g = s["grader"]
+    lines += ["", f"First draft EX: {p['first_draft_ex']} %. Most LLM calls on a happy path (no retry): "
+              f"{p['happy_path_llm_calls_max']}.",
+              f"Grader: recall on wrong first results {g['recall_on_wrong']} % (of {g['wrong_first_graded']}), "
+              f"false-fail on right ones {g['false_fail_on_right']} % (of {g['right_first_graded']}).", ""]
+    for key, name in (("by_db", "database"), ("by_tag", "tag")):
+        if s.get(key):
+            lines += [f"| {name} | n | EX % |", "|---|---:|---:|"]
+            lines += [f"| {k} | {v['n']} | {v['ex']} |" for k, v in s[key].items()]
+            lines.append("")
+    return "\n".join(lines)
+
+
+def write_report(summary: dict[str, Any], path: str | Path) -> tuple[Path, Path]:
+    p = Path(path)
+    md = p if p.suffix == ".md" else p.with_suffix(".md")
+    js = md.with_suffix(".json")
+    md.parent.mkdir(parents=True, exist_ok=True)
+    md.write_text(render_markdown(summary) + "\n")
+    js.write_text(json.dumps(summary, indent=2) + "\n")
+    return md, js
+
+
+# --------------------------------------------------------------------------- the run
+class _Progress:
+    """A tqdm bar with running accuracy on a terminal; plain lines otherwise."""
+
+    def __init__(self, total: int, done: int, enabled: bool | None):
+        self.tty = sys.stderr.isatty() if enabled is None else enabled
+        self.total, self.n, self.right = total, 0, 0
+        self.bar = None
+        if self.tty:
+            from tqdm import tqdm
+
+            self.bar = tqdm(total=total, desc="eval", unit="q", file=sys.stderr)
+        elif done:
+            print(f"eval: resuming, {done} question(s) already in the output", file=sys.stderr)
+
+    def update(self, rec: dict[str, Any]) -> None:
+        self.n += 1
+        self.right += bool(rec["correct"])
+        ex = 100.0 * self.right / self.n
+        if self.bar is not None:
+            self.bar.set_postfix_str(f"EX {ex:.1f}%")
+            self.bar.update(1)
+        else:
+            mark = "ok " if rec["correct"] else "-- "
+            print(f"[{self.n}/{self.total}] {mark}{rec['id']} {rec['seconds']:.1f}s  running EX {ex:.1f}%",
+                  file=sys.stderr, flush=True)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
+def evaluate(questions: str | Path | list[Question], *, db: str | None = None, db_dir: str | Path | None = None,
+             ids: list[str] | str | Path | None = None, out: str | Path | None = None, mode: str = "spider",
+             baseline: str | None = None, workers: int = 1, cache: bool | str | Path = False,
+             report: str | Path | None = None, limit: int | None = None, llm: LLM | None = None,
+             settings: Settings | None = None, config: str | None = None, progress: bool | None = None,
+             on_record: Callable[[dict], None] | None = None, **options: Any) -> pd.DataFrame:
+    """Evaluate a question file; returns every record in ``out`` (this run's and earlier ones) as a DataFrame."""
+    if mode not in ("spider", "bird"):
+        raise ValueError("mode must be spider or bird")
+    if baseline not in (None, "single-prompt"):
+        raise ValueError("the only baseline is 'single-prompt'")
+    settings = settings or load_settings(config, **options)
+    default_dir = None
+    if isinstance(questions, (str, Path)):
+        questions, default_dir = load_questions(questions)
+    if isinstance(ids, (str, Path)):
+        ids = read_ids(ids)
+    qs = select(list(questions), ids)[: limit or None]
+    jobs = [(q, resolve_db(q, db=db, db_dir=db_dir or default_dir)) for q in qs]
+    out = Path(out) if out else settings.resolved_cache_dir / "eval" / f"results-{int(time.time())}.jsonl"
+    done = {r["id"] for r in read_records(out)}
+    todo = [(q, d) for q, d in jobs if q.id not in done]
+    # Group by database (stable), so consecutive questions share the schema prefix in the KV cache.
+    order = {d: i for i, d in enumerate(dict.fromkeys(d for _, d in todo))}
+    todo.sort(key=lambda j: order[j[1]])
+
+    backend = llm or get_llm(settings)
+    if cache:
+        from duckask.utils.llm_cache import CachedLLM
+
+        cache_path = Path(cache) if isinstance(cache, (str, Path)) else settings.resolved_cache_dir / "llm-cache.sqlite"
+        backend = CachedLLM(backend, cache_path)
+    if workers > 1 and not backend.is_endpoint:
+        print("eval: the embedded model runs one question at a time; --workers ignored", file=sys.stderr)
+        workers = 1
+
+    writer = RecordWriter(out)
+    bar = _Progress(len(todo), len(done), progress)
+
+    def run(job):
+        q, d = job
+        rec = evaluate_one(q, d, llm=backend, settings=settings, mode=mode, baseline=baseline)
+        writer.append(rec)
+        return rec
+
+    try:
+        results: Iterable[dict]
+        if workers > 1:
+            pool = ThreadPoolExecutor(max_workers=workers)
+            results = pool.map(run, todo)
+        else:
+            pool = None
+            results = map(run, todo)
+        for rec in results:
+            bar.update(rec)
+            if on_record:
+                on_record(rec)
+        if pool:
+            pool.shutdown()
+    finally:
+        bar.close()
+    records = [r for r in read_records(out) if r["id"] in {q.id for q in qs}]
+    summary = summarize(records)
+    if report:
+        write_report(summary, report)
+    df = pd.DataFrame(records)
+    df.attrs["summary"] = summary
+    df.attrs["out"] = str(out)
+    return df
+
+
+def main(argv: list[str] | None = None) -> int:
+    from duckask.utils.cli import main as cli_main
+
+    return cli_main(["eval", *(argv if argv is not None else sys.argv[1:])])
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
