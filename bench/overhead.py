@@ -310,7 +310,8 @@ def print_report(a: dict, b: dict) -> None:
     print(f"\nTarget < 1 s per question: {'met' if t['target_met'] else 'MISSED'} (max {t['rank_ms_max']:.0f} ms). "
           f"Target table in the top {t['shortlist']}: {100 * t['target_in_top8']:.0f}% of questions. "
           f"DDL over the {t['schema_char_budget']}-char budget and pruned by keep_columns: "
-          f"{100 * t['ddl_pruned_share']:.0f}% of questions.")
+          f"{100 * t['ddl_pruned_share']:.0f}% of questions. (The synthetic questions reuse their table's name words, "
+          f"so this part measures time and prompt size, not recall.)")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -111,8 +111,11 @@ def evaluate_one(q: Question, db: str, *, llm: LLM, settings: Settings, mode: st
     seconds = time.perf_counter() - t0
     rec: dict[str, Any] = {"id": q.id, "db": q.db_id or Path(db).stem, "question": q.question, "tags": q.tags}
     if r is None:
-        rec.update(sql=None, status="error", correct=False, error=err, seconds=round(seconds, 3), llm_calls=0,
-                   prompt_tokens=0, completion_tokens=0)
+        # The same keys as an answered record, so every record has one schema.
+        rec.update(sql=None, status="error", correct=False, error=err, first_sql=None, first_correct=False,
+                   first_graded_correct=None, grades=[], grader_rounds=0, fixer_attempts=0, repairs=0,
+                   llm_calls=0, prompt_tokens=0, completion_tokens=0, reused_tokens=0, tables=[],
+                   seconds=round(seconds, 3), trace=[])
     else:
         correct = r.ok and score(r.sql, r.df)
         grades = [{"verdict": g["verdict"], "by": g["by"], "critique": g.get("critique", "")} for g in r.grades]

@@ -19,6 +19,7 @@ import math
 from collections import Counter
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 MAX_PERMUTED_COLUMNS = 6
@@ -29,18 +30,20 @@ def _norm(v: Any) -> Any:
         return None
     if isinstance(v, float) and math.isnan(v):
         return None
-    if v is pd.NaT:
+    if v is pd.NaT or v is pd.NA:  # DuckDB returns NULL in an INTEGER column as pd.NA (nullable Int dtypes)
         return None
     if isinstance(v, bool):
         return float(v)
+    if isinstance(v, (dt.date, dt.datetime, pd.Timestamp, np.datetime64)):
+        # A DATE (midnight) compares equal to its ISO text, as expected rows from JSON/CSV give it.
+        ts = pd.Timestamp(v)
+        return ts.date().isoformat() if ts.tzinfo is None and ts == ts.normalize() else str(ts)
     if isinstance(v, (int, float, decimal.Decimal)) or hasattr(v, "dtype"):
         try:
             f = float(v)
         except (TypeError, ValueError):
             return str(v)
         return None if math.isnan(f) else round(f, 4) + 0.0
-    if isinstance(v, (dt.date, dt.datetime, pd.Timestamp)):
-        return str(pd.Timestamp(v))
     if isinstance(v, str):
         return v.strip()
     return str(v)
