@@ -25,7 +25,7 @@ DEMO_QUESTION = "Who hit the most home runs in 2019?"
 
 def _settings_options(args: argparse.Namespace) -> dict[str, Any]:
     keys = ("max_fix_retries", "max_grader_rounds", "grader", "analyzer", "clarify", "timeout_s", "row_cap",
-            "base_url", "model", "model_path")
+            "base_url", "model", "model_path", "descriptions")
     return {k: getattr(args, k) for k in keys if getattr(args, k, None) is not None}
 
 
@@ -48,6 +48,7 @@ def _add_graph_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--base-url", help="OpenAI-compatible endpoint (else the embedded model)")
     g.add_argument("--model", help="endpoint model name")
     g.add_argument("--model-path", help="your own GGUF file for the embedded backend")
+    g.add_argument("--descriptions", help="YAML file of table/column descriptions for an undocumented database")
     p.add_argument("--trace", action="store_true", help="show the node path with ms, calls and tokens")
 
 

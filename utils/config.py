@@ -28,6 +28,7 @@ ENV_VARS = {
     "DUCKASK_CACHE_DIR": "cache_dir",
     "DUCKASK_THREADS": "n_threads",
     "DUCKASK_BACKEND": "backend",
+    "DUCKASK_DESCRIPTIONS": "descriptions",
 }
 
 
@@ -69,6 +70,7 @@ class Settings:
     table_llm_threshold: int = 12       # more tables than this: the LLM picks from a short list
     table_shortlist: int = 8            # pre-ranked candidates shown to the LLM
     schema_char_budget: int = 3600      # above this, wide tables show only their relevant columns
+    descriptions: str | None = None     # YAML file documenting tables/columns (merged into the schema)
     # Safe execution
     timeout_s: float = 20.0
     row_cap: int = 1000

@@ -299,7 +299,7 @@ def evaluate(questions: str | Path | list[Question], *, db: str | None = None, d
     order = {d: i for i, d in enumerate(dict.fromkeys(d for _, d in todo))}
     todo.sort(key=lambda j: order[j[1]])
 
-    backend = llm or get_llm(settings)
+    backend = llm if llm is not None else get_llm(settings)
     if cache:
         from duckask.utils.llm_cache import CachedLLM
 

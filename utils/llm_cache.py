@@ -1,6 +1,6 @@
 """An on-disk LLM response cache, so that rerunning an unchanged configuration is nearly free.
 
-``CachedLLM(llm, path)`` wraps any backend. The key is a sha256 of the model name, the node's model
+``CachedLLM(llm, path)`` wraps any backend. The key is a sha256 of the model name, the node, its model
 and temperature, the messages, the answer prefix, the stop sequences and max_tokens; the value is
 the reply with its original token counts (so accounting still shows what the call cost) and
 ``ms=0``. Storage is one SQLite file (Python's sqlite3), safe across threads and processes.
@@ -45,7 +45,7 @@ class CachedLLM:
     def key(self, messages, *, node, prefix="", stop=None, max_tokens=256) -> str:
         settings = getattr(self.llm, "settings", None)
         opts = settings.node_options(node) if settings is not None else {}
-        blob = json.dumps({"model": self.llm.name, "opts": opts, "messages": messages, "prefix": prefix,
+        blob = json.dumps({"model": self.llm.name, "node": node, "opts": opts, "messages": messages, "prefix": prefix,
                            "stop": list(stop or []), "max_tokens": max_tokens}, sort_keys=True)
         return hashlib.sha256(blob.encode()).hexdigest()
 
@@ -63,6 +63,11 @@ class CachedLLM:
             self._con.execute("INSERT OR REPLACE INTO replies VALUES (?, ?)", (k, json.dumps(asdict(reply))))
             self._con.commit()
         return reply
+
+    def __bool__(self) -> bool:
+        # Defining __len__ would make an empty cache falsy, and ``llm or get_llm()`` would then
+        # silently bypass it for the configured (e.g. embedded) model.
+        return True
 
     def __len__(self) -> int:
         with self._lock:

@@ -18,16 +18,23 @@ import argparse
 import hashlib
 import json
 import threading
+import unicodedata
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from duckask.utils.config import Settings, load_settings
 from duckask.utils.database import Database, open_database
 
-CATALOG_VERSION = 4
+CATALOG_VERSION = 5
 VALUE_INDEX_MAX_DISTINCT = 5000     # text columns with more distinct values are not indexed
 VALUE_MAX_LEN = 60
 SAMPLES = 3
+
+
+def fold(text: str) -> str:
+    """Lower-case, trimmed and accent-free: 'Nikola Jokić' and 'nikola jokic' fold alike."""
+    decomposed = unicodedata.normalize("NFKD", text.strip().lower())
+    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
 
 
 @dataclass
@@ -143,7 +150,7 @@ def introspect(db: Database) -> Catalog:
                             f"SELECT DISTINCT {_q(c.name)} FROM {_q(t.name)} WHERE {_q(c.name)} IS NOT NULL "
                             f"AND length({_q(c.name)}) BETWEEN 2 AND {VALUE_MAX_LEN} "
                             f"LIMIT {VALUE_INDEX_MAX_DISTINCT * 2}").fetchall():
-                        values.setdefault(str(v).strip().lower(), []).append([t.name, c.name, str(v)])
+                        values.setdefault(fold(str(v)), []).append([t.name, c.name, str(v)])
         return Catalog(key=db.key, tables=tables, values=values)
     finally:
         con.close()
@@ -169,11 +176,62 @@ _MEM: dict[str, Catalog] = {}
 _MEM_LOCK = threading.Lock()
 
 
+def apply_descriptions(catalog: Catalog, path: str | Path) -> Catalog:
+    """A copy of ``catalog`` with table and column descriptions from a YAML file filled in.
+
+    The file documents a database that has no comments::
+
+        tables:
+          nbacom_standings:
+            description: Regular-season standings, 2025-26 (wins, losses, conference rank)
+            columns:
+              WINS: regular-season wins
+    Descriptions replace existing comments; unknown tables or columns are an error (a typo would
+    otherwise silently do nothing).
+    """
+    import copy
+
+    import yaml
+
+    data = yaml.safe_load(Path(path).read_text()) or {}
+    data = data.get("tables", data) if isinstance(data, dict) else {}
+    out = copy.deepcopy(catalog)
+    out.key = f"{catalog.key}+{Path(path).resolve()}:{Path(path).stat().st_mtime_ns}"
+    for tname, spec in data.items():
+        t = out.tables.get(tname)
+        if t is None:
+            raise ValueError(f"{path}: no table {tname!r} in this database")
+        spec = spec if isinstance(spec, dict) else {"description": spec}
+        if spec.get("description"):
+            t.comment = str(spec["description"]).strip()
+        for cname, text in (spec.get("columns") or {}).items():
+            c = t.column(cname)
+            if c is None:
+                raise ValueError(f"{path}: table {tname!r} has no column {cname!r}")
+            c.comment = str(text).strip()
+    return out
+
+
 def get_catalog(db: Database | str, settings: Settings | None = None) -> Catalog:
-    """The catalog of ``db``, from memory, then the on-disk cache, else by introspection."""
+    """The catalog of ``db``, from memory, then the on-disk cache, else by introspection; with the
+    settings' ``descriptions`` file applied when there is one."""
     settings = settings or load_settings()
     if not isinstance(db, Database):
         db = open_database(db, settings)
+    cat = _base_catalog(db, settings)
+    if settings.descriptions:
+        key = (cat.key, str(Path(settings.descriptions).resolve()), Path(settings.descriptions).stat().st_mtime_ns)
+        with _MEM_LOCK:
+            if key not in _DESCRIBED:
+                _DESCRIBED[key] = apply_descriptions(cat, settings.descriptions)
+            return _DESCRIBED[key]
+    return cat
+
+
+_DESCRIBED: dict[tuple, Catalog] = {}
+
+
+def _base_catalog(db: Database, settings: Settings) -> Catalog:
     with _MEM_LOCK:
         if db.key in _MEM:
             return _MEM[db.key]

@@ -22,11 +22,11 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from duckask.utils.schema import Catalog
+from duckask.utils.schema import Catalog, fold
 
 STOP = set("""a an the of in on at to for from by with and or not no is are was were be been being do does did
 what which who whom whose when where why how many much all any each every list show give tell me find
-return name names their its it this that these those than then there have has had as into per your our
+return name names their its it this that these those than then there have has had as into your our
 most least top more less number count total average avg sum max min maximum minimum highest lowest
 order ordered sort sorted by descending ascending asc desc distinct different unique also both
 """.split())
@@ -98,7 +98,7 @@ def match_values(catalog: Catalog, question: str, limit: int = 40) -> list[Value
     seen: set[tuple[str, str, str]] = set()
     covered: set[str] = set()
     for ph in phrases:
-        low = ph.lower()
+        low = fold(ph)
         if any(low in c for c in covered):   # a longer phrase already matched this text
             continue
         for table, column, value in catalog.values.get(low, []):
@@ -113,11 +113,15 @@ def match_values(catalog: Catalog, question: str, limit: int = 40) -> list[Value
     return out[: limit]
 
 
-def rank_tables(catalog: Catalog, question: str, value_matches: list[ValueMatch] | None = None) -> list[Ranked]:
-    """All tables, best first, with the reasons for their scores."""
-    terms = question_terms(question)
-    bigrams = _bigram_parts(question)
-    n = max(1, len(catalog.tables))
+_INDEX: dict[int, tuple[Catalog, dict, dict]] = {}
+
+
+def _term_index(catalog: Catalog) -> tuple[dict[str, dict[str, set[str]]], dict[str, int]]:
+    """Per table: the terms of its name, column names and descriptions; and each term's table count.
+    Built once per catalog object (it is most of the ranking cost on wide catalogs)."""
+    hit = _INDEX.get(id(catalog))
+    if hit is not None and hit[0] is catalog:
+        return hit[1], hit[2]
     docs: dict[str, dict[str, set[str]]] = {}
     df: dict[str, int] = defaultdict(int)
     for t in catalog.tables.values():
@@ -128,6 +132,18 @@ def rank_tables(catalog: Catalog, question: str, value_matches: list[ValueMatch]
         docs[t.name] = {"name": name_terms, "col": col_terms, "doc": doc_terms}
         for w in name_terms | col_terms | doc_terms:
             df[w] += 1
+    if len(_INDEX) > 32:
+        _INDEX.clear()
+    _INDEX[id(catalog)] = (catalog, docs, dict(df))
+    return docs, dict(df)
+
+
+def rank_tables(catalog: Catalog, question: str, value_matches: list[ValueMatch] | None = None) -> list[Ranked]:
+    """All tables, best first, with the reasons for their scores."""
+    terms = question_terms(question)
+    bigrams = _bigram_parts(question)
+    n = max(1, len(catalog.tables))
+    docs, df = _term_index(catalog)
     concept_parts = {w for b, parts in bigrams.items() if df.get(b) for w in parts}
     ranked: dict[str, Ranked] = {}
     for t in catalog.tables.values():
@@ -154,7 +170,7 @@ def rank_tables(catalog: Catalog, question: str, value_matches: list[ValueMatch]
         r = ranked.get(vm.table)
         if r is not None and (vm.table, vm.phrase.lower()) not in credited:
             credited.add((vm.table, vm.phrase.lower()))
-            r.score += 4.0
+            r.score += 1.0 if vm.value.replace(".", "").replace("-", "").isdigit() else 4.0
             r.reasons.append(f"value {vm.column}='{vm.value}'")
     # Bridge bonus: a table linked by a foreign key to one of the top-3 gets a share of its score.
     top = sorted(ranked.values(), key=lambda r: -r.score)[:3]
