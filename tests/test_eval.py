@@ -8,13 +8,16 @@ from __future__ import annotations
 
 import csv
 import json
+import shutil
 import sqlite3
+import tempfile
 from pathlib import Path
 
 import duckdb
 import pandas as pd
 import pytest
 import yaml
+from conftest import build_small_db
 
 from duckask.utils import evaluation
 from duckask.utils.cli import main as cli_main
@@ -96,6 +99,18 @@ def scripted(graph: dict[str, str] | None = None, baseline: dict[str, str] | Non
 def write_jsonl(path: Path, rows: list[dict]) -> Path:
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
     return path
+
+
+@pytest.fixture(autouse=True)
+def no_real_model(monkeypatch):
+    """Never the real model: any fallback to get_llm() fails the test unless the test patched it."""
+    from duckask.utils import api
+
+    def refuse(settings=None):
+        raise AssertionError("the real LLM backend was requested")
+
+    monkeypatch.setattr(api, "get_llm", refuse)
+    monkeypatch.setattr(evaluation, "get_llm", refuse)
 
 
 @pytest.fixture
@@ -252,12 +267,17 @@ def test_spider_layout(tmp_path, env):
     assert list((env / "imports").glob("concert-*.duckdb"))
 
 
-def export_db(src: Path, dest: Path) -> Path:
-    con = duckdb.connect(str(src), read_only=True)
+def export_db(dest: Path) -> Path:
+    """EXPORT DATABASE of the small teams/players/arenas DB into ``dest`` (a fresh copy is exported: the
+    shared small_db may already be open read-only in this process, with another configuration)."""
+    src = build_small_db(Path(tempfile.mkdtemp(prefix="export-src-")) / "nba.duckdb")
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    con = duckdb.connect(str(src))
     try:
         con.execute(f"EXPORT DATABASE '{dest}'")
     finally:
         con.close()
+    shutil.rmtree(src.parent)
     assert (dest / "schema.sql").is_file() and (dest / "load.sql").is_file()
     return dest
 
@@ -265,7 +285,7 @@ def export_db(src: Path, dest: Path) -> Path:
 def test_questions_jsonl_with_export_dbs_layout(tmp_path, small_db, env):
     root = tmp_path / "spiderman"
     (root / "dbs").mkdir(parents=True)
-    export_db(small_db, root / "dbs" / "nba")
+    export_db(root / "dbs" / "nba")
     rows = [{**r, "db_id": "nba"} if i % 2 else {**r, "db": "nba"} for i, r in enumerate(ROWS[:3])]
     write_jsonl(root / "questions.jsonl", rows)
     qs, default_dir = load_questions(root)
@@ -353,7 +373,7 @@ def test_db_dir_duckdb_file_and_export_folder(tmp_path, small_db, env):
     (dir_a / "nba.duckdb").write_bytes(Path(small_db).read_bytes())
     dir_b = tmp_path / "b"
     dir_b.mkdir()
-    export_db(small_db, dir_b / "nba")
+    export_db(dir_b / "nba")
     q = Question(id="x", question="?", db_id="nba")
     assert resolve_db(q, db_dir=dir_a) == str(dir_a / "nba.duckdb")
     assert resolve_db(q, db_dir=dir_b) == str(dir_b / "nba")
@@ -367,7 +387,7 @@ def test_db_dir_duckdb_file_and_export_folder(tmp_path, small_db, env):
 
 def test_cli_db_dir(tmp_path, small_db, env, monkeypatch, capsys):
     monkeypatch.setattr(evaluation, "get_llm", lambda settings=None: scripted())
-    export_db(small_db, tmp_path / "dbs" / "nba")
+    export_db(tmp_path / "dbs" / "nba")
     qfile = write_jsonl(tmp_path / "q.jsonl", [{**r, "db": "nba"} for r in ROWS[:3]])
     code = cli_main(["eval", str(qfile), "--db-dir", str(tmp_path / "dbs"), "--out", str(tmp_path / "o.jsonl"),
                      "--json"])
@@ -709,8 +729,11 @@ def test_workers_on_an_endpoint_backend(tmp_path, qfile, small_db, env, capsys):
     llm.is_endpoint = True
     out = tmp_path / "out.jsonl"
     df = evaluate(qfile, db=str(small_db), out=out, llm=llm, workers=2, baseline="single-prompt", progress=False)
-    ids = [json.loads(line)["id"] for line in lines_of(out)]
+    recs = [json.loads(line) for line in lines_of(out)]
+    ids = [r["id"] for r in recs]
     assert sorted(ids) == sorted(ALL_IDS) and len(ids) == len(set(ids))
+    # No question lost to a thread-safety problem (e.g. a shared DuckDB connection in use).
+    assert [r["error"] for r in recs] == [None] * 6 and {r["status"] for r in recs} == {"answered"}
     assert llm.count("SQLGenerator") == 6 and llm.count("Baseline") == 6
     assert {i for i, c in zip(df["id"], df["correct"]) if c} == GRAPH_RIGHT
     assert df.attrs["summary"]["pipeline"]["ex"] == 50.0
@@ -753,7 +776,7 @@ def test_summary_and_report_from_records(tmp_path):
     assert s["by_db"] == {"x": {"n": 2, "ex": 100.0}, "y": {"n": 1, "ex": 0.0}}
     assert s["by_tag"] == {"t": {"n": 2, "ex": 50.0}}
     md = render_markdown(s, title="t1")
-    assert md.startswith("# t1") and "| duckask graph | 66.7 | 3.0 | 5.0 | 2.33 | 150.0 | 33.3 |" in md
+    assert md.startswith("# t1") and "| duckask graph | 66.7 | 3.0 | 5.0 | 2.33 | 150 | 33.3 |" in md
     assert "recall on wrong first results 100.0 % (of 1)" in md
     assert "false-fail on right ones 50.0 % (of 2)" in md
     m, j = write_report(s, tmp_path / "deep" / "rep.md")
@@ -761,3 +784,42 @@ def test_summary_and_report_from_records(tmp_path):
     assert json.loads(j.read_text()) == json.loads(json.dumps(s))
     assert summarize([]) == {"questions": 0}
     assert "Questions: 0" in render_markdown({"questions": 0})
+
+
+def test_interrupt_with_workers_stops_the_pool(tmp_path, qfile, small_db, env):
+    """An interrupt (Ctrl-C, or on_record raising) must not leave the pool answering the questions not
+    started yet; the ones in flight finish and are recorded whole, the rest rerun on resume."""
+    import time
+
+    def slow(answers):
+        inner = router(answers)
+
+        def reply(messages):
+            time.sleep(0.3)
+            return inner(messages)
+        return reply
+
+    llm = ScriptedLLM({"SQLGenerator": slow(GRAPH_SQL)})
+    llm.is_endpoint = True
+    out = tmp_path / "out.jsonl"
+    seen: list[str] = []
+
+    def stop_after_two(rec):
+        seen.append(rec["id"])
+        if len(seen) == 2:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        evaluate(qfile, db=str(small_db), out=out, llm=llm, workers=2, progress=False, on_record=stop_after_two)
+    n_after = len(read_records(out))
+    time.sleep(1.0)        # a pool left running would go on writing records now
+    recs = read_records(out)
+    assert len(recs) == n_after
+    assert 2 <= len(recs) < 6
+    assert len(lines_of(out)) == len(recs)              # every line a whole record
+    assert llm.count("SQLGenerator") == len(recs)
+    assert all(r["status"] == "answered" for r in recs)
+
+    df = evaluate(qfile, db=str(small_db), out=out, llm=scripted(), workers=2, progress=False)
+    ids = [r["id"] for r in read_records(out)]
+    assert sorted(ids) == sorted(ALL_IDS) and len(df) == 6

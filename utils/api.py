@@ -125,7 +125,7 @@ def ask(question: str, db: str | None = None, *, llm: LLM | None = None, setting
         db = str(demo_db_path())
     database = open_database(db, settings)
     catalog = get_catalog(database, settings)
-    metered = MeteredLLM(llm or get_llm(settings))
+    metered = MeteredLLM(llm if llm is not None else get_llm(settings))
     ctx = Context(llm=metered, settings=settings, db=database, catalog=catalog, ask_user=ask_user, on_node=on_node)
     shared: dict[str, Any] = {"question": question, "original_question": question, "retry_count": 0,
                               "grader_rounds": 0, "trace": [], "attempts": []}

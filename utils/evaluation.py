@@ -49,7 +49,8 @@ def read_records(path: str | Path) -> list[dict[str, Any]]:
             continue
         if isinstance(rec, dict) and "id" in rec:
             out.append(rec)
-    return out
+    # Two runs appending to one file must not count a question twice: the latest record wins.
+    return list({r["id"]: r for r in out}.values())
 
 
 class RecordWriter:
@@ -83,12 +84,29 @@ def _gold(q: Question, database) -> tuple[pd.DataFrame | None, bool, str | None]
     return None, False, "no gold SQL or expected rows"
 
 
+def _error_record(q: Question, db: str, err: str, seconds: float, gold_error: str | None,
+                  baseline: str | None) -> dict[str, Any]:
+    """A failed question's record, with the same keys as an answered one (one schema per file)."""
+    rec = {"id": q.id, "db": q.db_id or Path(db).stem, "question": q.question, "tags": q.tags, "sql": None,
+           "status": "error", "correct": False, "error": err, "first_sql": None, "first_correct": False,
+           "first_graded_correct": None, "grades": [], "grader_rounds": 0, "fixer_attempts": 0, "repairs": 0,
+           "llm_calls": 0, "prompt_tokens": 0, "completion_tokens": 0, "reused_tokens": 0, "tables": [],
+           "seconds": round(seconds, 3), "trace": [], "gold_error": gold_error}
+    if baseline:
+        rec.update(baseline_sql=None, baseline_status="error", baseline_correct=False, baseline_error=err,
+                   baseline_seconds=0.0, baseline_llm_calls=0, baseline_prompt_tokens=0, baseline_completion_tokens=0)
+    return rec
+
+
 def evaluate_one(q: Question, db: str, *, llm: LLM, settings: Settings, mode: str = "spider",
                  baseline: str | None = None) -> dict[str, Any]:
     from duckask.utils.api import ask
 
-    database = open_database(db, settings)
-    catalog = get_catalog(database, settings)
+    try:
+        database = open_database(db, settings)
+        catalog = get_catalog(database, settings)
+    except Exception as e:  # noqa: BLE001 - a missing or broken database is this question's error
+        return _error_record(q, db, f"database: {type(e).__name__}: {e}", 0.0, None, baseline)
     gold_df, ordered, gold_error = _gold(q, database)
     scored: dict[str, bool] = {}
 
@@ -111,11 +129,7 @@ def evaluate_one(q: Question, db: str, *, llm: LLM, settings: Settings, mode: st
     seconds = time.perf_counter() - t0
     rec: dict[str, Any] = {"id": q.id, "db": q.db_id or Path(db).stem, "question": q.question, "tags": q.tags}
     if r is None:
-        # The same keys as an answered record, so every record has one schema.
-        rec.update(sql=None, status="error", correct=False, error=err, first_sql=None, first_correct=False,
-                   first_graded_correct=None, grades=[], grader_rounds=0, fixer_attempts=0, repairs=0,
-                   llm_calls=0, prompt_tokens=0, completion_tokens=0, reused_tokens=0, tables=[],
-                   seconds=round(seconds, 3), trace=[])
+        rec = _error_record(q, db, err, seconds, gold_error, None)
     else:
         correct = r.ok and score(r.sql, r.df)
         grades = [{"verdict": g["verdict"], "by": g["by"], "critique": g.get("critique", "")} for g in r.grades]
@@ -318,21 +332,24 @@ def evaluate(questions: str | Path | list[Question], *, db: str | None = None, d
         writer.append(rec)
         return rec
 
+    if workers > 1:
+        # schema._ident fills its reserved-word list on first use through duckdb's shared default
+        # connection, which refuses concurrent calls ("connection is busy"): fill it before the threads start.
+        from duckask.utils.schema import _ident
+
+        _ident("warm_up")
+    pool = ThreadPoolExecutor(max_workers=workers) if workers > 1 else None
     try:
-        results: Iterable[dict]
-        if workers > 1:
-            pool = ThreadPoolExecutor(max_workers=workers)
-            results = pool.map(run, todo)
-        else:
-            pool = None
-            results = map(run, todo)
+        results: Iterable[dict] = pool.map(run, todo) if pool else map(run, todo)
         for rec in results:
             bar.update(rec)
             if on_record:
                 on_record(rec)
-        if pool:
-            pool.shutdown()
     finally:
+        if pool:
+            # On an interrupt, questions not started yet are dropped (they rerun on resume); those in
+            # flight finish and are written whole.
+            pool.shutdown(wait=True, cancel_futures=True)
         bar.close()
     records = [r for r in read_records(out) if r["id"] in {q.id for q in qs}]
     summary = summarize(records)

@@ -305,10 +305,14 @@ _RESERVED: set[str] = set()
 def _ident(name: str) -> str:
     """Quote an identifier only when DuckDB needs it (reserved word or unusual characters)."""
     if not _RESERVED:
-        import duckdb
+        with _MEM_LOCK:
+            if not _RESERVED:
+                import duckdb
 
-        _RESERVED.update(k for (k,) in duckdb.sql(
-            "SELECT keyword_name FROM duckdb_keywords() WHERE keyword_category = 'reserved'").fetchall())
+                con = duckdb.connect()   # its own connection: the shared default one is not thread-safe
+                _RESERVED.update(k for (k,) in con.execute(
+                    "SELECT keyword_name FROM duckdb_keywords() WHERE keyword_category = 'reserved'").fetchall())
+                con.close()
     if name.isidentifier() and name.isascii() and name.lower() not in _RESERVED:
         return name
     return _q(name)

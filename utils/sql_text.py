@@ -218,6 +218,38 @@ def _alias_spellings(sql: str) -> list[str]:
     return re.findall(r"[A-Za-z_][\w]*", sql)
 
 
+_SELF_EQ = re.compile(r'(?<![\w."])("?)(\w+)\1\.("?)(\w+)\3\s*=\s*\1\2\1\.\3\4\3(?![\w"])')
+
+
+def fix_self_joins(sql: str, links: list[tuple[str, str, str, str]]) -> str:
+    """Rewrite a join condition that compares a column with itself (``T2.MakeId = T2.MakeId``, always
+    true) into the foreign-key join it was meant to be, when exactly one other table of the query is
+    linked to that column by a foreign key; otherwise leave the query alone."""
+    if not _SELF_EQ.search(sql):
+        return sql
+    aliases = table_aliases(sql)
+
+    def fix(m: re.Match) -> str:
+        alias, col = m.group(2), m.group(4)
+        table = aliases.get(alias.lower())
+        if table is None:
+            return m.group(0)
+        options = set()
+        for a, ac, b, bc in links:
+            for (t1, c1, t2, c2) in ((a, ac, b, bc), (b, bc, a, ac)):
+                if t1.lower() == table.lower() and c1.lower() == col.lower():
+                    for other_alias, other_table in aliases.items():
+                        if other_alias != alias.lower() and other_table.lower() == t2.lower():
+                            options.add((other_alias, c2))
+        if len(options) != 1:
+            return m.group(0)
+        other_alias, other_col = options.pop()
+        written = next((w for w in re.findall(r"[A-Za-z_]\w*", sql) if w.lower() == other_alias), other_alias)
+        return f"{written}.{other_col} = {m.group(0).split('=')[0].strip()}"
+
+    return _SELF_EQ.sub(fix, sql)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description="Describe a query, or repair it given a DuckDB error.")
     ap.add_argument("sql")
