@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from duckask.nodes._base import TracedNode
-from duckask.utils.sql_text import repair
+from duckask.utils.sql_text import fix_self_joins, repair
 
 MAX_REPAIRS = 3
 
@@ -53,6 +53,9 @@ class ErrorFixer(TracedNode):
         columns = {t.lower(): {c.name.lower() for c in tb.columns} for t, tb in cat.tables.items()}
         if p["sql"] and p["repairs"] < MAX_REPAIRS:
             fixed = repair(p["sql"], p["error"], columns)
+            if fixed:
+                # Moving a column to the alias that has it can turn "T1.a = T2.a" into "T1.a = T1.a".
+                fixed = fix_self_joins(fixed, cat.foreign_links())
             if fixed and fixed not in p["tried"]:
                 return {"action": "repaired", "sql": fixed}
         if p["retries"] >= p["max"]:
