@@ -55,6 +55,7 @@ SHARED = ROOT.parent / "shared"
 SPIDER = SHARED / "benchmarks" / "spider_dev"
 NBA_DB = SHARED / "data" / "nba"
 NBA_QUESTIONS = ROOT / "bench" / "nba_questions.yaml"
+NBA_DESCRIPTIONS = ROOT / "bench" / "nba_descriptions.yaml"
 KS = (1, 3, 5, 8, 10)   # 8 = the default table_shortlist the TableSelector LLM picks from
 MISS_K = 5
 SEP = "__"
@@ -236,6 +237,9 @@ def main(argv: list[str] | None = None) -> int:
     t_load = time.perf_counter()
     catalogs = {d.name: get_catalog(str(d), settings) for d in sorted((SPIDER / "dbs").iterdir()) if d.is_dir()}
     nba = nba_items(settings)
+    # The warehouse has no comments; bench/nba_descriptions.yaml documents it (written from the data,
+    # without looking at the questions), the way a deployer documents an undocumented database.
+    nba_doc = nba_items(dataclasses.replace(settings, descriptions=str(NBA_DESCRIPTIONS)))
     load_s = time.perf_counter() - t_load
 
     per_db_items, dropped, skipped = spider_items(catalogs)
@@ -244,6 +248,7 @@ def main(argv: list[str] | None = None) -> int:
         "spider_dev merged (db_id prefix)": evaluate(spider_items(catalogs, "db_id")[0], "spider_dev merged (db_id prefix)"),
         "spider_dev merged (opaque prefix)": evaluate(spider_items(catalogs, "opaque")[0], "spider_dev merged (opaque prefix)"),
         "nba": evaluate(nba, "nba"),
+        "nba + descriptions": evaluate(nba_doc, "nba + descriptions"),
     }
     summaries = {name: r["summary"] for name, r in results.items()}
     keys = {"per_db": "spider_dev per db", "merged_db_id": "spider_dev merged (db_id prefix)",
@@ -257,6 +262,7 @@ def main(argv: list[str] | None = None) -> int:
     print("\n## Spider dev per database, %\n")
     print(per_db_md(by_db))
     targets = {"nba recall@5 >= 95%": summaries["nba"]["recall@5"] >= 0.95,
+               "nba + descriptions recall@5 >= 95%": summaries["nba + descriptions"]["recall@5"] >= 0.95,
                "spider_dev merged recall@5 >= 90%": summaries["spider_dev merged (db_id prefix)"]["recall@5"] >= 0.90,
                "spider_dev merged (opaque prefix) recall@5 >= 90%":
                    summaries["spider_dev merged (opaque prefix)"]["recall@5"] >= 0.90}
