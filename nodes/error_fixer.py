@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from duckask.nodes._base import TracedNode
-from duckask.utils.sql_text import fix_self_joins, repair
+from duckask.utils.sql_text import repair, tidy_sql
 
 MAX_REPAIRS = 3
 
@@ -55,7 +55,7 @@ class ErrorFixer(TracedNode):
             fixed = repair(p["sql"], p["error"], columns)
             if fixed:
                 # Moving a column to the alias that has it can turn "T1.a = T2.a" into "T1.a = T1.a".
-                fixed = fix_self_joins(fixed, cat.foreign_links())
+                fixed = tidy_sql(fixed, cat)
             if fixed and fixed not in p["tried"]:
                 return {"action": "repaired", "sql": fixed}
         if p["retries"] >= p["max"]:

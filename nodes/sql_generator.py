@@ -9,7 +9,7 @@ the model spends no tokens on prose.
 from __future__ import annotations
 
 from duckask.nodes._base import TracedNode
-from duckask.utils.sql_text import extract_sql, fix_self_joins
+from duckask.utils.sql_text import extract_sql, tidy_sql
 
 MAX_VALUE_HINTS = 4
 
@@ -40,10 +40,7 @@ class SQLGenerator(TracedNode):
     def exec(self, p):
         msgs = build_messages(p["schema"], p["question"], p["values"], p["feedback"])
         reply = self.ctx.llm.complete(msgs, node="SQLGenerator", prefix="```sql\n", stop=["```"], max_tokens=256)
-        # A join condition that compares a column with itself is a known slip of small models;
-        # the foreign keys say what was meant.
-        sql = fix_self_joins(extract_sql(reply.text), self.ctx.catalog.foreign_links())
-        return {"sql": sql, "error": None}
+        return {"sql": tidy_sql(extract_sql(reply.text), self.ctx.catalog), "error": None}
 
     def exec_fallback(self, p, exc):
         # The LLM call itself failed (endpoint down, context overflow): the executor reports it.

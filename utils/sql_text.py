@@ -241,6 +241,8 @@ def fix_self_joins(sql: str, links: list[tuple[str, str, str, str]]) -> str:
                     for other_alias, other_table in aliases.items():
                         if other_alias != alias.lower() and other_table.lower() == t2.lower():
                             options.add((other_alias, c2))
+        if len(options) > 1:   # prefer an explicit alias over a bare table name (e.g. in a subquery)
+            options = {o for o in options if o[0] != aliases[o[0]].lower()}
         if len(options) != 1:
             return m.group(0)
         other_alias, other_col = options.pop()
@@ -248,6 +250,86 @@ def fix_self_joins(sql: str, links: list[tuple[str, str, str, str]]) -> str:
         return f"{written}.{other_col} = {m.group(0).split('=')[0].strip()}"
 
     return _SELF_EQ.sub(fix, sql)
+
+
+def _walk(x, skip=None):
+    """Every dict in a JSON AST, not descending into ``skip`` (a set of ids of dicts)."""
+    if isinstance(x, dict):
+        if skip and id(x) in skip:
+            return
+        yield x
+        for v in x.values():
+            yield from _walk(v, skip)
+    elif isinstance(x, list):
+        for v in x:
+            yield from _walk(v, skip)
+
+
+def prune_unused_joins(sql: str, columns: dict[str, set[str]]) -> str:
+    """Drop an inner-joined table that the query never uses beyond its own join condition.
+
+    Small models often join tables "for context" (``singer JOIN singer_in_concert JOIN concert`` to
+    list song names); each such join multiplies or filters rows the question did not ask about. A
+    table is dropped only when it is the right side of an INNER JOIN ... ON in the outermost FROM, no
+    other clause mentions its alias, no unqualified column of the query could be one of its columns,
+    no other join condition uses it, and the query has no ``*``, no GROUP BY and no COUNT/SUM/AVG
+    (where the join's row multiplicity is the point).
+    """
+    for _ in range(4):
+        node = _top_node(sql)
+        if not node or node.get("type") != "SELECT_NODE" or (node.get("from_table") or {}).get("type") != "JOIN":
+            return sql
+        joins = []          # (join node, right BASE_TABLE)
+        x = node["from_table"]
+        while x.get("type") == "JOIN":
+            if x.get("join_type") != "INNER" or not x.get("condition") or x["right"].get("type") != "BASE_TABLE":
+                return sql
+            joins.append((x, x["right"]))
+            x = x["left"]
+        if x.get("type") != "BASE_TABLE":
+            return sql
+        # With COUNT/SUM/AVG or GROUP BY, row multiplicity is the point of the join: leave it.
+        if node.get("group_expressions") or any(
+                d.get("class") == "AGGREGATE" or d.get("function_name") in ("count_star", "count", "sum", "avg")
+                for d in _walk([node.get("select_list"), node.get("having"), node.get("modifiers")])):
+            return sql
+        conds = {id(j["condition"]) for j, _ in joins}
+        outside = [d for d in _walk(node, skip=conds) if d.get("class") in ("COLUMN_REF", "STAR") or d.get("type") == "STAR"]
+        if any(d.get("class") == "STAR" or d.get("type") == "STAR" for d in outside):
+            return sql
+        used = {d["column_names"][0].lower() for d in outside if len(d.get("column_names", [])) >= 2}
+        bare = {d["column_names"][0].lower() for d in outside if len(d.get("column_names", [])) == 1}
+        removed = False
+        for j, t in joins:
+            alias = (t.get("alias") or t["table_name"]).lower()
+            if alias in used or bare & columns.get(t["table_name"].lower(), set()):
+                continue
+            in_other = any(alias == d["column_names"][0].lower() for oj, _ in joins if oj is not j
+                           for d in _walk(oj["condition"]) if len(d.get("column_names", [])) >= 2)
+            cond = j["condition"]
+            if in_other or not cond.get("query_location_length"):
+                continue
+            start = j.get("query_location")
+            end = cond["query_location"] + cond["query_location_length"]
+            if start is None or not re.match(r"\s*JOIN\b", sql[start:], re.I):
+                continue
+            head = re.search(r"(?:\b(?:INNER|CROSS)\s+)?$", sql[:start], re.I)
+            start = head.start() if head and head.group(0).strip() else start
+            sql = (sql[:start].rstrip() + " " + sql[end:].lstrip()).strip()
+            removed = True
+            break
+        if not removed:
+            return sql
+    return sql
+
+
+def tidy_sql(sql: str, catalog) -> str:
+    """The deterministic clean-ups applied to every model-written query: self-compare join
+    conditions rewritten from foreign keys, then unused inner joins dropped."""
+    if not sql:
+        return sql
+    columns = {t.lower(): {c.name.lower() for c in tb.columns} for t, tb in catalog.tables.items()}
+    return prune_unused_joins(fix_self_joins(sql, catalog.foreign_links()), columns)
 
 
 def main(argv: list[str] | None = None) -> int:
