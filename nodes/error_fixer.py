@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 from duckask.nodes._base import TracedNode
+from duckask.utils.schema import fold
 from duckask.utils.sql_text import repair, tidy_sql
 
 MAX_REPAIRS = 3
@@ -41,6 +42,21 @@ def column_hint(error: str, columns: dict[str, set[str]], tables: dict[str, str]
     return f" Note: no table has a column {col}; use only columns shown in the schema."
 
 
+_CONVERSION = re.compile(r"Could not convert string '([^']+)' to (\w+)")
+
+
+def value_hint(error: str, cat) -> str:
+    """For "could not convert 'United Airlines' to INT32": where that text really is stored."""
+    m = _CONVERSION.search(error or "")
+    if not m:
+        return ""
+    where = {f"{t}.{c}" for t, c, _ in cat.values.get(fold(m.group(1)), [])}
+    if where:
+        return (f" Note: '{m.group(1)}' is stored in {', '.join(sorted(where)[:3])}; compare it there "
+                f"(join that table) instead of with a {m.group(2)} column.")
+    return f" Note: '{m.group(1)}' is text; do not compare it with a {m.group(2)} column."
+
+
 class ErrorFixer(TracedNode):
     def prep(self, shared):
         return {"sql": shared.get("sql_query") or "", "error": shared.get("execution_error") or "",
@@ -60,7 +76,7 @@ class ErrorFixer(TracedNode):
                 return {"action": "repaired", "sql": fixed}
         if p["retries"] >= p["max"]:
             return {"action": "give_up"}
-        hint = column_hint(p["error"], columns, {t.lower(): t for t in cat.tables})
+        hint = column_hint(p["error"], columns, {t.lower(): t for t in cat.tables}) + value_hint(p["error"], cat)
         return {"action": "retry", "message": error_summary(p["error"]) + hint}
 
     def post(self, shared, p, res):

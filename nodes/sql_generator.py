@@ -12,6 +12,7 @@ from duckask.nodes._base import TracedNode
 from duckask.utils.sql_text import extract_sql, tidy_sql
 
 MAX_VALUE_HINTS = 4
+RESAMPLE_TEMPERATURE = 0.7
 
 SYSTEM = ("You write DuckDB SQL. Answer the question with one SELECT query. Use only the tables and "
           "columns in the schema, join on the REFERENCES keys, select only what the question asks for, "
@@ -35,12 +36,21 @@ class SQLGenerator(TracedNode):
         selected = set(shared.get("selected_tables") or [])
         values = [v for v in shared.get("value_matches") or [] if v["table"] in selected][:MAX_VALUE_HINTS]
         return {"schema": shared["table_schemas"], "question": shared["question"], "values": values,
-                "feedback": shared.get("feedback")}
+                "feedback": shared.get("feedback"), "tried": [a["sql"] for a in shared.get("attempts", [])]}
 
     def exec(self, p):
         msgs = build_messages(p["schema"], p["question"], p["values"], p["feedback"])
-        reply = self.ctx.llm.complete(msgs, node="SQLGenerator", prefix="```sql\n", stop=["```"], max_tokens=256)
-        return {"sql": tidy_sql(extract_sql(reply.text), self.ctx.catalog), "error": None}
+        sql = self._generate(msgs)
+        if p["feedback"] and sql in p["tried"]:
+            # At temperature 0 a small model often repeats the query that just failed, feedback or
+            # not; one sampled retry is the only way to get a different query out of it.
+            sql = self._generate(msgs, temperature=RESAMPLE_TEMPERATURE)
+        return {"sql": sql, "error": None}
+
+    def _generate(self, msgs, temperature=None) -> str:
+        reply = self.ctx.llm.complete(msgs, node="SQLGenerator", prefix="```sql\n", stop=["```"], max_tokens=256,
+                                      temperature=temperature)
+        return tidy_sql(extract_sql(reply.text), self.ctx.catalog)
 
     def exec_fallback(self, p, exc):
         # The LLM call itself failed (endpoint down, context overflow): the executor reports it.

@@ -229,7 +229,9 @@ def test_fixer_gives_up_after_max_fix_retries(run, retries):
     llm = ScriptedLLM({"SQLGenerator": [bad]})
     r = run("What are the points of players?", llm, max_fix_retries=retries)
     assert r.status == "error" and not r.ok
-    assert llm.count("SQLGenerator") == retries + 1
+    # Each retry that repeats the failed query is resampled once at a higher temperature.
+    assert llm.count("SQLGenerator") == 1 + 2 * retries
+    assert [c["temperature"] for c in llm.calls if c["node"] == "SQLGenerator"] == [None] + [None, 0.7] * retries
     fixer = [t["action"] for t in r.trace if t["node"] == "ErrorFixer"]
     assert fixer == ["retry"] * retries + ["give_up"]
     assert path(r)[-2:] == [("ErrorFixer", "give_up"), ("ReportError", "end")]
@@ -240,6 +242,14 @@ def test_fixer_gives_up_after_max_fix_retries(run, retries):
     assert r.answer.count('Referenced column "salary" not found') == n
     assert r.df is None
     assert r.sql == bad
+
+
+def test_retry_that_differs_is_not_resampled(run):
+    llm = ScriptedLLM({"SQLGenerator": ["SELECT name, salary FROM players", "SELECT name, points FROM players"]})
+    r = run("What are the points of players?", llm)
+    assert r.status == "answered"
+    assert llm.count("SQLGenerator") == 2
+    assert all(c["temperature"] is None for c in llm.calls)
 
 
 def test_llm_exception_in_sql_generator_is_reported(run):
@@ -265,7 +275,7 @@ def test_model_writes_no_sql(run):
     llm = ScriptedLLM({"SQLGenerator": ["", "```"]})
     r = run(LAKERS_Q, llm, max_fix_retries=1)
     assert r.status == "error"
-    assert llm.count("SQLGenerator") == 2
+    assert llm.count("SQLGenerator") == 3      # the empty retry is resampled once
     assert r.answer.count("the model produced no SQL query") == 2
 
 
@@ -279,7 +289,7 @@ def test_unsafe_sql_from_the_model_is_refused(run, small_db, tmp_path, monkeypat
     llm = ScriptedLLM({"SQLGenerator": [unsafe]})
     r = run("What are the points of players?", llm, max_fix_retries=1)
     assert r.status == "error"
-    assert llm.count("SQLGenerator") == 2
+    assert llm.count("SQLGenerator") == 3      # the repeated query is resampled once
     assert [a["status"] for a in r.attempts] == ["refused", "refused"]
     assert r.answer.count("-> refused: ") == 2
     assert path(r)[-1] == ("ReportError", "end")
@@ -320,7 +330,7 @@ def test_grader_budget_exhausted_keeps_last_answer(run):
     llm = ScriptedLLM({"SQLGenerator": [EMPTY_SQL]})
     r = run(LAKERS_Q, llm, max_grader_rounds=1)
     assert r.status == "answered"
-    assert llm.count("SQLGenerator") == 2
+    assert llm.count("SQLGenerator") == 3      # the repeated query is resampled once
     assert [t["action"] for t in r.trace if t["node"] == "ResponseGrader"] == ["fail", "exhausted"]
     assert [g["verdict"] for g in r.grades] == ["fail", "fail"]
     assert r.warning and r.warning.startswith("The answer may be wrong: The query returned no rows")

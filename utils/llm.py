@@ -49,7 +49,8 @@ class LLM(Protocol):
     is_endpoint: bool
 
     def complete(self, messages: list[dict[str, str]], *, node: str, prefix: str = "",
-                 stop: list[str] | None = None, max_tokens: int = 256) -> LLMReply: ...
+                 stop: list[str] | None = None, max_tokens: int = 256,
+                 temperature: float | None = None) -> LLMReply: ...
 
 
 class LLMError(RuntimeError):
@@ -89,8 +90,10 @@ class OpenAIBackend:
             reraise=True,
         )(self.client.chat.completions.create)
 
-    def complete(self, messages, *, node, prefix="", stop=None, max_tokens=256):
+    def complete(self, messages, *, node, prefix="", stop=None, max_tokens=256, temperature=None):
         opts = self.settings.node_options(node)
+        if temperature is not None:
+            opts["temperature"] = temperature
         model = opts.get("model") or self.name
         msgs = list(messages)
         if prefix:
@@ -191,8 +194,10 @@ class LocalBackend:
                 _LOCAL_MODELS[path] = llama
             return _LOCAL_MODELS[path]
 
-    def complete(self, messages, *, node, prefix="", stop=None, max_tokens=256):
+    def complete(self, messages, *, node, prefix="", stop=None, max_tokens=256, temperature=None):
         opts = self.settings.node_options(node)
+        if temperature is not None:
+            opts["temperature"] = temperature
         prompt = render_chatml(messages, prefix)
         with _LOCAL_LOCK:  # one generation at a time: llama.cpp state is not thread-safe
             llama = self.llama
@@ -228,8 +233,8 @@ class ScriptedLLM:
         self.name = name
         self.calls: list[dict[str, Any]] = []
 
-    def complete(self, messages, *, node, prefix="", stop=None, max_tokens=256):
-        self.calls.append({"node": node, "messages": messages, "prefix": prefix})
+    def complete(self, messages, *, node, prefix="", stop=None, max_tokens=256, temperature=None):
+        self.calls.append({"node": node, "messages": messages, "prefix": prefix, "temperature": temperature})
         entry = self.script.get(node)
         if entry is None:
             raise LLMError(f"ScriptedLLM has no reply for node {node}")

@@ -42,15 +42,17 @@ class CachedLLM:
     def is_endpoint(self) -> bool:
         return self.llm.is_endpoint
 
-    def key(self, messages, *, node, prefix="", stop=None, max_tokens=256) -> str:
+    def key(self, messages, *, node, prefix="", stop=None, max_tokens=256, temperature=None) -> str:
         settings = getattr(self.llm, "settings", None)
         opts = settings.node_options(node) if settings is not None else {}
+        if temperature is not None:
+            opts = {**opts, "temperature": temperature}
         blob = json.dumps({"model": self.llm.name, "node": node, "opts": opts, "messages": messages, "prefix": prefix,
                            "stop": list(stop or []), "max_tokens": max_tokens}, sort_keys=True)
         return hashlib.sha256(blob.encode()).hexdigest()
 
-    def complete(self, messages, *, node, prefix="", stop=None, max_tokens=256) -> LLMReply:
-        k = self.key(messages, node=node, prefix=prefix, stop=stop, max_tokens=max_tokens)
+    def complete(self, messages, *, node, prefix="", stop=None, max_tokens=256, temperature=None) -> LLMReply:
+        k = self.key(messages, node=node, prefix=prefix, stop=stop, max_tokens=max_tokens, temperature=temperature)
         with self._lock:
             row = self._con.execute("SELECT reply FROM replies WHERE key = ?", (k,)).fetchone()
         if row:
@@ -58,7 +60,8 @@ class CachedLLM:
             d = json.loads(row[0])
             return LLMReply(**{**d, "node": node, "ms": 0.0, "reused_tokens": d.get("prompt_tokens", 0)})
         self.misses += 1
-        reply = self.llm.complete(messages, node=node, prefix=prefix, stop=stop, max_tokens=max_tokens)
+        reply = self.llm.complete(messages, node=node, prefix=prefix, stop=stop, max_tokens=max_tokens,
+                                  temperature=temperature)
         with self._lock:
             self._con.execute("INSERT OR REPLACE INTO replies VALUES (?, ?)", (k, json.dumps(asdict(reply))))
             self._con.commit()
