@@ -311,10 +311,11 @@ def prune_unused_joins(sql: str, columns: dict[str, set[str]]) -> str:
                 continue
             start = j.get("query_location")
             end = cond["query_location"] + cond["query_location_length"]
-            if start is None or not re.match(r"\s*JOIN\b", sql[start:], re.I):
+            # The JOIN node's location is its keyword: "JOIN" or "INNER JOIN".
+            if start is None or not re.match(r"\s*(INNER\s+)?JOIN\b", sql[start:], re.I):
                 continue
-            head = re.search(r"(?:\b(?:INNER|CROSS)\s+)?$", sql[:start], re.I)
-            start = head.start() if head and head.group(0).strip() else start
+            head = re.search(r"\bINNER\s+$", sql[:start], re.I)
+            start = head.start() if head else start
             sql = (sql[:start].rstrip() + " " + sql[end:].lstrip()).strip()
             removed = True
             break
