@@ -1,7 +1,8 @@
 """ResponseGrader: does the SQL and its result answer the question? Bounded critique loop.
 
-"rules" (default for the embedded model; no LLM call) fails a result that is empty, all NULL, or has
-several rows when the question asks for one count. "llm" (default for endpoints) runs the rules,
+"rules" (default for the embedded model; no LLM call) fails a result that is empty (naming a
+contradictory filter such as ``x = 'a' AND x = 'b'`` when there is one), all NULL, or has several rows
+when the question asks for one count. "llm" (default for endpoints) runs the rules,
 then asks the model (YAML: verdict, critique); malformed replies are retried, then count as a pass
 so a flaky grader never discards a good answer. On fail the critique goes to SQLGenerator, at most
 ``max_grader_rounds`` times; after that the flow ends with the last answer and grade_status "fail".
@@ -29,9 +30,26 @@ critique: if fail, what the query gets wrong, in one sentence; else ""
 """
 
 
-def rule_check(question: str, df: pd.DataFrame | None) -> str | None:
+_EQ_LITERAL = re.compile(r"([\w.\"]+)\s*=\s*('(?:[^']|'')*')")
+
+
+def contradiction(sql: str) -> str | None:
+    """'X = 'a' AND X = 'b'' in one WHERE can never hold: the classic "both a and b" slip."""
+    seen: dict[str, str] = {}
+    for col, lit in _EQ_LITERAL.findall(sql or ""):
+        key = col.lower().replace('"', "")
+        if key in seen and seen[key] != lit and " OR " not in sql.upper():
+            return (f"{col} cannot equal both {seen[key]} and {lit} in the same row. For rows that have both "
+                    f"values, write two queries (one per value) combined with INTERSECT.")
+        seen.setdefault(key, lit)
+    return None
+
+
+def rule_check(question: str, df: pd.DataFrame | None, sql: str = "") -> str | None:
     """A critique when the result is certainly not an answer, else None."""
     if df is None or len(df) == 0:
+        if (why := contradiction(sql)):
+            return "The query returned no rows. " + why
         return ("The query returned no rows. Check that filter values match the data exactly (see the "
                 "sample values and their case) and that joins and conditions are not too strict.")
     if df.isna().all().all():
@@ -56,7 +74,7 @@ class ResponseGrader(TracedNode):
     def exec(self, p):
         if p["mode"] == "off":
             return {"verdict": "pass", "critique": "", "by": "off"}
-        critique = rule_check(p["question"], p["df"])
+        critique = rule_check(p["question"], p["df"], p["sql"])
         if critique:
             return {"verdict": "fail", "critique": critique, "by": "rules"}
         if p["mode"] != "llm":

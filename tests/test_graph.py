@@ -526,3 +526,13 @@ def test_result_to_dict_when_not_answered(run):
     assert d["columns"] == [] and d["rows"] == [] and d["sql"] is None
     assert d["clarifying_question"] == r.answer
     assert r.answer in repr(r) and html.escape(r.answer) in r._repr_html_()
+
+
+def test_grader_names_a_contradictory_filter(run):
+    both = "SELECT name FROM players WHERE name = 'LeBron James' AND name = 'Anthony Davis'"
+    llm = ScriptedLLM({"SQLGenerator": [both, LAKERS_SQL]})
+    r = run(LAKERS_Q, llm)
+    assert r.status == "answered" and rows(r) == LAKERS_ROWS
+    critique = r.grades[0]["critique"]
+    assert "cannot equal both 'LeBron James' and 'Anthony Davis'" in critique and "INTERSECT" in critique
+    assert "INTERSECT" in user_prompt(llm, "SQLGenerator", 1)
