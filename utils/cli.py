@@ -172,6 +172,8 @@ def cmd_sql(args) -> int:
             d.update(columns=[str(c) for c in out.df.columns], truncated=out.truncated, row_count=len(out.df),
                      rows=json.loads(out.df.to_json(orient="values", date_format="iso", default_handler=str)))
         print(json.dumps(d, default=str))
+    elif out.ok and len(out.df) == 0:
+        print(f"(no rows; columns: {', '.join(map(str, out.df.columns))})")
     elif out.ok:
         print(out.df.head(args.max_rows).to_string(index=False))
         if len(out.df) > args.max_rows or out.truncated:
