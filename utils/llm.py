@@ -256,12 +256,11 @@ class ScriptedLLM:
 
 
 # --------------------------------------------------------------------------- accounting
-class MeteredLLM:
-    """Wraps a backend for one question and keeps every reply (node, tokens, ms) in ``calls``."""
+class WrappedLLM:
+    """Base of backends that wrap another one: name, kind and settings are the wrapped backend's."""
 
     def __init__(self, llm: LLM):
         self.llm = llm
-        self.calls: list[LLMReply] = []
 
     @property
     def name(self) -> str:
@@ -270,6 +269,18 @@ class MeteredLLM:
     @property
     def is_endpoint(self) -> bool:
         return self.llm.is_endpoint
+
+    @property
+    def settings(self):
+        return getattr(self.llm, "settings", None)
+
+
+class MeteredLLM(WrappedLLM):
+    """Wraps a backend for one question and keeps every reply (node, tokens, ms) in ``calls``."""
+
+    def __init__(self, llm: LLM):
+        super().__init__(llm)
+        self.calls: list[LLMReply] = []
 
     def complete(self, messages, **kw) -> LLMReply:
         reply = self.llm.complete(messages, **kw)

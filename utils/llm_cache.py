@@ -19,12 +19,12 @@ import threading
 from dataclasses import asdict
 from pathlib import Path
 
-from duckask.utils.llm import LLM, LLMReply
+from duckask.utils.llm import LLM, LLMReply, WrappedLLM
 
 
-class CachedLLM:
+class CachedLLM(WrappedLLM):
     def __init__(self, llm: LLM, path: str | Path):
-        self.llm = llm
+        super().__init__(llm)
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
@@ -34,16 +34,8 @@ class CachedLLM:
         self.hits = 0
         self.misses = 0
 
-    @property
-    def name(self) -> str:
-        return self.llm.name
-
-    @property
-    def is_endpoint(self) -> bool:
-        return self.llm.is_endpoint
-
     def key(self, messages, *, node, prefix="", stop=None, max_tokens=256, temperature=None) -> str:
-        settings = getattr(self.llm, "settings", None)
+        settings = self.settings
         opts = settings.node_options(node) if settings is not None else {}
         if temperature is not None:
             opts = {**opts, "temperature": temperature}
