@@ -2,7 +2,7 @@
 
 Default ("rules"): deterministic and free. A question is ambiguous when it is empty, is a known vague
 request ("show me the data"), or relates to nothing in the schema (no table, column, description or
-data value matches any of its words). "llm" mode asks the model (YAML: ambiguous, clarifying_question)
+data value matches any of its words) and carries no number or name that could be a filter. "llm" mode asks the model (YAML: ambiguous, clarifying_question)
 on top of the rules; malformed replies are retried, then treated as clear. "off" skips the check.
 """
 from __future__ import annotations
@@ -41,8 +41,13 @@ class ClarifyQuery(TracedNode):
         if _VAGUE.search(question):
             return {"reason": "the request is too vague to turn into one query",
                     "question": "Which figures do you want to see, and about what (e.g. a table, a person, a year)?"}
+        # "Nothing in the schema matches" is not trusted when the question carries a number or a
+        # name: then it is more likely a vocabulary gap ("nations founded after 1950" for table
+        # country) than an unrelated request, and an attempt can be right where asking back cannot.
         ranked = rank_tables(cat, question, match_values(cat, question))
-        if not ranked or ranked[0].score <= 0:
+        words = question.split()
+        specific = any(any(ch.isdigit() for ch in w) or (i > 0 and w[:1].isupper()) for i, w in enumerate(words))
+        if not specific and (not ranked or ranked[0].score <= 0):
             names = ", ".join(list(cat.tables)[:12])
             return {"reason": "no table, column or value in this database matches the question's words",
                     "question": f"I couldn't relate the question to this database (tables: {names}). "

@@ -265,7 +265,24 @@ def _walk(x, skip=None):
             yield from _walk(v, skip)
 
 
-def prune_unused_joins(sql: str, columns: dict[str, set[str]]) -> str:
+def _is_key_join(cond: dict, aliases: dict[str, str], links: list[tuple[str, str, str, str]] | None) -> bool:
+    """Whether a join condition is exactly one foreign key = the column it references."""
+    if links is None:
+        return True
+    if cond.get("class") != "COMPARISON" or cond.get("type") != "COMPARE_EQUAL":
+        return False
+    sides = []
+    for side in (cond.get("left"), cond.get("right")):
+        names = (side or {}).get("column_names") or []
+        if side is None or side.get("class") != "COLUMN_REF" or len(names) != 2:
+            return False
+        sides.append(((aliases.get(names[0].lower()) or "").lower(), names[1].lower()))
+    pairs = {((a.lower(), ac.lower()), (b.lower(), bc.lower())) for a, ac, b, bc in links}
+    return (sides[0], sides[1]) in pairs or (sides[1], sides[0]) in pairs
+
+
+def prune_unused_joins(sql: str, columns: dict[str, set[str]],
+                       links: list[tuple[str, str, str, str]] | None = None) -> str:
     """Drop an inner-joined table that the query never uses beyond its own join condition.
 
     Small models often join tables "for context" (``singer JOIN singer_in_concert JOIN concert`` to
@@ -273,7 +290,8 @@ def prune_unused_joins(sql: str, columns: dict[str, set[str]]) -> str:
     table is dropped only when it is the right side of an INNER JOIN ... ON in the outermost FROM, no
     other clause mentions its alias, no unqualified column of the query could be one of its columns,
     no other join condition uses it, and the query has no ``*``, no GROUP BY and no COUNT/SUM/AVG
-    (where the join's row multiplicity is the point).
+    (where the join's row multiplicity is the point). With ``links`` (foreign keys), only a join on
+    exactly a foreign key is dropped: a join on other columns (``o.state = p.state``) is a filter.
     """
     for _ in range(4):
         node = _top_node(sql)
@@ -307,7 +325,7 @@ def prune_unused_joins(sql: str, columns: dict[str, set[str]]) -> str:
             in_other = any(alias == d["column_names"][0].lower() for oj, _ in joins if oj is not j
                            for d in _walk(oj["condition"]) if len(d.get("column_names", [])) >= 2)
             cond = j["condition"]
-            if in_other or not cond.get("query_location_length"):
+            if in_other or not cond.get("query_location_length") or not _is_key_join(cond, table_aliases(sql), links):
                 continue
             start = j.get("query_location")
             end = cond["query_location"] + cond["query_location_length"]
@@ -330,7 +348,8 @@ def tidy_sql(sql: str, catalog) -> str:
     if not sql:
         return sql
     columns = {t.lower(): {c.name.lower() for c in tb.columns} for t, tb in catalog.tables.items()}
-    return prune_unused_joins(fix_self_joins(sql, catalog.foreign_links()), columns)
+    links = catalog.foreign_links()
+    return prune_unused_joins(fix_self_joins(sql, links), columns, links)
 
 
 def main(argv: list[str] | None = None) -> int:

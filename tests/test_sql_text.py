@@ -1,0 +1,50 @@
+"""The deterministic SQL clean-ups and repairs, on hand-written queries."""
+from duckask.utils.sql_text import fix_self_joins, prune_unused_joins, repair
+
+COLS = {"singer": {"singer_id", "song_name", "age", "name"}, "singer_in_concert": {"singer_id", "concert_id"},
+        "concert": {"concert_id", "year"}, "owners": {"owner_id", "state"}, "professionals": {"professional_id", "state"}}
+LINKS = [("singer_in_concert", "singer_id", "singer", "singer_id"),
+         ("singer_in_concert", "concert_id", "concert", "concert_id")]
+
+
+def test_unused_foreign_key_joins_are_dropped():
+    sql = ("SELECT T1.song_name FROM singer AS T1 JOIN singer_in_concert AS T2 ON T1.singer_id = T2.singer_id "
+           "INNER JOIN concert AS T3 ON T2.concert_id = T3.concert_id WHERE T1.age > (SELECT AVG(age) FROM singer)")
+    assert prune_unused_joins(sql, COLS, LINKS) == \
+        "SELECT T1.song_name FROM singer AS T1 WHERE T1.age > (SELECT AVG(age) FROM singer)"
+
+
+def test_used_joins_and_filter_joins_are_kept():
+    used = ("SELECT T1.name FROM singer AS T1 JOIN singer_in_concert AS T2 ON T1.singer_id = T2.singer_id "
+            "JOIN concert AS T3 ON T2.concert_id = T3.concert_id WHERE T3.year = 2014")
+    assert prune_unused_joins(used, COLS, LINKS) == used
+    # A join on a non-key column is an existence filter ("states with both owners and professionals").
+    semi = "SELECT DISTINCT T1.state FROM owners AS T1 JOIN professionals AS T2 ON T1.state = T2.state"
+    assert prune_unused_joins(semi, COLS, LINKS) == semi
+
+
+def test_joins_under_aggregates_or_star_are_kept():
+    for sql in ("SELECT count(*) FROM singer T1 JOIN singer_in_concert T2 ON T1.singer_id = T2.singer_id",
+                "SELECT T1.name FROM singer T1 JOIN singer_in_concert T2 ON T1.singer_id = T2.singer_id GROUP BY T1.name",
+                "SELECT * FROM singer T1 JOIN singer_in_concert T2 ON T1.singer_id = T2.singer_id"):
+        assert prune_unused_joins(sql, COLS, LINKS) == sql
+
+
+def test_self_compare_join_condition_is_rewritten_from_the_foreign_key():
+    links = [("cars_data", "Id", "car_names", "MakeId")]
+    sql = ("SELECT T1.Horsepower FROM cars_data AS T1 JOIN car_names AS T2 ON T2.MakeId = T2.MakeId "
+           "WHERE T1.Accelerate = (SELECT MAX(Accelerate) FROM cars_data)")
+    assert "ON T1.Id = T2.MakeId" in fix_self_joins(sql, links)
+    assert fix_self_joins("SELECT a.x FROM t a WHERE a.x = a.x", links) == "SELECT a.x FROM t a WHERE a.x = a.x"
+
+
+def test_repairs_named_by_duckdb():
+    err = 'Binder Error: Referenced column "nme" not found in FROM clause!\nCandidate bindings: "name"\n'
+    assert repair("SELECT nme FROM ship", err) == "SELECT name FROM ship"
+    err = 'Binder Error: column "name" must appear in the GROUP BY clause or must be part of an aggregate function.'
+    assert repair("SELECT name, count(*) FROM s GROUP BY id", err) == "SELECT name, count(*) FROM s GROUP BY id, name"
+    err = 'Binder Error: Table "T2" does not have a column named "song_name"\n\nCandidate bindings: : "Singer_ID"\n'
+    fixed = repair("SELECT T2.song_name FROM singer AS T1 JOIN singer_in_concert AS T2 ON T1.singer_id = T2.singer_id",
+                   err, COLS)
+    assert fixed.startswith("SELECT T1.song_name")
+    assert repair("SELECT 1", "Parser Error: syntax error") is None
