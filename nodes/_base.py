@@ -31,6 +31,13 @@ class TracedNode(Node):
         super().__init__(max_retries=max_retries, wait=wait)
         self.ctx = ctx
 
+    def mode(self, setting: str, local_default: str) -> str:
+        """A node's mode setting with "auto" resolved: "llm" on endpoints, ``local_default`` on the
+        embedded model (where every call costs seconds)."""
+        if setting == "auto":
+            return "llm" if self.ctx.llm.is_endpoint else local_default
+        return setting
+
     def _run(self, shared):
         name = type(self).__name__
         if self.ctx.on_node:

@@ -22,11 +22,8 @@ class DataAnalyzer(TracedNode):
         super().__init__(ctx, max_retries=1)
 
     def prep(self, shared):
-        mode = self.ctx.settings.analyzer
-        if mode == "auto":
-            mode = "llm" if self.ctx.llm.is_endpoint else "template"
         return {"question": shared["question"], "sql": shared["sql_query"], "df": shared["query_result"],
-                "truncated": shared.get("truncated", False), "mode": mode}
+                "truncated": shared.get("truncated", False), "mode": self.mode(self.ctx.settings.analyzer, "template")}
 
     def exec(self, p):
         how = derivation(p["sql"])

@@ -65,11 +65,9 @@ class ResponseGrader(TracedNode):
         super().__init__(ctx, max_retries=2)
 
     def prep(self, shared):
-        mode = self.ctx.settings.grader
-        if mode == "auto":
-            mode = "llm" if self.ctx.llm.is_endpoint else "rules"
         return {"question": shared["question"], "sql": shared["sql_query"], "df": shared["query_result"],
-                "rounds": shared.get("grader_rounds", 0), "max": self.ctx.settings.max_grader_rounds, "mode": mode}
+                "rounds": shared.get("grader_rounds", 0), "max": self.ctx.settings.max_grader_rounds,
+                "mode": self.mode(self.ctx.settings.grader, "rules")}
 
     def exec(self, p):
         if p["mode"] == "off":
