@@ -3,27 +3,55 @@
 Safety lives in ``duckask.utils.database`` and ``duckask.utils.safety``: one SELECT/WITH statement
 only, no file or network access, locked configuration, a timeout and a row cap. Errors and refusals
 become ``execution_error`` and the "error" action; they never raise.
+
+When SQLGenerator wrote several drafts (``sql_candidates`` > 1), each distinct one runs and
+``duckask.utils.voting`` picks the query whose result most drafts agree on. Only when none of them
+runs does the greedy draft's error go to ErrorFixer.
 """
 from __future__ import annotations
 
+from collections import Counter
+
 from duckask.nodes._base import TracedNode
 from duckask.utils.database import QueryOutcome
+from duckask.utils.voting import vote
 
 
 class SQLExecutor(TracedNode):
     def prep(self, shared):
-        return {"sql": shared.get("sql_query") or "", "generation_error": shared.get("generation_error")}
+        sql = shared.get("sql_query") or ""
+        # Drafts belong to this query only straight after SQLGenerator (post() consumes them, so a
+        # query ErrorFixer repaired runs on its own).
+        drafts = shared.get("sql_candidates") or [sql]
+        return {"sql": sql, "drafts": drafts, "generation_error": shared.get("generation_error")}
 
     def exec(self, p):
         if p["generation_error"]:
-            return QueryOutcome(sql=p["sql"], status="error", error=p["generation_error"])
+            return QueryOutcome(sql=p["sql"], status="error", error=p["generation_error"]), []
         if not p["sql"]:
-            return QueryOutcome(sql="", status="error", error="the model produced no SQL query")
+            return QueryOutcome(sql="", status="error", error="the model produced no SQL query"), []
         # The connection is shared per file, so this question's timeout and row cap are passed per run.
         s = self.ctx.settings
-        return self.ctx.db.run(p["sql"], timeout_s=s.timeout_s, row_cap=s.row_cap)
+        counts = Counter(d for d in p["drafts"] if d)
+        if len(counts) <= 1:
+            return self.ctx.db.run(p["sql"], timeout_s=s.timeout_s, row_cap=s.row_cap), []
+        distinct = [p["sql"]] + [d for d in counts if d != p["sql"]]
+        outs = [self.ctx.db.run(d, timeout_s=s.timeout_s, row_cap=s.row_cap) for d in distinct]
+        v = vote(outs, [counts[d] for d in distinct])
+        group = next((g for g in v.groups if v.chosen in g), [])
+        ballot = [{"sql": d, "drafts": counts[d], "status": o.status, "error": o.error,
+                   "rows": None if o.df is None else len(o.df), "chosen": i == v.chosen,
+                   "agrees": i in group} for i, (d, o) in enumerate(zip(distinct, outs))]
+        return outs[v.chosen], ballot
 
-    def post(self, shared, p, out: QueryOutcome):
+    def post(self, shared, p, res):
+        out, ballot = res
+        shared["sql_candidates"] = None
+        if ballot:
+            shared["vote"] = ballot
+            shared["attempts"][-1]["sql"] = out.sql
+            if len(shared["attempts"]) == 1:
+                shared["first_sql"] = out.sql
         shared["attempts"][-1].update({"status": out.status, "error": out.error, "ms": round(out.ms, 1)})
         if out.ok:
             shared["sql_query"] = out.sql

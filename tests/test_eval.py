@@ -635,6 +635,11 @@ def test_cached_llm_hits_and_misses(tmp_path):
     # A different model name is a different key.
     c3 = CachedLLM(ScriptedLLM({"SQLGenerator": ["SELECT 9"]}, name="other-model"), tmp_path / "sub" / "cache.sqlite")
     assert c3.complete(msgs, node="SQLGenerator", max_tokens=100).text == "SELECT 9" and c3.misses == 1
+    # Sampled drafts: each temperature and seed is its own key, and a repeated seed is a hit.
+    c4 = CachedLLM(ScriptedLLM({"SQLGenerator": ["SELECT 10", "SELECT 11", "SELECT 12"]}), tmp_path / "s.sqlite")
+    texts = [c4.complete(msgs, node="SQLGenerator", temperature=0.7, seed=s).text for s in (1, 2, 1)]
+    assert texts == ["SELECT 10", "SELECT 11", "SELECT 10"] and (c4.misses, c4.hits) == (2, 1)
+    assert c4.llm.calls[1]["seed"] == 2
 
 
 # --------------------------------------------------------------------------- the returned DataFrame

@@ -536,3 +536,46 @@ def test_grader_names_a_contradictory_filter(run):
     critique = r.grades[0]["critique"]
     assert "cannot equal both 'LeBron James' and 'Anthony Davis'" in critique and "INTERSECT" in critique
     assert "INTERSECT" in user_prompt(llm, "SQLGenerator", 1)
+
+
+# --------------------------------------------------------------------------- several drafts and a vote
+def test_drafts_vote_for_the_result_most_agree_on(run):
+    other = "SELECT p.name, p.points FROM teams t JOIN players p ON t.id = p.team_id WHERE t.name = 'Lakers'"
+    llm = ScriptedLLM({"SQLGenerator": [ALL_POINTS_SQL, LAKERS_SQL, other]})
+    r = run(LAKERS_Q, llm, sql_candidates=3)
+    assert r.status == "answered" and path(r) == HAPPY_PATH
+    assert llm.count() == 3
+    # The greedy draft, then samples at the candidate temperature with fixed seeds.
+    assert [(c["temperature"], c["seed"]) for c in llm.calls] == [(None, None), (0.7, 1), (0.7, 2)]
+    assert r.sql == LAKERS_SQL and r.first_sql == LAKERS_SQL
+    assert sorted(rows(r)) == sorted(LAKERS_ROWS)
+    assert [(v["drafts"], v["chosen"], v["agrees"]) for v in r.vote] == [(1, False, False), (1, True, True),
+                                                                         (1, False, True)]
+    assert [a["sql"] for a in r.attempts] == [LAKERS_SQL]
+
+
+def test_identical_drafts_run_once_and_count_twice(run):
+    llm = ScriptedLLM({"SQLGenerator": [ALL_POINTS_SQL, LAKERS_SQL, LAKERS_SQL]})
+    r = run(LAKERS_Q, llm, sql_candidates=3)
+    assert r.sql == LAKERS_SQL
+    assert [(v["sql"], v["drafts"]) for v in r.vote] == [(ALL_POINTS_SQL, 1), (LAKERS_SQL, 2)]
+
+
+def test_all_drafts_fail_then_one_retry_from_the_greedy_error(run):
+    bad, worse = "SELECT name, salary FROM players", "SELECT nme FROM playerz"
+    llm = ScriptedLLM({"SQLGenerator": [bad, worse, worse, ALL_POINTS_SQL]})
+    r = run("What are the points of players?", llm, sql_candidates=3)
+    assert r.status == "answered" and r.sql == ALL_POINTS_SQL
+    assert llm.count("SQLGenerator") == 4          # three drafts, then a single retry
+    assert llm.calls[3]["temperature"] is None and "salary" in user_prompt(llm, "SQLGenerator", 3)
+    assert [(a["sql"], a["status"]) for a in r.attempts] == [(bad, "error"), (ALL_POINTS_SQL, "ok")]
+    assert r.first_sql == bad
+
+
+def test_a_repaired_query_runs_alone_after_a_failed_vote(run):
+    llm = ScriptedLLM({"SQLGenerator": ["SELECT name, pointz FROM players ORDER BY pointz DESC LIMIT 2",
+                                        "SELECT nme FROM playerz"]})
+    r = run("Which players have the most points?", llm, sql_candidates=2)
+    assert r.status == "answered" and llm.count() == 2
+    assert r.sql == "SELECT name, points FROM players ORDER BY points DESC LIMIT 2"
+    assert [(a["source"], a["status"]) for a in r.attempts] == [("llm", "error"), ("repair", "ok")]

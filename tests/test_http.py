@@ -98,7 +98,14 @@ def test_plain_success_records_text_usage_model_and_request(stub):
     assert body["temperature"] == 0
     assert body["max_tokens"] == 64
     assert body["messages"] == MESSAGES
-    assert not body.get("stop")
+    assert not body.get("stop") and "seed" not in body
+
+
+def test_sampled_draft_sends_temperature_and_seed(stub):
+    stub.push("SELECT 1")
+    backend(stub).complete(MESSAGES, node="SQLGenerator", max_tokens=64, temperature=0.7, seed=3)
+    body = stub.requests[0]["body"]
+    assert (body["temperature"], body["seed"]) == (0.7, 3)
 
 
 def test_reply_model_and_usage_come_from_the_server(stub):

@@ -39,6 +39,7 @@ class Result:
     grades: list[dict] = field(default_factory=list)
     grade_status: str | None = None      # pass | fail (grader budget exhausted) | None (not graded)
     first_sql: str | None = None
+    vote: list[dict] = field(default_factory=list)   # drafts SQLExecutor ran and voted on (sql_candidates > 1)
     truncated: bool = False
     seconds: float = 0.0
     db: str | None = None
@@ -57,7 +58,7 @@ class Result:
             "row_count": len(df), "truncated": self.truncated, "tables": self.tables,
             "derivation": self.derivation, "warning": self.warning,
             "clarifying_question": self.clarifying_question, "first_sql": self.first_sql,
-            "attempts": self.attempts, "grades": self.grades, "grade_status": self.grade_status, "trace": self.trace,
+            "vote": self.vote, "attempts": self.attempts, "grades": self.grades, "grade_status": self.grade_status, "trace": self.trace,
             "llm": {"calls": len(self.llm_calls),
                     "prompt_tokens": sum(c["prompt_tokens"] for c in self.llm_calls),
                     "completion_tokens": sum(c["completion_tokens"] for c in self.llm_calls)},
@@ -140,7 +141,8 @@ def ask(question: str, db: str | None = None, *, llm: LLM | None = None, setting
         warning=shared.get("warning"),
         clarifying_question=(shared.get("clarification") or {}).get("question") if status == "needs_clarification" else None,
         trace=shared.get("trace", []), llm_calls=shared.get("llm_calls", []), attempts=shared.get("attempts", []),
-        grades=shared.get("grades", []), grade_status=shared.get("grade_status"), first_sql=shared.get("first_sql"), truncated=bool(shared.get("truncated")),
+        grades=shared.get("grades", []), grade_status=shared.get("grade_status"), first_sql=shared.get("first_sql"),
+        vote=shared.get("vote") or [], truncated=bool(shared.get("truncated")),
         seconds=time.perf_counter() - t0, db=str(db))
 
 

@@ -50,7 +50,7 @@ class LLM(Protocol):
 
     def complete(self, messages: list[dict[str, str]], *, node: str, prefix: str = "",
                  stop: list[str] | None = None, max_tokens: int = 256,
-                 temperature: float | None = None) -> LLMReply: ...
+                 temperature: float | None = None, seed: int | None = None) -> LLMReply: ...
 
 
 class LLMError(RuntimeError):
@@ -90,7 +90,7 @@ class OpenAIBackend:
             reraise=True,
         )(self.client.chat.completions.create)
 
-    def complete(self, messages, *, node, prefix="", stop=None, max_tokens=256, temperature=None):
+    def complete(self, messages, *, node, prefix="", stop=None, max_tokens=256, temperature=None, seed=None):
         opts = self.settings.node_options(node)
         if temperature is not None:
             opts["temperature"] = temperature
@@ -104,8 +104,9 @@ class OpenAIBackend:
             stop = [s for s in (stop or []) if s not in prefix]
         t0 = time.perf_counter()
         try:
+            extra = {"seed": seed} if seed is not None else {}
             resp = self._create(model=model, messages=msgs, temperature=float(opts.get("temperature") or 0.0),
-                                max_tokens=max_tokens, stop=stop or None)
+                                max_tokens=max_tokens, stop=stop or None, **extra)
         except Exception as e:  # noqa: BLE001 - re-raised with context
             raise LLMError(f"{node}: LLM endpoint call failed: {type(e).__name__}: {e}") from e
         ms = (time.perf_counter() - t0) * 1000
@@ -194,7 +195,7 @@ class LocalBackend:
                 _LOCAL_MODELS[path] = llama
             return _LOCAL_MODELS[path]
 
-    def complete(self, messages, *, node, prefix="", stop=None, max_tokens=256, temperature=None):
+    def complete(self, messages, *, node, prefix="", stop=None, max_tokens=256, temperature=None, seed=None):
         opts = self.settings.node_options(node)
         if temperature is not None:
             opts["temperature"] = temperature
@@ -210,6 +211,7 @@ class LocalBackend:
             out = llama.create_completion(tokens, max_tokens=max_tokens,
                                           temperature=float(opts.get("temperature") or 0.0),
                                           top_k=1 if not opts.get("temperature") else 40,
+                                          seed=seed,
                                           stop=list(stop or []) + ["<|im_end|>", "<|endoftext|>"])
             ms = (time.perf_counter() - t0) * 1000
         usage = out.get("usage", {})
@@ -233,8 +235,9 @@ class ScriptedLLM:
         self.name = name
         self.calls: list[dict[str, Any]] = []
 
-    def complete(self, messages, *, node, prefix="", stop=None, max_tokens=256, temperature=None):
-        self.calls.append({"node": node, "messages": messages, "prefix": prefix, "temperature": temperature})
+    def complete(self, messages, *, node, prefix="", stop=None, max_tokens=256, temperature=None, seed=None):
+        self.calls.append({"node": node, "messages": messages, "prefix": prefix, "temperature": temperature,
+                           "seed": seed})
         entry = self.script.get(node)
         if entry is None:
             raise LLMError(f"ScriptedLLM has no reply for node {node}")

@@ -34,17 +34,21 @@ class CachedLLM(WrappedLLM):
         self.hits = 0
         self.misses = 0
 
-    def key(self, messages, *, node, prefix="", stop=None, max_tokens=256, temperature=None) -> str:
+    def key(self, messages, *, node, prefix="", stop=None, max_tokens=256, temperature=None, seed=None) -> str:
         settings = self.settings
         opts = settings.node_options(node) if settings is not None else {}
         if temperature is not None:
             opts = {**opts, "temperature": temperature}
+        if seed is not None:
+            opts = {**opts, "seed": seed}
         blob = json.dumps({"model": self.llm.name, "node": node, "opts": opts, "messages": messages, "prefix": prefix,
                            "stop": list(stop or []), "max_tokens": max_tokens}, sort_keys=True)
         return hashlib.sha256(blob.encode()).hexdigest()
 
-    def complete(self, messages, *, node, prefix="", stop=None, max_tokens=256, temperature=None) -> LLMReply:
-        k = self.key(messages, node=node, prefix=prefix, stop=stop, max_tokens=max_tokens, temperature=temperature)
+    def complete(self, messages, *, node, prefix="", stop=None, max_tokens=256, temperature=None,
+                 seed=None) -> LLMReply:
+        k = self.key(messages, node=node, prefix=prefix, stop=stop, max_tokens=max_tokens, temperature=temperature,
+                     seed=seed)
         with self._lock:
             row = self._con.execute("SELECT reply FROM replies WHERE key = ?", (k,)).fetchone()
         if row:
@@ -53,7 +57,7 @@ class CachedLLM(WrappedLLM):
             return LLMReply(**{**d, "node": node, "ms": 0.0, "reused_tokens": d.get("prompt_tokens", 0)})
         self.misses += 1
         reply = self.llm.complete(messages, node=node, prefix=prefix, stop=stop, max_tokens=max_tokens,
-                                  temperature=temperature)
+                                  temperature=temperature, seed=seed)
         with self._lock:
             self._con.execute("INSERT OR REPLACE INTO replies VALUES (?, ?)", (k, json.dumps(asdict(reply))))
             self._con.commit()
