@@ -39,7 +39,8 @@ class SQLExecutor(TracedNode):
         outs = [self.ctx.db.run(d, timeout_s=s.timeout_s, row_cap=s.row_cap) for d in distinct]
         v = vote(outs, [counts[d] for d in distinct])
         group = next((g for g in v.groups if v.chosen in g), [])
-        ballot = [{"sql": d, "drafts": counts[d], "status": o.status, "error": o.error,
+        ballot = [{"sql": d, "drafts": counts[d], "positions": [j for j, x in enumerate(p["drafts"]) if x == d],
+                   "status": o.status, "error": o.error,
                    "rows": None if o.df is None else len(o.df), "chosen": i == v.chosen,
                    "agrees": i in group} for i, (d, o) in enumerate(zip(distinct, outs))]
         return outs[v.chosen], ballot

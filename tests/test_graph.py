@@ -558,7 +558,8 @@ def test_identical_drafts_run_once_and_count_twice(run):
     llm = ScriptedLLM({"SQLGenerator": [ALL_POINTS_SQL, LAKERS_SQL, LAKERS_SQL]})
     r = run(LAKERS_Q, llm, sql_candidates=3)
     assert r.sql == LAKERS_SQL
-    assert [(v["sql"], v["drafts"]) for v in r.vote] == [(ALL_POINTS_SQL, 1), (LAKERS_SQL, 2)]
+    assert [(v["sql"], v["drafts"], v["positions"]) for v in r.vote] == [(ALL_POINTS_SQL, 1, [0]),
+                                                                         (LAKERS_SQL, 2, [1, 2])]
 
 
 def test_all_drafts_fail_then_one_retry_from_the_greedy_error(run):

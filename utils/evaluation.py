@@ -139,7 +139,7 @@ def evaluate_one(q: Question, db: str, *, llm: LLM, settings: Settings, mode: st
             error=None if r.ok else r.answer.splitlines()[0][:300],
             first_sql=r.first_sql, first_correct=score(r.first_sql) if r.first_sql else False,
             first_graded_correct=score(first_graded) if first_graded else None,
-            candidates=[{"sql": c["sql"], "drafts": c["drafts"], "status": c["status"], "chosen": c["chosen"],
+            candidates=[{"sql": c["sql"], "positions": c["positions"], "status": c["status"], "chosen": c["chosen"],
                          "correct": score(c["sql"]) if c["status"] == "ok" else False} for c in r.vote],
             grades=grades, grader_rounds=max(0, len(grades) - 1),
             fixer_attempts=sum(1 for a in r.attempts if a.get("after") == "error" and a.get("source") == "llm"),

@@ -156,6 +156,30 @@ def _reusable_prefix(llama, tokens: list[int]) -> int:
     return best
 
 
+def compact_ram_cache(capacity_bytes: int):
+    """llama.cpp's RAM prompt cache, without its hidden cost.
+
+    llama-cpp-python's ``save_state`` copies the logits buffer with every state (n_batch x vocabulary
+    floats: 311 MB for this model) although, without ``logits_all``, nothing reads it back, and
+    ``LlamaRAMCache`` counts only the KV bytes against its capacity. A 1 GB cache of ~30 MB prompt
+    states thus held over 10 GB, and 5 drafts a question filled 24 GB within 20 questions. Here a
+    state keeps one logits row (``load_state`` broadcasts it into the buffer, whose rows are
+    rewritten before they are used) and every byte it keeps counts against the capacity.
+    """
+    from llama_cpp import LlamaRAMCache
+
+    class CompactRAMCache(LlamaRAMCache):
+        @property
+        def cache_size(self):
+            return sum(s.llama_state_size + s.scores.nbytes + s.input_ids.nbytes for s in self.cache_state.values())
+
+        def __setitem__(self, key, value):
+            value.scores = value.scores[-1:].copy() if len(value.scores) else value.scores
+            super().__setitem__(key, value)
+
+    return CompactRAMCache(capacity_bytes=capacity_bytes)
+
+
 class LocalBackend:
     is_endpoint = False
 
@@ -189,9 +213,7 @@ class LocalBackend:
                     # that a prompt sharing a prefix with any recent one, not just the last, skips
                     # re-processing it: e.g. the next question's SQLGenerator prompt after a
                     # TableSelector call, or the schema shared by every question on one database.
-                    from llama_cpp import LlamaRAMCache
-
-                    llama.set_cache(LlamaRAMCache(capacity_bytes=settings.kv_cache_mb << 20))
+                    llama.set_cache(compact_ram_cache(settings.kv_cache_mb << 20))
                 _LOCAL_MODELS[path] = llama
             return _LOCAL_MODELS[path]
 
