@@ -186,8 +186,13 @@ def apply_descriptions(catalog: Catalog, path: str | Path) -> Catalog:
             description: Regular-season standings, 2025-26 (wins, losses, conference rank)
             columns:
               WINS: regular-season wins
-    Descriptions replace existing comments; unknown tables or columns are an error (a typo would
-    otherwise silently do nothing).
+              TEAM_ID:
+                description: NBA.com team id
+                references: kaggle_team.id
+    A column's ``references`` declares a join the database has no foreign key for: the schema shows
+    it as REFERENCES, and table selection brings the referenced table along. Descriptions replace
+    existing comments; unknown tables or columns are an error (a typo would otherwise silently do
+    nothing).
     """
     import copy
 
@@ -208,8 +213,22 @@ def apply_descriptions(catalog: Catalog, path: str | Path) -> Catalog:
             c = t.column(cname)
             if c is None:
                 raise ValueError(f"{path}: table {tname!r} has no column {cname!r}")
-            c.comment = str(text).strip()
+            col = text if isinstance(text, dict) else {"description": text}
+            if col.get("description"):
+                c.comment = str(col["description"]).strip()
+            if col.get("references"):
+                c.ref = _declared_ref(out, str(col["references"]), f"{path}: {tname}.{cname}")
     return out
+
+
+def _declared_ref(catalog: Catalog, target: str, where: str) -> str:
+    """'table.column' or 'table(column)' -> the catalog's "table(column)" spelling, checked."""
+    rt, _, rc = target.replace("(", ".").rstrip(")").partition(".")
+    t = catalog.tables.get(rt) or next((x for x in catalog.tables.values() if x.name.lower() == rt.lower()), None)
+    c = t.column(rc) if t is not None else None
+    if c is None:
+        raise ValueError(f"{where}: references {target!r}, which is not a table.column of this database")
+    return f"{t.name}({c.name})"
 
 
 def get_catalog(db: Database | str, settings: Settings | None = None) -> Catalog:

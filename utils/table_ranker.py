@@ -17,12 +17,17 @@ Run on its own::
 from __future__ import annotations
 
 import argparse
+import functools
 import math
 import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 
+import snowballstemmer
+
 from duckask.utils.schema import Catalog, fold
+
+_STEMMER = snowballstemmer.stemmer("english")
 
 STOP = set("""a an the of in on at to for from by with and or not no is are was were be been being do does did
 what which who whom whose when where why how many much all any each every list show give tell me find
@@ -34,11 +39,15 @@ order ordered sort sorted by descending ascending asc desc distinct different un
 _WORD = re.compile(r"[a-z0-9]+")
 
 
+#: Irregular forms the stemmer leaves apart from their base word ("won the most games" ~ wins).
+IRREGULAR = {"won": "win", "lost": "loss", "lose": "loss", "best": "good", "better": "good", "worst": "bad",
+             "worse": "bad", "men": "man", "women": "woman", "children": "child", "people": "person"}
+
+
+@functools.lru_cache(maxsize=65536)
 def _stem(w: str) -> str:
-    for suf, rep in (("ies", "y"), ("sses", "ss"), ("ches", "ch"), ("shes", "sh"), ("xes", "x"), ("s", "")):
-        if w.endswith(suf) and len(w) - len(suf) >= 3 and not w.endswith("ss"):
-            return w[: len(w) - len(suf)] + rep
-    return w
+    """Snowball (Porter 2) English stem, so that "drafted" ~ draft, "scoring" ~ score, "wins" ~ win."""
+    return _STEMMER.stemWord(IRREGULAR.get(w, w))
 
 
 def split_ident(name: str) -> list[str]:
@@ -53,6 +62,15 @@ def question_terms(question: str) -> list[str]:
     # joined bigrams catch "home runs" vs "homeruns", "first name" vs "firstname"
     terms += [_stem(a + b) for a, b in zip(words, words[1:]) if a not in STOP and b not in STOP]
     return terms
+
+
+def _doc_terms(text: str) -> set[str]:
+    """Stemmed words of a description, and its adjacent pairs joined, as question bigrams are
+    ("true shooting percentage" matches the question's "true shooting")."""
+    if not text:
+        return set()
+    words = _WORD.findall(text.lower())
+    return {_stem(w) for w in words} | {_stem(a + b) for a, b in zip(words, words[1:])}
 
 
 def _bigram_parts(question: str) -> dict[str, set[str]]:
@@ -128,7 +146,7 @@ def _term_index(catalog: Catalog) -> tuple[dict[str, dict[str, set[str]]], dict[
         name_terms = set(split_ident(t.name))
         col_terms = {w for c in t.columns for w in split_ident(c.name)}
         col_terms |= {_stem("".join(split_ident(c.name))) for c in t.columns}
-        doc_terms = {w for w in split_ident(t.comment)} | {w for c in t.columns for w in split_ident(c.comment)}
+        doc_terms = {w for text in [t.comment] + [c.comment for c in t.columns] for w in _doc_terms(text)}
         docs[t.name] = {"name": name_terms, "col": col_terms, "doc": doc_terms}
         for w in name_terms | col_terms | doc_terms:
             df[w] += 1

@@ -1,0 +1,80 @@
+"""Descriptions files (apply_descriptions) and the table ranker's word matching, on a keyless DB."""
+from __future__ import annotations
+
+import duckdb
+import pytest
+
+from duckask.utils.schema import apply_descriptions, get_catalog, render_ddl
+from duckask.utils.table_ranker import rank_tables
+
+
+@pytest.fixture(scope="module")
+def keyless_db(tmp_path_factory):
+    """Two tables with a join the database does not declare, and terse names."""
+    path = tmp_path_factory.mktemp("keyless") / "league.duckdb"
+    con = duckdb.connect(str(path))
+    con.execute("CREATE TABLE plr (pid INTEGER, nm VARCHAR, drafted_in INTEGER)")
+    con.execute("CREATE TABLE st (sid INTEGER, pid INTEGER, w INTEGER, l INTEGER, ts_pct DOUBLE)")
+    con.execute("CREATE TABLE draft (yr INTEGER, pick INTEGER, pid INTEGER)")
+    con.execute("INSERT INTO plr VALUES (1, 'Ann', 2003), (2, 'Bob', 2010)")
+    con.execute("INSERT INTO st VALUES (1, 1, 50, 32, 0.61), (2, 2, 40, 42, 0.55)")
+    con.execute("INSERT INTO draft VALUES (2003, 1, 1), (2010, 5, 2)")
+    con.close()
+    return path
+
+
+def write(tmp_path, text):
+    p = tmp_path / "desc.yaml"
+    p.write_text(text)
+    return p
+
+
+def test_descriptions_fill_comments_and_declare_joins(keyless_db, settings, tmp_path):
+    cat = get_catalog(str(keyless_db), settings)
+    assert cat.foreign_links() == []
+    desc = write(tmp_path, """
+tables:
+  st:
+    description: season standings, one row per player season; true shooting percentage
+    columns:
+      w: games won
+      PID:
+        description: player id
+        references: plr.pid
+  plr: Players and their names
+""")
+    out = apply_descriptions(cat, desc)
+    assert out.foreign_links() == [("st", "pid", "plr", "pid")]
+    ddl = render_ddl(out, ["st"])
+    assert "pid INTEGER REFERENCES plr(pid), -- player id" in ddl
+    assert "w INTEGER, -- games won" in ddl and "-- season standings" in ddl
+    assert out.tables["plr"].comment == "Players and their names"
+    assert cat.foreign_links() == [] and cat.tables["st"].comment == ""     # the original is untouched
+
+
+@pytest.mark.parametrize("text, message", [
+    ("tables:\n  nope: x\n", "no table 'nope'"),
+    ("tables:\n  st:\n    columns:\n      zz: x\n", "has no column 'zz'"),
+    ("tables:\n  st:\n    columns:\n      pid:\n        references: plr.nope\n", "references 'plr.nope'"),
+    ("tables:\n  st:\n    columns:\n      pid:\n        references: nope(pid)\n", "references 'nope(pid)'"),
+])
+def test_descriptions_typos_are_errors(keyless_db, settings, tmp_path, text, message):
+    with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        apply_descriptions(get_catalog(str(keyless_db), settings), write(tmp_path, text))
+
+
+def test_ranker_matches_word_forms_and_description_phrases(keyless_db, settings, tmp_path):
+    cat = apply_descriptions(get_catalog(str(keyless_db), settings), write(tmp_path, """
+tables:
+  st:
+    description: standings with true shooting percentage
+    columns:
+      w: wins
+  draft:
+    description: draft picks by year
+"""))
+    top = lambda q: rank_tables(cat, q)[0].table  # noqa: E731
+    assert top("Which player won the most games?") == "st"             # won ~ wins (irregular form)
+    assert top("Who was picked first among players drafted in 2003?") == "draft"   # drafted ~ draft
+    best = rank_tables(cat, "Who had the best true shooting?")[0]
+    assert best.table == "st" and "doc~trueshoot" in best.reasons           # a phrase of the description
