@@ -38,9 +38,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("run", help="records of an eval run with --sql-candidates N")
     ap.add_argument("--single", required=True, help="records of a one-draft run of the same questions")
     ap.add_argument("--questions", default=str(SPIDER), help="the question set (for the gold SQL and databases)")
+    ap.add_argument("--greedy-weight", type=float, default=1.0, help="votes of the greedy draft (samples: 1)")
     args = ap.parse_args(argv)
 
-    recs = [r for r in read_records(args.run) if r.get("candidates") and "positions" in r["candidates"][0]]
+    records = read_records(args.run)
+    # No ballot: every draft was the same query, so any k gives this run's outcome.
+    unanimous = [r for r in records if r.get("candidates") == []]
+    recs = [r for r in records if r.get("candidates") and "positions" in r["candidates"][0]]
     single = {r["id"]: r for r in read_records(args.single)}
     questions, db_dir = load_questions(args.questions)
     qs = {q.id: q for q in questions}
@@ -55,7 +59,8 @@ def main(argv: list[str] | None = None) -> int:
         outs = [db.run(c["sql"]) for c in r["candidates"]]
         for k in range(1, n + 1):
             idx = [i for i, c in enumerate(r["candidates"]) if any(p < k for p in c["positions"])]
-            weights = [sum(1 for p in r["candidates"][i]["positions"] if p < k) for i in idx]
+            weights = [sum(args.greedy_weight if p == 0 else 1 for p in r["candidates"][i]["positions"] if p < k)
+                       for i in idx]
             v = vote([outs[i] for i in idx], weights)
             if v.groups:
                 chosen = outs[idx[v.chosen]]
@@ -66,9 +71,11 @@ def main(argv: list[str] | None = None) -> int:
                 correct[k] += bool(single[r["id"]]["correct"])
             else:
                 unknown[k] += 1
-    total = len(recs)
-    gen = [sum(t["ms"] for t in r["trace"] if t["node"] == "SQLGenerator") / 1000 for r in recs]
-    print(f"{total} questions with drafts; run: {args.run}")
+    for k in correct:
+        correct[k] += sum(bool(r["correct"]) for r in unanimous)
+    total = len(recs) + len(unanimous)
+    gen = [sum(t["ms"] for t in r["trace"] if t["node"] == "SQLGenerator") / 1000 for r in recs + unanimous]
+    print(f"{total} questions ({len(unanimous)} with identical drafts); run: {args.run}")
     print("| drafts k | EX % | questions without an outcome |")
     print("|---:|---:|---:|")
     for k in range(1, n + 1):

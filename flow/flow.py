@@ -2,8 +2,8 @@
 
 ClarifyQuery -clear-> TableSelector -> SchemaLookup -> SQLGenerator -> SQLExecutor
 ClarifyQuery -ambiguous-> AskUser -answered-> TableSelector   (non-interactive: ends)
-SQLExecutor -error-> ErrorFixer -retry-> SQLGenerator | -repaired-> SQLExecutor | -give_up-> ReportError
-SQLExecutor -success-> DataAnalyzer -> ResponseGrader -fail-> SQLGenerator | -pass/-exhausted-> end
+SQLExecutor -error-> ErrorFixer -resample/-retry-> SQLGenerator | -repaired-> SQLExecutor | -give_up-> ReportError
+SQLExecutor -success-> DataAnalyzer -> ResponseGrader -resample/-fail-> SQLGenerator | -pass/-exhausted-> end
 """
 from __future__ import annotations
 
@@ -29,10 +29,12 @@ def build_flow(ctx: Context) -> Flow:
     ask_user - "answered" >> select
     select >> schema >> generate >> execute
     execute - "error" >> fix
+    fix - "resample" >> generate
     fix - "retry" >> generate
     fix - "repaired" >> execute
     fix - "give_up" >> report
     execute - "success" >> analyze
     analyze >> grade
+    grade - "resample" >> generate
     grade - "fail" >> generate
     return Flow(start=clarify)

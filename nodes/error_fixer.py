@@ -62,7 +62,8 @@ class ErrorFixer(TracedNode):
         return {"sql": shared.get("sql_query") or "", "error": shared.get("execution_error") or "",
                 "retries": shared.get("retry_count", 0), "repairs": shared.get("repair_count", 0),
                 "tried": [a["sql"] for a in shared.get("attempts", [])],
-                "max": self.ctx.settings.max_fix_retries}
+                "max": self.ctx.settings.max_fix_retries,
+                "resample": self.ctx.settings.resample_drafts > 0 and not shared.get("resampled")}
 
     def exec(self, p):
         cat = self.ctx.catalog
@@ -74,6 +75,9 @@ class ErrorFixer(TracedNode):
                 fixed = tidy_sql(fixed, cat)
             if fixed and fixed not in p["tried"]:
                 return {"action": "repaired", "sql": fixed}
+        if p["resample"] and p["sql"]:
+            # Fresh samples of the first prompt before any retry that shows the model its error.
+            return {"action": "resample"}
         if p["retries"] >= p["max"]:
             return {"action": "give_up"}
         hint = column_hint(p["error"], columns, {t.lower(): t for t in cat.tables}) + value_hint(p["error"], cat)
@@ -85,6 +89,8 @@ class ErrorFixer(TracedNode):
             shared["repair_count"] = p["repairs"] + 1
             shared["sql_query"] = res["sql"]
             shared["attempts"].append({"sql": res["sql"], "source": "repair", "after": "error"})
+        elif act == "resample":
+            shared["resample"] = True
         elif act == "retry":
             shared["retry_count"] = p["retries"] + 1
             shared["feedback"] = {"kind": "error", "sql": p["sql"], "message": res["message"]}

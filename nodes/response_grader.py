@@ -14,6 +14,7 @@ import re
 import pandas as pd
 
 from duckask.nodes._base import TracedNode
+from duckask.utils.voting import substantive
 from duckask.utils.yaml_out import parse_yaml
 
 _COUNT_Q = re.compile(r"^\s*(how many|count\b|what is the (total )?number of|what's the number of|"
@@ -67,7 +68,8 @@ class ResponseGrader(TracedNode):
     def prep(self, shared):
         return {"question": shared["question"], "sql": shared["sql_query"], "df": shared["query_result"],
                 "rounds": shared.get("grader_rounds", 0), "max": self.ctx.settings.max_grader_rounds,
-                "mode": self.mode(self.ctx.settings.grader, "rules")}
+                "mode": self.mode(self.ctx.settings.grader, "rules"),
+                "resample": self.ctx.settings.resample_drafts > 0 and not shared.get("resampled")}
 
     def exec(self, p):
         if p["mode"] == "off":
@@ -96,6 +98,10 @@ class ResponseGrader(TracedNode):
             shared["grade_status"] = "pass"
             return "pass"
         shared["grader_feedback"] = res["critique"]
+        if p["resample"] and not substantive(p["df"]):
+            # Nothing found: fresh samples of the first prompt first (once a question, no round used).
+            shared["resample"] = True
+            return "resample"
         if p["rounds"] >= p["max"]:
             shared["grade_status"] = "fail"
             shared["warning"] = f"The answer may be wrong: {res['critique']}"

@@ -4,9 +4,10 @@ Safety lives in ``duckask.utils.database`` and ``duckask.utils.safety``: one SEL
 only, no file or network access, locked configuration, a timeout and a row cap. Errors and refusals
 become ``execution_error`` and the "error" action; they never raise.
 
-When SQLGenerator wrote several drafts (``sql_candidates`` > 1), each distinct one runs and
-``duckask.utils.voting`` picks the query whose result most drafts agree on. Only when none of them
-runs does the greedy draft's error go to ErrorFixer.
+After a resample, SQLGenerator hands over several drafts (the failed query first): each distinct
+one runs and ``duckask.utils.voting`` picks the query whose result most drafts agree on, a real
+answer before an empty one. Only when none of them runs does the failed query's error go on to
+ErrorFixer.
 """
 from __future__ import annotations
 
@@ -51,8 +52,6 @@ class SQLExecutor(TracedNode):
         if ballot:
             shared["vote"] = ballot
             shared["attempts"][-1]["sql"] = out.sql
-            if len(shared["attempts"]) == 1:
-                shared["first_sql"] = out.sql
         shared["attempts"][-1].update({"status": out.status, "error": out.error, "ms": round(out.ms, 1)})
         if out.ok:
             shared["sql_query"] = out.sql

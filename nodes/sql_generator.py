@@ -6,11 +6,16 @@ found in the data, the question, and, on a retry, the previous SQL with the exec
 grader's critique. The answer is pre-filled with a ```sql fence and stops at the closing fence, so
 the model spends no tokens on prose.
 
-With ``sql_candidates`` > 1, a first draft is the greedy query plus sampled ones from the same
-prompt (only their generation costs time: the prompt is in the KV cache); SQLExecutor runs them all
-and votes on their results. Retries after an error or a critique write one query.
+When the first query fails and cannot be repaired, or finds nothing, ErrorFixer or ResponseGrader
+asks for a resample (once a question): ``resample_drafts`` queries sampled from the first prompt
+(only their generation costs time: the prompt is in the KV cache). SQLExecutor runs them with the
+failed query and keeps the result most of them agree on. Measured on Spider dev (docs/benchmarks.md),
+fresh samples rescue more failed first drafts than retries that show the model its error, which
+remain the next step when no sample runs.
 """
 from __future__ import annotations
+
+import re
 
 from duckask.nodes._base import TracedNode
 from duckask.utils.sql_text import extract_sql, tidy_sql
@@ -23,12 +28,29 @@ SYSTEM = ("You write DuckDB SQL. Answer the question with one SELECT query. Use 
           "and use literal values exactly as they appear in the data.")
 
 
+# "both X and Y" asks for the items that meet each condition on some row: an INTERSECT of two queries.
+# A small model writes "x = 'X' AND x = 'Y'" (never true) or "x IN ('X', 'Y')" (either) instead.
+# "list/show both A and B" only asks for two columns.
+_BOTH = re.compile(r"\bboth\b", re.I)
+_BOTH_COLUMNS = re.compile(r"\b(list|show|give|return|display)\s+(me\s+)?both\b|\bboth\s+the\b", re.I)
+BOTH_HINT = ("Note: \"both ... and ...\" means items that meet each condition, possibly on different rows: "
+             "SELECT ... WHERE <first condition> INTERSECT SELECT ... WHERE <second condition>.")
+
+
+def question_hints(question: str) -> list[str]:
+    """SQL idioms the question's wording calls for, which the model misses on its own."""
+    if _BOTH.search(question) and not _BOTH_COLUMNS.search(question):
+        return [BOTH_HINT]
+    return []
+
+
 def build_messages(schema: str, question: str, values: list[dict], feedback: dict | None) -> list[dict]:
     user = [f"Schema:\n{schema}\n"]
     if values:
         hints = "; ".join(f"{v['table']}.{v['column']} = '{v['value']}'" for v in values)
         user.append(f"Values found in the data: {hints}\n")
     user.append(f"Question: {question}")
+    user.extend(question_hints(question))
     if feedback:
         user.append(f"\n\nThis query was wrong:\n{feedback['sql'] or '(no SQL)'}\n"
                     f"Problem: {feedback['message']}\nWrite a corrected query.")
@@ -39,22 +61,26 @@ class SQLGenerator(TracedNode):
     def prep(self, shared):
         selected = set(shared.get("selected_tables") or [])
         values = [v for v in shared.get("value_matches") or [] if v["table"] in selected][:MAX_VALUE_HINTS]
-        tried = [a["sql"] for a in shared.get("attempts", [])]
         s = self.ctx.settings
         return {"schema": shared["table_schemas"], "question": shared["question"], "values": values,
-                "feedback": shared.get("feedback"), "tried": tried,
-                "n": 1 if tried else max(1, s.sql_candidates), "temperature": s.candidate_temperature}
+                "feedback": None if shared.get("resample") else shared.get("feedback"),
+                "tried": [a["sql"] for a in shared.get("attempts", [])],
+                "resample": s.resample_drafts if shared.get("resample") else 0,
+                "failed": shared.get("sql_query") or "", "temperature": s.resample_temperature}
 
     def exec(self, p):
         msgs = build_messages(p["schema"], p["question"], p["values"], p["feedback"])
+        if p["resample"]:
+            # Fixed seeds: the same question gets the same drafts (and a reply cache can serve them).
+            drafts = [self._generate(msgs, temperature=p["temperature"], seed=i) for i in range(1, p["resample"] + 1)]
+            # The failed query takes part in the vote: if no draft runs, its error goes on to ErrorFixer.
+            return {"sql": p["failed"], "candidates": [p["failed"]] + drafts, "error": None}
         sql = self._generate(msgs)
         if p["feedback"] and sql in p["tried"]:
             # At temperature 0 a small model often repeats the query that just failed, feedback or
             # not; one sampled retry is the only way to get a different query out of it.
             sql = self._generate(msgs, temperature=RESAMPLE_TEMPERATURE)
-        # Fixed seeds: the same question gets the same drafts (and a reply cache can serve them).
-        drafts = [sql] + [self._generate(msgs, temperature=p["temperature"], seed=i) for i in range(1, p["n"])]
-        return {"sql": sql, "candidates": drafts, "error": None}
+        return {"sql": sql, "candidates": [sql], "error": None}
 
     def _generate(self, msgs, temperature=None, seed=None) -> str:
         reply = self.ctx.llm.complete(msgs, node="SQLGenerator", prefix="```sql\n", stop=["```"], max_tokens=256,
@@ -69,8 +95,10 @@ class SQLGenerator(TracedNode):
         shared["sql_query"] = res["sql"]
         shared["sql_candidates"] = res["candidates"]
         shared["generation_error"] = res["error"]
-        shared.setdefault("attempts", []).append(
-            {"sql": res["sql"], "source": "llm", "after": (p["feedback"] or {}).get("kind", "question")})
+        after = "resample" if p["resample"] else (p["feedback"] or {}).get("kind", "question")
+        shared.setdefault("attempts", []).append({"sql": res["sql"], "source": "llm", "after": after})
         shared.setdefault("first_sql", res["sql"])
+        if p["resample"]:
+            shared["resample"], shared["resampled"] = False, True
         shared["feedback"] = None
         return "default"

@@ -108,13 +108,15 @@ def test_ask_needs_clarification_text_mode_does_not_block(scripted, small_db, ca
 
 def test_ask_error_exit_1(scripted, small_db, capsys):
     llm = scripted({"SQLGenerator": ["SELECT name, salary FROM players"]})
-    code, out, _ = run_cli(capsys, "ask", LAKERS_Q, "--db", str(small_db), "--json", "--max-fix-retries", "1")
+    code, out, _ = run_cli(capsys, "ask", LAKERS_Q, "--db", str(small_db), "--json", "--max-fix-retries", "1",
+                           "--resample-drafts", "2")
     assert code == EXIT_FAIL == 1
     d = json.loads(out)
     assert d["status"] == "error"
-    assert d["answer"].startswith("Could not answer: 2 queries tried.")
+    # the first query, the 2 resampled drafts (the same query: one attempt), one retry with the error
+    assert d["answer"].startswith("Could not answer: 3 queries tried.")
     assert d["rows"] == [] and d["columns"] == []
-    assert llm.count("SQLGenerator") == 3      # the repeated query is resampled once
+    assert llm.count("SQLGenerator") == 1 + 2 + 2      # the repeated retry is sampled once more
 
 
 def test_ask_missing_database_exit_1(scripted, tmp_path, capsys):

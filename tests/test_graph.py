@@ -48,7 +48,9 @@ def user_prompt(llm: ScriptedLLM, node: str, i: int) -> str:
 def run(small_db, isolated_env):
     """ask() on the small DB with the cache isolated; options go through load_settings."""
     def _run(question: str, llm: ScriptedLLM, **options) -> Result:
-        return ask(question, db=str(small_db), llm=llm, **options)
+        # Resampling after a failed first query is off unless a test asks for it, so that each test
+        # drives one path; the resample tests are at the end.
+        return ask(question, db=str(small_db), llm=llm, **{"resample_drafts": 0, **options})
     return _run
 
 
@@ -476,7 +478,7 @@ def test_table_selector_bad_reply_falls_back_to_pre_ranker(run, replies):
 # --------------------------------------------------------------------------- options and results
 def test_options_apply_on_top_of_explicit_settings(small_db, settings):
     llm = ScriptedLLM({"SQLGenerator": ["SELECT name, salary FROM players"]})
-    r = ask(LAKERS_Q, db=str(small_db), llm=llm, settings=settings, max_fix_retries=0)
+    r = ask(LAKERS_Q, db=str(small_db), llm=llm, settings=settings, max_fix_retries=0, resample_drafts=0)
     assert llm.count("SQLGenerator") == 1
     assert r.status == "error"
 
@@ -538,45 +540,71 @@ def test_grader_names_a_contradictory_filter(run):
     assert "INTERSECT" in user_prompt(llm, "SQLGenerator", 1)
 
 
-# --------------------------------------------------------------------------- several drafts and a vote
-def test_drafts_vote_for_the_result_most_agree_on(run):
+# --------------------------------------------------------------------------- resample and vote
+def test_failed_first_query_resamples_and_votes_for_the_result_most_agree_on(run):
+    bad = "SELECT name, salary FROM players"
     other = "SELECT p.name, p.points FROM teams t JOIN players p ON t.id = p.team_id WHERE t.name = 'Lakers'"
-    llm = ScriptedLLM({"SQLGenerator": [ALL_POINTS_SQL, LAKERS_SQL, other]})
-    r = run(LAKERS_Q, llm, sql_candidates=3)
-    assert r.status == "answered" and path(r) == HAPPY_PATH
-    assert llm.count() == 3
-    # The greedy draft, then samples at the candidate temperature with fixed seeds.
-    assert [(c["temperature"], c["seed"]) for c in llm.calls] == [(None, None), (0.7, 1), (0.7, 2)]
-    assert r.sql == LAKERS_SQL and r.first_sql == LAKERS_SQL
+    llm = ScriptedLLM({"SQLGenerator": [bad, ALL_POINTS_SQL, LAKERS_SQL, other]})
+    r = run(LAKERS_Q, llm, resample_drafts=3)
+    assert r.status == "answered"
+    assert path(r) == HAPPY_PATH[:4] + [("SQLExecutor", "error"), ("ErrorFixer", "resample"),
+                                        ("SQLGenerator", "default"), ("SQLExecutor", "success"),
+                                        ("DataAnalyzer", "default"), ("ResponseGrader", "pass")]
+    # The first query at temperature 0, then samples of the same prompt with fixed seeds.
+    assert [(c["temperature"], c["seed"]) for c in llm.calls] == [(None, None), (0.7, 1), (0.7, 2), (0.7, 3)]
+    assert user_prompt(llm, "SQLGenerator", 1) == user_prompt(llm, "SQLGenerator", 0)   # no error shown
+    assert r.sql == LAKERS_SQL and r.first_sql == bad
     assert sorted(rows(r)) == sorted(LAKERS_ROWS)
-    assert [(v["drafts"], v["chosen"], v["agrees"]) for v in r.vote] == [(1, False, False), (1, True, True),
-                                                                         (1, False, True)]
-    assert [a["sql"] for a in r.attempts] == [LAKERS_SQL]
+    assert [(v["sql"], v["status"], v["chosen"], v["agrees"]) for v in r.vote] == [
+        (bad, "error", False, False), (ALL_POINTS_SQL, "ok", False, False), (LAKERS_SQL, "ok", True, True),
+        (other, "ok", False, True)]
+    assert [(a["sql"], a["after"], a["status"]) for a in r.attempts] == [(bad, "question", "error"),
+                                                                          (LAKERS_SQL, "resample", "ok")]
 
 
 def test_identical_drafts_run_once_and_count_twice(run):
-    llm = ScriptedLLM({"SQLGenerator": [ALL_POINTS_SQL, LAKERS_SQL, LAKERS_SQL]})
-    r = run(LAKERS_Q, llm, sql_candidates=3)
+    llm = ScriptedLLM({"SQLGenerator": ["SELECT name, salary FROM players", ALL_POINTS_SQL, LAKERS_SQL, LAKERS_SQL]})
+    r = run(LAKERS_Q, llm, resample_drafts=3)
     assert r.sql == LAKERS_SQL
-    assert [(v["sql"], v["drafts"], v["positions"]) for v in r.vote] == [(ALL_POINTS_SQL, 1, [0]),
-                                                                         (LAKERS_SQL, 2, [1, 2])]
+    assert [(v["sql"], v["drafts"], v["positions"]) for v in r.vote][1:] == [(ALL_POINTS_SQL, 1, [1]),
+                                                                             (LAKERS_SQL, 2, [2, 3])]
 
 
-def test_all_drafts_fail_then_one_retry_from_the_greedy_error(run):
+def test_no_draft_runs_then_a_retry_shows_the_first_error(run):
     bad, worse = "SELECT name, salary FROM players", "SELECT nme FROM playerz"
     llm = ScriptedLLM({"SQLGenerator": [bad, worse, worse, ALL_POINTS_SQL]})
-    r = run("What are the points of players?", llm, sql_candidates=3)
+    r = run("What are the points of players?", llm, resample_drafts=2)
     assert r.status == "answered" and r.sql == ALL_POINTS_SQL
-    assert llm.count("SQLGenerator") == 4          # three drafts, then a single retry
-    assert llm.calls[3]["temperature"] is None and "salary" in user_prompt(llm, "SQLGenerator", 3)
-    assert [(a["sql"], a["status"]) for a in r.attempts] == [(bad, "error"), (ALL_POINTS_SQL, "ok")]
+    assert [t["action"] for t in r.trace if t["node"] == "ErrorFixer"] == ["resample", "retry"]
+    assert llm.count("SQLGenerator") == 4 and llm.calls[3]["temperature"] is None
+    assert "salary" in user_prompt(llm, "SQLGenerator", 3)       # the retry shows the first query's error
+    assert [(a["sql"], a["status"]) for a in r.attempts] == [(bad, "error"), (bad, "error"), (ALL_POINTS_SQL, "ok")]
     assert r.first_sql == bad
 
 
-def test_a_repaired_query_runs_alone_after_a_failed_vote(run):
-    llm = ScriptedLLM({"SQLGenerator": ["SELECT name, pointz FROM players ORDER BY pointz DESC LIMIT 2",
-                                        "SELECT nme FROM playerz"]})
-    r = run("Which players have the most points?", llm, sql_candidates=2)
-    assert r.status == "answered" and llm.count() == 2
+def test_a_repair_comes_before_a_resample(run):
+    llm = ScriptedLLM({"SQLGenerator": ["SELECT name, pointz FROM players ORDER BY pointz DESC LIMIT 2"]})
+    r = run("Which players have the most points?", llm, resample_drafts=3)
+    assert r.status == "answered" and llm.count() == 1
     assert r.sql == "SELECT name, points FROM players ORDER BY points DESC LIMIT 2"
-    assert [(a["source"], a["status"]) for a in r.attempts] == [("llm", "error"), ("repair", "ok")]
+
+
+def test_empty_result_resamples_once_before_the_grader_critique(run):
+    llm = ScriptedLLM({"SQLGenerator": [EMPTY_SQL, EMPTY_SQL, LAKERS_SQL]})
+    r = run(LAKERS_Q, llm, resample_drafts=2)
+    assert r.status == "answered" and r.sql == LAKERS_SQL
+    assert [(t["node"], t["action"]) for t in r.trace if t["node"] in ("ResponseGrader", "SQLGenerator")] == [
+        ("SQLGenerator", "default"), ("ResponseGrader", "resample"), ("SQLGenerator", "default"),
+        ("ResponseGrader", "pass")]
+    assert llm.count() == 3
+    assert [v["rows"] for v in r.vote] == [0, 3] and r.vote[1]["chosen"]
+    assert r.grades[0]["by"] == "rules" and r.grades[0]["verdict"] == "fail"
+
+
+def test_resample_happens_once_a_question(run):
+    llm = ScriptedLLM({"SQLGenerator": [EMPTY_SQL]})
+    r = run(LAKERS_Q, llm, resample_drafts=2, max_grader_rounds=1)
+    grader = [t["action"] for t in r.trace if t["node"] == "ResponseGrader"]
+    assert grader == ["resample", "fail", "exhausted"]
+    assert llm.count() == 1 + 2 + 2     # first, 2 drafts, the critique's retry (repeated, so sampled once more)
+    assert r.warning and r.warning.startswith("The answer may be wrong")

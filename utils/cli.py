@@ -24,7 +24,7 @@ DEMO_QUESTION = "Who hit the most home runs in 2019?"
 
 
 def _settings_options(args: argparse.Namespace) -> dict[str, Any]:
-    keys = ("sql_candidates", "max_fix_retries", "max_grader_rounds", "grader", "analyzer", "clarify", "timeout_s", "row_cap",
+    keys = ("resample_drafts", "max_fix_retries", "max_grader_rounds", "grader", "analyzer", "clarify", "timeout_s", "row_cap",
             "base_url", "model", "model_path", "descriptions")
     return {k: getattr(args, k) for k in keys if getattr(args, k, None) is not None}
 
@@ -38,8 +38,9 @@ def _add_common(p: argparse.ArgumentParser, db_required: bool = False) -> None:
 
 def _add_graph_options(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("graph and model options (override the config file)")
-    g.add_argument("--sql-candidates", type=int, metavar="N",
-                   help="first drafts per question; with N > 1 all run and the result most agree on wins")
+    g.add_argument("--resample-drafts", type=int, metavar="N",
+                   help="when the first query fails or finds nothing, sample N more from the same prompt and "
+                        "keep the result most of them agree on (default 4; 0: off)")
     g.add_argument("--max-fix-retries", type=int)
     g.add_argument("--max-grader-rounds", type=int)
     g.add_argument("--grader", choices=["auto", "rules", "llm", "off"])

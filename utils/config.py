@@ -69,8 +69,8 @@ class Settings:
     analyzer: str = "auto"              # auto | llm | template  (auto: llm on endpoints, template embedded)
     table_llm_threshold: int = 12       # more tables than this: the LLM picks from a short list
     table_shortlist: int = 8            # pre-ranked candidates shown to the LLM
-    sql_candidates: int = 1             # first drafts per question; >1: run them all and vote on results
-    candidate_temperature: float = 0.7  # sampling temperature of the drafts after the greedy one
+    resample_drafts: int = 4            # when the first query fails or finds nothing: sampled drafts to vote on
+    resample_temperature: float = 0.7   # their sampling temperature
     schema_char_budget: int = 3600      # above this, wide tables show only their relevant columns
     descriptions: str | None = None     # YAML file documenting tables/columns (merged into the schema)
     # Safe execution

@@ -144,6 +144,7 @@ def evaluate_one(q: Question, db: str, *, llm: LLM, settings: Settings, mode: st
             grades=grades, grader_rounds=max(0, len(grades) - 1),
             fixer_attempts=sum(1 for a in r.attempts if a.get("after") == "error" and a.get("source") == "llm"),
             repairs=sum(1 for a in r.attempts if a.get("source") == "repair"),
+            resampled=any(a.get("after") == "resample" for a in r.attempts),
             llm_calls=len(r.llm_calls), prompt_tokens=sum(c["prompt_tokens"] for c in r.llm_calls),
             completion_tokens=sum(c["completion_tokens"] for c in r.llm_calls),
             reused_tokens=sum(c.get("reused_tokens", 0) for c in r.llm_calls),
@@ -190,8 +191,12 @@ def summarize(records: list[dict[str, Any]]) -> dict[str, Any]:
         "errors": sum(1 for r in records if r["status"] == "error"),
         "sql_did_not_run": _pct([r["status"] == "error" for r in records]),
     }
-    happy = [r["llm_calls"] for r in records if not r.get("fixer_attempts") and not r.get("grader_rounds")]
+    happy = [r["llm_calls"] for r in records
+             if not r.get("fixer_attempts") and not r.get("grader_rounds") and not r.get("resampled")]
     s["pipeline"]["happy_path_llm_calls_max"] = max(happy) if happy else None
+    resampled = [r for r in records if r.get("resampled")]
+    s["pipeline"]["resampled"] = len(resampled)
+    s["pipeline"]["resampled_ex"] = _pct([r["correct"] for r in resampled]) if resampled else None
     wrong_first = [r for r in records if r.get("first_graded_correct") is False]
     right_first = [r for r in records if r.get("first_graded_correct") is True]
     s["grader"] = {
@@ -235,8 +240,9 @@ def render_markdown(s: dict[str, Any], title: str = "duckask eval") -> str:
         lines.append(f"| single prompt | {b['ex']} | {b['median_s']} | {b['p90_s']} | {b['llm_calls_per_q']} | "
                      f"{b['prompt_tokens_per_q']} | {b['sql_did_not_run']} |")
     g = s["grader"]
-    lines += ["", f"First draft EX: {p['first_draft_ex']} %. Most LLM calls on a happy path (no retry): "
-              f"{p['happy_path_llm_calls_max']}.",
+    lines += ["", f"First draft EX: {p['first_draft_ex']} %. Most LLM calls on a happy path (no retry or resample): "
+              f"{p['happy_path_llm_calls_max']}. Resampled after a failed or empty first query: "
+              f"{p.get('resampled', 0)} questions (EX {p.get('resampled_ex')} % of them).",
               f"Grader: recall on wrong first results {g['recall_on_wrong']} % (of {g['wrong_first_graded']}), "
               f"false-fail on right ones {g['false_fail_on_right']} % (of {g['right_first_graded']}).", ""]
     for key, name in (("by_db", "database"), ("by_tag", "tag")):

@@ -26,8 +26,8 @@ class Vote:
     groups: list[list[int]]     # indices of the successful outcomes, grouped by equal results, best first
 
 
-def _substantive(o: QueryOutcome) -> bool:
-    df = o.df
+def substantive(df) -> bool:
+    """A result with at least one non-NULL value."""
     return df is not None and len(df) > 0 and bool(df.notna().to_numpy().any())
 
 
@@ -45,7 +45,7 @@ def vote(outcomes: list[QueryOutcome], weights: list[int] | None = None) -> Vote
                 break
         else:
             groups.append([i])
-    groups.sort(key=lambda g: (not _substantive(outcomes[g[0]]), -sum(weights[i] for i in g), g[0]))
+    groups.sort(key=lambda g: (not substantive(outcomes[g[0]].df), -sum(weights[i] for i in g), g[0]))
     return Vote(chosen=groups[0][0] if groups else 0, groups=groups)
 
 
