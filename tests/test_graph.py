@@ -608,3 +608,18 @@ def test_resample_happens_once_a_question(run):
     assert grader == ["resample", "fail", "exhausted"]
     assert llm.count() == 1 + 2 + 2     # first, 2 drafts, the critique's retry (repeated, so sampled once more)
     assert r.warning and r.warning.startswith("The answer may be wrong")
+
+
+@pytest.mark.parametrize("question, noted", [
+    ("Which players scored in both 2013 and 2016?", True),
+    ("What are the ids of students who both have friends and are liked?", True),
+    ("List both the name and the id of each team.", False),
+    ("Show both charge type and amount.", False),
+    ("What are the points of Lakers players?", False),
+])
+def test_both_questions_get_an_intersect_note(run, question, noted):
+    llm = ScriptedLLM({"SQLGenerator": [ALL_POINTS_SQL]})
+    run(question, llm, clarify="off")
+    prompt = user_prompt(llm, "SQLGenerator", 0)
+    assert ("INTERSECT" in prompt) is noted
+    assert prompt.index("Question:") < (prompt.find("Note:") if noted else len(prompt))   # after the question
