@@ -623,3 +623,12 @@ def test_both_questions_get_an_intersect_note(run, question, noted):
     prompt = user_prompt(llm, "SQLGenerator", 0)
     assert ("INTERSECT" in prompt) is noted
     assert prompt.index("Question:") < (prompt.find("Note:") if noted else len(prompt))   # after the question
+
+
+def test_grader_names_a_join_of_a_column_with_itself(run):
+    cross = "SELECT DISTINCT t.city FROM teams t JOIN arenas a ON t.city = t.city"
+    llm = ScriptedLLM({"SQLGenerator": [cross, "SELECT city FROM teams"]})
+    r = run("Which cities have teams?", llm)
+    assert [g["verdict"] for g in r.grades] == ["fail", "pass"]
+    assert "t.city = t.city compares a column with itself" in user_prompt(llm, "SQLGenerator", 1)
+    assert r.sql == "SELECT city FROM teams"

@@ -1,5 +1,5 @@
 """The deterministic SQL clean-ups and repairs, on hand-written queries."""
-from duckask.utils.sql_text import fix_self_joins, prune_unused_joins, repair
+from duckask.utils.sql_text import fix_key_mismatches, fix_self_joins, prune_unused_joins, repair
 
 COLS = {"singer": {"singer_id", "song_name", "age", "name"}, "singer_in_concert": {"singer_id", "concert_id"},
         "concert": {"concert_id", "year"}, "owners": {"owner_id", "state"}, "professionals": {"professional_id", "state"}}
@@ -48,3 +48,18 @@ def test_repairs_named_by_duckdb():
                    err, COLS)
     assert fixed.startswith("SELECT T1.song_name")
     assert repair("SELECT 1", "Parser Error: syntax error") is None
+
+
+def test_key_compared_with_the_wrong_column_is_pointed_at_the_referenced_one():
+    links = [("car_makers", "Country", "countries", "CountryId"), ("countries", "Continent", "continents", "ContId"),
+             ("flights", "SourceAirport", "airports", "AirportCode")]
+    sql = "SELECT T1.CountryName FROM countries AS T1 JOIN car_makers AS T2 ON T1.Continent = T2.Country"
+    assert fix_key_mismatches(sql, links) == sql.replace("T1.Continent = T2.Country", "T1.CountryId = T2.Country")
+    quoted = 'SELECT 1 FROM "flights" AS "f" JOIN "airports" AS "a" ON "f"."SourceAirport" = "a"."City"'
+    assert fix_key_mismatches(quoted, links) == quoted.replace('"a"."City"', '"a"."AirportCode"')
+    # Left alone: the right key, a sibling join, tables without a key between them, and string literals.
+    for ok in ("SELECT 1 FROM countries c JOIN car_makers m ON c.CountryId = m.Country",
+               "SELECT 1 FROM flights f JOIN car_makers m ON f.SourceAirport = m.Country",
+               "SELECT 1 FROM countries c WHERE c.Continent = c.CountryName",
+               "SELECT 'c.Continent = m.Country' FROM countries c, car_makers m"):
+        assert fix_key_mismatches(ok, links) == ok

@@ -218,14 +218,14 @@ def _alias_spellings(sql: str) -> list[str]:
     return re.findall(r"[A-Za-z_][\w]*", sql)
 
 
-_SELF_EQ = re.compile(r'(?<![\w."])("?)(\w+)\1\.("?)(\w+)\3\s*=\s*\1\2\1\.\3\4\3(?![\w"])')
+SELF_EQ = re.compile(r'(?<![\w."])("?)(\w+)\1\.("?)(\w+)\3\s*=\s*\1\2\1\.\3\4\3(?![\w"])')
 
 
 def fix_self_joins(sql: str, links: list[tuple[str, str, str, str]]) -> str:
     """Rewrite a join condition that compares a column with itself (``T2.MakeId = T2.MakeId``, always
     true) into the foreign-key join it was meant to be, when exactly one other table of the query is
     linked to that column by a foreign key; otherwise leave the query alone."""
-    if not _SELF_EQ.search(sql):
+    if not SELF_EQ.search(sql):
         return sql
     aliases = table_aliases(sql)
 
@@ -249,7 +249,40 @@ def fix_self_joins(sql: str, links: list[tuple[str, str, str, str]]) -> str:
         written = next((w for w in re.findall(r"[A-Za-z_]\w*", sql) if w.lower() == other_alias), other_alias)
         return f"{written}.{other_col} = {m.group(0).split('=')[0].strip()}"
 
-    return _SELF_EQ.sub(fix, sql)
+    return SELF_EQ.sub(fix, sql)
+
+
+_COL_EQ = re.compile(r'(?<![\w."])("?)(\w+)\1\.("?)(\w+)\3\s*=\s*("?)(\w+)\5\.("?)(\w+)\7(?![\w".])')
+
+
+def fix_key_mismatches(sql: str, links: list[tuple[str, str, str, str]]) -> str:
+    """Rewrite ``A.fk = B.other`` into ``A.fk = B.key`` when ``A.fk`` is a foreign key to table B's
+    column ``key`` and ``other`` is another column of B: comparing a key with an unrelated column
+    (``countries.Continent = car_makers.Country``, ``airports.City = flights.SourceAirport``) is a
+    slip, never a join anyone means. Conditions between tables without such a key are left alone."""
+    if not links or not _COL_EQ.search(sql):
+        return sql
+    aliases = table_aliases(sql)
+    refs = {(a.lower(), ac.lower()): (b.lower(), bc) for a, ac, b, bc in links}
+
+    def fix(m: re.Match) -> str:
+        sides = [(m.group(1), m.group(2), m.group(3), m.group(4)), (m.group(5), m.group(6), m.group(7), m.group(8))]
+        tables = [aliases.get(s[1].lower(), "").lower() for s in sides]
+        if not all(tables) or sides[0][1].lower() == sides[1][1].lower():
+            return m.group(0)
+        for i in (0, 1):
+            j = 1 - i
+            ref = refs.get((tables[i], sides[i][3].lower()))
+            if ref and ref[0] == tables[j] and ref[1].lower() != sides[j][3].lower():
+                q, alias, cq, _ = sides[j]
+                fixed = f"{q}{alias}{q}.{cq}{ref[1]}{cq}"
+                left, right = (m.group(0).split("=", 1)[0].strip(), fixed) if j == 1 else \
+                    (fixed, m.group(0).split("=", 1)[1].strip())
+                return f"{left} = {right}"
+        return m.group(0)
+
+    parts = re.split(r"('(?:[^']|'')*')", sql)
+    return "".join(p if k % 2 else _COL_EQ.sub(fix, p) for k, p in enumerate(parts))
 
 
 def _walk(x, skip=None):
@@ -344,12 +377,13 @@ def prune_unused_joins(sql: str, columns: dict[str, set[str]],
 
 def tidy_sql(sql: str, catalog) -> str:
     """The deterministic clean-ups applied to every model-written query: self-compare join
-    conditions rewritten from foreign keys, then unused inner joins dropped."""
+    conditions rewritten from foreign keys, a key compared with the wrong column of the table it
+    references pointed at the right one, then unused inner joins dropped."""
     if not sql:
         return sql
     columns = {t.lower(): {c.name.lower() for c in tb.columns} for t, tb in catalog.tables.items()}
     links = catalog.foreign_links()
-    return prune_unused_joins(fix_self_joins(sql, links), columns, links)
+    return prune_unused_joins(fix_key_mismatches(fix_self_joins(sql, links), links), columns, links)
 
 
 def main(argv: list[str] | None = None) -> int:
