@@ -507,18 +507,21 @@ def test_cli_eval_bad_choices_are_usage_errors(qfile, capsys):
 
 
 # --------------------------------------------------------------------------- resume after a kill
+def interrupt_after(n: int, seen: list[str]):
+    """An on_record callback that records ids and simulates a kill (Ctrl-C) after ``n`` records."""
+    def on_record(rec):
+        seen.append(rec["id"])
+        if len(seen) == n:
+            raise KeyboardInterrupt
+    return on_record
+
+
 def test_resume_after_kill(tmp_path, qfile, small_db, env, capsys):
     out = tmp_path / "out.jsonl"
     first = scripted()
     seen: list[str] = []
-
-    def kill_after_two(rec):
-        seen.append(rec["id"])
-        if len(seen) == 2:
-            raise KeyboardInterrupt
-
     with pytest.raises(KeyboardInterrupt):
-        evaluate(qfile, db=str(small_db), out=out, llm=first, progress=False, on_record=kill_after_two)
+        evaluate(qfile, db=str(small_db), out=out, llm=first, progress=False, on_record=interrupt_after(2, seen))
     assert seen == ["q1", "q2"]
     assert first.count("SQLGenerator") == 2
     recs = read_records(out)
@@ -807,15 +810,9 @@ def test_interrupt_with_workers_stops_the_pool(tmp_path, qfile, small_db, env):
     llm = ScriptedLLM({"SQLGenerator": slow(GRAPH_SQL)})
     llm.is_endpoint = True
     out = tmp_path / "out.jsonl"
-    seen: list[str] = []
-
-    def stop_after_two(rec):
-        seen.append(rec["id"])
-        if len(seen) == 2:
-            raise KeyboardInterrupt
-
     with pytest.raises(KeyboardInterrupt):
-        evaluate(qfile, db=str(small_db), out=out, llm=llm, workers=2, progress=False, on_record=stop_after_two)
+        evaluate(qfile, db=str(small_db), out=out, llm=llm, workers=2, progress=False,
+                 on_record=interrupt_after(2, []))
     n_after = len(read_records(out))
     time.sleep(1.0)        # a pool left running would go on writing records now
     recs = read_records(out)
