@@ -38,6 +38,10 @@ class TracedNode(Node):
             return "llm" if self.ctx.llm.is_endpoint else local_default
         return setting
 
+    def can_resample(self, shared) -> bool:
+        """Whether a resample (fresh drafts of the first prompt, once a question) is still allowed."""
+        return self.ctx.settings.resample_drafts > 0 and not shared.get("resampled")
+
     def _run(self, shared):
         name = type(self).__name__
         if self.ctx.on_node:

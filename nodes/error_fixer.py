@@ -63,7 +63,7 @@ class ErrorFixer(TracedNode):
                 "retries": shared.get("retry_count", 0), "repairs": shared.get("repair_count", 0),
                 "tried": [a["sql"] for a in shared.get("attempts", [])],
                 "max": self.ctx.settings.max_fix_retries,
-                "resample": self.ctx.settings.resample_drafts > 0 and not shared.get("resampled")}
+                "resample": self.can_resample(shared)}
 
     def exec(self, p):
         cat = self.ctx.catalog

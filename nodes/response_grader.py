@@ -73,7 +73,7 @@ class ResponseGrader(TracedNode):
         return {"question": shared["question"], "sql": shared["sql_query"], "df": shared["query_result"],
                 "rounds": shared.get("grader_rounds", 0), "max": self.ctx.settings.max_grader_rounds,
                 "mode": self.mode(self.ctx.settings.grader, "rules"),
-                "resample": self.ctx.settings.resample_drafts > 0 and not shared.get("resampled")}
+                "resample": self.can_resample(shared)}
 
     def exec(self, p):
         if p["mode"] == "off":
