@@ -21,7 +21,6 @@ from duckask.nodes._base import TracedNode
 from duckask.utils.sql_text import extract_sql, tidy_sql
 
 MAX_VALUE_HINTS = 4
-RESAMPLE_TEMPERATURE = 0.7
 
 SYSTEM = ("You write DuckDB SQL. Answer the question with one SELECT query. Use only the tables and "
           "columns in the schema, join on the REFERENCES keys, select only what the question asks for, "
@@ -79,7 +78,7 @@ class SQLGenerator(TracedNode):
         if p["feedback"] and sql in p["tried"]:
             # At temperature 0 a small model often repeats the query that just failed, feedback or
             # not; one sampled retry is the only way to get a different query out of it.
-            sql = self._generate(msgs, temperature=RESAMPLE_TEMPERATURE)
+            sql = self._generate(msgs, temperature=p["temperature"])
         return {"sql": sql, "candidates": [sql], "error": None}
 
     def _generate(self, msgs, temperature=None, seed=None) -> str:

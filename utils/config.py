@@ -70,7 +70,7 @@ class Settings:
     table_llm_threshold: int = 12       # more tables than this: the LLM picks from a short list
     table_shortlist: int = 8            # pre-ranked candidates shown to the LLM
     resample_drafts: int = 4            # when the first query fails or finds nothing: sampled drafts to vote on
-    resample_temperature: float = 0.7   # their sampling temperature
+    resample_temperature: float = 0.7   # their temperature, and that of a retry that repeats a failed query
     schema_char_budget: int = 3600      # above this, wide tables show only their relevant columns
     descriptions: str | None = None     # YAML file documenting tables/columns (merged into the schema)
     # Safe execution
