@@ -60,6 +60,7 @@ def value_hint(error: str, cat) -> str:
 class ErrorFixer(TracedNode):
     def prep(self, shared):
         return {"sql": shared.get("sql_query") or "", "error": shared.get("execution_error") or "",
+                "question": shared["question"],
                 "retries": shared.get("retry_count", 0), "repairs": shared.get("repair_count", 0),
                 "tried": [a["sql"] for a in shared.get("attempts", [])],
                 "max": self.ctx.settings.max_fix_retries,
@@ -72,7 +73,7 @@ class ErrorFixer(TracedNode):
             fixed = repair(p["sql"], p["error"], columns)
             if fixed:
                 # Moving a column to the alias that has it can turn "T1.a = T2.a" into "T1.a = T1.a".
-                fixed = tidy_sql(fixed, cat)
+                fixed = tidy_sql(fixed, cat, p["question"])
             if fixed and fixed not in p["tried"]:
                 return {"action": "repaired", "sql": fixed}
         if p["resample"] and p["sql"]:

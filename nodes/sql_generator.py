@@ -71,20 +71,21 @@ class SQLGenerator(TracedNode):
         msgs = build_messages(p["schema"], p["question"], p["values"], p["feedback"])
         if p["resample"]:
             # Fixed seeds: the same question gets the same drafts (and a reply cache can serve them).
-            drafts = [self._generate(msgs, temperature=p["temperature"], seed=i) for i in range(1, p["resample"] + 1)]
+            drafts = [self._generate(msgs, p["question"], temperature=p["temperature"], seed=i)
+                      for i in range(1, p["resample"] + 1)]
             # The failed query takes part in the vote: if no draft runs, its error goes on to ErrorFixer.
             return {"sql": p["failed"], "candidates": [p["failed"]] + drafts, "error": None}
-        sql = self._generate(msgs)
+        sql = self._generate(msgs, p["question"])
         if p["feedback"] and sql in p["tried"]:
             # At temperature 0 a small model often repeats the query that just failed, feedback or
             # not; one sampled retry is the only way to get a different query out of it.
-            sql = self._generate(msgs, temperature=p["temperature"])
+            sql = self._generate(msgs, p["question"], temperature=p["temperature"])
         return {"sql": sql, "candidates": [sql], "error": None}
 
-    def _generate(self, msgs, temperature=None, seed=None) -> str:
+    def _generate(self, msgs, question, temperature=None, seed=None) -> str:
         reply = self.ctx.llm.complete(msgs, node="SQLGenerator", prefix="```sql\n", stop=["```"], max_tokens=256,
                                       temperature=temperature, seed=seed)
-        return tidy_sql(extract_sql(reply.text), self.ctx.catalog)
+        return tidy_sql(extract_sql(reply.text), self.ctx.catalog, question)
 
     def exec_fallback(self, p, exc):
         # The LLM call itself failed (endpoint down, context overflow): the executor reports it.

@@ -23,6 +23,31 @@ def test_used_joins_and_filter_joins_are_kept():
     assert prune_unused_joins(semi, COLS, LINKS) == semi
 
 
+def test_non_key_joins_to_tables_the_question_does_not_name_are_dropped():
+    semi = "SELECT DISTINCT T1.state FROM owners AS T1 JOIN professionals AS T2 ON T1.state = T2.state"
+    # The question names both tables: the join is the filter it asks for.
+    assert prune_unused_joins(semi, COLS, LINKS, named={"owners", "professionals"}) == semi
+    # It names only owners: the sibling join is the model's own addition.
+    assert prune_unused_joins(semi, COLS, LINKS, named={"owners"}) == "SELECT DISTINCT T1.state FROM owners AS T1"
+    # Aggregates do not protect a non-key join to an unnamed table ...
+    counted = "SELECT T1.state, count(*) FROM owners AS T1 JOIN professionals AS T2 ON T1.state = T2.state GROUP BY T1.state"
+    assert prune_unused_joins(counted, COLS, LINKS, named=set()) == \
+        "SELECT T1.state, count(*) FROM owners AS T1 GROUP BY T1.state"
+    # ... but they still protect a foreign-key join, whose multiplicity the count may be about.
+    per_singer = "SELECT T1.name, count(*) FROM singer T1 JOIN singer_in_concert T2 ON T1.singer_id = T2.singer_id GROUP BY T1.name"
+    assert prune_unused_joins(per_singer, COLS, LINKS, named=set()) == per_singer
+
+
+def test_named_tables_matches_stemmed_name_words():
+    from duckask.utils.schema import Catalog, Table
+    from duckask.utils.sql_text import named_tables
+
+    cat = Catalog(key="t", tables={n: Table(name=n, columns=[]) for n in ("Owners", "Highschooler", "car_makers", "Friend")})
+    assert named_tables(cat, "Show the names of all high schoolers in grade 10.") == {"highschooler"}
+    assert named_tables(cat, "Which states have both owners and professionals?") == {"owners"}
+    assert named_tables(cat, "Which distinct car models are produced after 1980?") == set()
+
+
 def test_joins_under_aggregates_or_star_are_kept():
     for sql in ("SELECT count(*) FROM singer T1 JOIN singer_in_concert T2 ON T1.singer_id = T2.singer_id",
                 "SELECT T1.name FROM singer T1 JOIN singer_in_concert T2 ON T1.singer_id = T2.singer_id GROUP BY T1.name",

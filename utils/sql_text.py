@@ -315,16 +315,22 @@ def _is_key_join(cond: dict, aliases: dict[str, str], links: list[tuple[str, str
 
 
 def prune_unused_joins(sql: str, columns: dict[str, set[str]],
-                       links: list[tuple[str, str, str, str]] | None = None) -> str:
+                       links: list[tuple[str, str, str, str]] | None = None,
+                       named: set[str] | None = None) -> str:
     """Drop an inner-joined table that the query never uses beyond its own join condition.
 
     Small models often join tables "for context" (``singer JOIN singer_in_concert JOIN concert`` to
-    list song names); each such join multiplies or filters rows the question did not ask about. A
-    table is dropped only when it is the right side of an INNER JOIN ... ON in the outermost FROM, no
-    other clause mentions its alias, no unqualified column of the query could be one of its columns,
-    no other join condition uses it, and the query has no ``*``, no GROUP BY and no COUNT/SUM/AVG
-    (where the join's row multiplicity is the point). With ``links`` (foreign keys), only a join on
-    exactly a foreign key is dropped: a join on other columns (``o.state = p.state``) is a filter.
+    list song names, ``TV_series JOIN Cartoon ON T1.Channel = T2.Channel`` to list episodes); each
+    such join multiplies or filters rows the question did not ask about. A table is dropped only when
+    it is the right side of an INNER JOIN ... ON in the outermost FROM, no other clause mentions its
+    alias, no unqualified column of the query could be one of its columns, no other join condition
+    uses it, and the query has no ``*``.
+
+    With ``links`` (foreign keys), a join on exactly a foreign key is dropped unless the query has a
+    GROUP BY or COUNT/SUM/AVG (where the join's row multiplicity is the point). A join on other
+    columns (``o.state = p.state``) is a filter: it is dropped only when ``named`` (the tables the
+    question names) is given and does not hold the table, aggregates or not ("states with both
+    owners and professionals" keeps its join; "high schoolers in grade 10" loses Friend and Likes).
     """
     for _ in range(4):
         node = _top_node(sql)
@@ -340,9 +346,10 @@ def prune_unused_joins(sql: str, columns: dict[str, set[str]],
         if x.get("type") != "BASE_TABLE":
             return sql
         # With COUNT/SUM/AVG or GROUP BY, row multiplicity is the point of the join: leave it.
-        if node.get("group_expressions") or any(
+        counted = bool(node.get("group_expressions") or any(
                 d.get("class") == "AGGREGATE" or d.get("function_name") in ("count_star", "count", "sum", "avg")
-                for d in _walk([node.get("select_list"), node.get("having"), node.get("modifiers")])):
+                for d in _walk([node.get("select_list"), node.get("having"), node.get("modifiers")])))
+        if counted and named is None:
             return sql
         conds = {id(j["condition"]) for j, _ in joins}
         outside = [d for d in _walk(node, skip=conds) if d.get("class") in ("COLUMN_REF", "STAR") or d.get("type") == "STAR"]
@@ -358,7 +365,12 @@ def prune_unused_joins(sql: str, columns: dict[str, set[str]],
             in_other = any(alias == d["column_names"][0].lower() for oj, _ in joins if oj is not j
                            for d in _walk(oj["condition"]) if len(d.get("column_names", [])) >= 2)
             cond = j["condition"]
-            if in_other or not cond.get("query_location_length") or not _is_key_join(cond, table_aliases(sql), links):
+            if in_other or not cond.get("query_location_length"):
+                continue
+            key = _is_key_join(cond, table_aliases(sql), links)
+            if key and counted:
+                continue
+            if not key and (named is None or t["table_name"].lower() in named):
                 continue
             start = j.get("query_location")
             end = cond["query_location"] + cond["query_location_length"]
@@ -375,15 +387,26 @@ def prune_unused_joins(sql: str, columns: dict[str, set[str]],
     return sql
 
 
-def tidy_sql(sql: str, catalog) -> str:
+def named_tables(catalog, question: str) -> set[str]:
+    """The tables (lower-case) whose every name word, stemmed, is in the question ("owners" names
+    Owners, "high schoolers" names Highschooler; "car models" does not name car_makers)."""
+    from duckask.utils.table_ranker import question_terms, split_ident
+
+    terms = set(question_terms(question))
+    return {t.lower() for t in catalog.tables if set(split_ident(t)) <= terms}
+
+
+def tidy_sql(sql: str, catalog, question: str | None = None) -> str:
     """The deterministic clean-ups applied to every model-written query: self-compare join
     conditions rewritten from foreign keys, a key compared with the wrong column of the table it
-    references pointed at the right one, then unused inner joins dropped."""
+    references pointed at the right one, then unused inner joins dropped (with the question, also
+    unused joins on non-key columns to tables it does not name)."""
     if not sql:
         return sql
     columns = {t.lower(): {c.name.lower() for c in tb.columns} for t, tb in catalog.tables.items()}
     links = catalog.foreign_links()
-    return prune_unused_joins(fix_key_mismatches(fix_self_joins(sql, links), links), columns, links)
+    named = None if question is None else named_tables(catalog, question)
+    return prune_unused_joins(fix_key_mismatches(fix_self_joins(sql, links), links), columns, links, named)
 
 
 def main(argv: list[str] | None = None) -> int:
