@@ -1,0 +1,78 @@
+"""What would today's deterministic clean-ups (``tidy_sql``) change in queries recorded earlier?
+
+Reads eval records (``duckask eval --out``), applies the current ``duckask.utils.sql_text.tidy_sql``
+(with the question) to every recorded query (final ``sql``, ``first_sql``, ``baseline_sql`` and each
+resample draft in ``candidates``), re-runs the ones it changes on the question's database and
+scores both against the gold result. A clean-up earns its place when it turns wrong queries right
+and no right one wrong; no LLM is involved, so this takes seconds.
+
+    .venv/bin/python bench/replay_tidy.py RECORDS.jsonl [RECORDS.jsonl ...] [--questions DIR]
+
+To judge a change to ``tidy_sql``, replay records made *before* it, e.g. those of an earlier commit:
+``git show 3bd2e71:docs/results/spider_sample100.jsonl > /tmp/s100.jsonl``.
+"""
+from __future__ import annotations
+
+import argparse
+from collections import Counter
+from pathlib import Path
+
+from duckask.utils.evaluation import read_records
+from duckask.utils.questions import load_questions, resolve_db
+from duckask.utils.scoring import results_match
+from duckask.utils.sql_text import has_top_level_order_by, tidy_sql
+
+ROOT = Path(__file__).resolve().parents[1]
+SPIDER = ROOT.parent / "shared" / "benchmarks" / "spider_dev"
+
+
+def main(argv: list[str] | None = None) -> int:
+    from duckask.utils.database import open_database
+    from duckask.utils.schema import get_catalog
+
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("records", nargs="+", help="eval records files")
+    ap.add_argument("--questions", default=str(SPIDER), help="the question set (gold SQL and databases)")
+    args = ap.parse_args(argv)
+    questions, db_dir = load_questions(args.questions)
+    qs = {q.id: q for q in questions}
+    opened: dict[str, tuple] = {}
+    counts: Counter = Counter()
+    for path in args.records:
+        for r in read_records(path):
+            q = qs[r["id"]]
+            where = resolve_db(q, db_dir=db_dir)
+            if where not in opened:
+                db = open_database(where)
+                opened[where] = (db, get_catalog(db))
+            db, cat = opened[where]
+            gold = db.run(q.gold_sql)
+            ordered = has_top_level_order_by(q.gold_sql)
+            seen = set()
+            queries = [(k, r.get(k)) for k in ("sql", "first_sql", "baseline_sql")]
+            queries += [("draft", c["sql"]) for c in r.get("candidates") or []]
+            for kind, sql in queries:
+                if not sql or sql in seen:
+                    continue
+                seen.add(sql)
+                new = tidy_sql(sql, cat, q.question)
+                if new == sql:
+                    continue
+                before, after = db.run(sql), db.run(new)
+                ok = [o.ok and gold.ok and results_match(o.df, gold.df, order_matters=ordered) for o in (before, after)]
+                counts[(kind, *ok)] += 1
+                mark = "=" if ok[0] == ok[1] else ("+" if ok[1] else "-")
+                print(f"{mark} {kind:12} {r['id']}  {q.question}\n    was: {' '.join(sql.split())}\n    now: {' '.join(new.split())}")
+    print("\n| query | changed | wrong -> right | right -> wrong | unchanged outcome |")
+    print("|---|---:|---:|---:|---:|")
+    for kind in ("sql", "first_sql", "baseline_sql", "draft"):
+        n = {k[1:]: v for k, v in counts.items() if k[0] == kind}
+        total = sum(n.values())
+        if total:
+            print(f"| {kind} | {total} | {n.get((False, True), 0)} | {n.get((True, False), 0)} | "
+                  f"{n.get((False, False), 0) + n.get((True, True), 0)} |")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
