@@ -70,7 +70,7 @@ class ErrorFixer(TracedNode):
         cat = self.ctx.catalog
         columns = {t.lower(): {c.name.lower() for c in tb.columns} for t, tb in cat.tables.items()}
         if p["sql"] and p["repairs"] < MAX_REPAIRS:
-            fixed = repair(p["sql"], p["error"], columns)
+            fixed = repair(p["sql"], p["error"], columns, cat.foreign_links())
             if fixed:
                 # Moving a column to the alias that has it can turn "T1.a = T2.a" into "T1.a = T1.a".
                 fixed = tidy_sql(fixed, cat, p["question"])

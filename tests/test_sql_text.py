@@ -88,3 +88,34 @@ def test_key_compared_with_the_wrong_column_is_pointed_at_the_referenced_one():
                "SELECT 1 FROM countries c WHERE c.Continent = c.CountryName",
                "SELECT 'c.Continent = m.Country' FROM countries c, car_makers m"):
         assert fix_key_mismatches(ok, links) == ok
+
+
+PEOPLE = {"people": {"people_id", "name", "height"}, "poker_player": {"poker_player_id", "people_id", "money_rank"},
+          "rankings": {"player_id", "height"}}
+PEOPLE_LINKS = [("poker_player", "People_ID", "people", "People_ID")]
+
+
+def test_a_column_of_a_table_the_query_forgot_is_joined():
+    err = ('Binder Error: Referenced column "Height" not found in FROM clause!\nCandidate bindings: "Money_Rank"')
+    sql = "SELECT Money_Rank FROM poker_player WHERE Height = (SELECT MAX(Height) FROM people) ORDER BY 1"
+    assert repair(sql, err, PEOPLE, PEOPLE_LINKS) == (
+        "SELECT Money_Rank FROM poker_player JOIN people ON poker_player.People_ID = people.People_ID "
+        "WHERE Height = (SELECT MAX(Height) FROM people) ORDER BY 1")
+    # Qualified: every column the alias's table lacks and the joined table has moves over.
+    err = 'Binder Error: Table "T1" does not have a column named "Name"\nCandidate bindings: : "Money_Rank"'
+    sql = "SELECT T1.Name, T1.Height, T1.Money_Rank FROM poker_player AS T1"
+    assert repair(sql, err, PEOPLE, PEOPLE_LINKS) == (
+        "SELECT people.Name, people.Height, T1.Money_Rank FROM poker_player AS T1 "
+        "JOIN people ON T1.People_ID = people.People_ID")
+
+
+def test_a_missing_column_is_not_joined_when_it_is_ambiguous_or_unlinked():
+    err = 'Binder Error: Referenced column "Height" not found in FROM clause!\nCandidate bindings: "Money_Rank"'
+    sql = "SELECT Money_Rank FROM poker_player WHERE Height > 180"
+    # Two tables outside the query have Height, both linked: which one is meant is not clear.
+    links = PEOPLE_LINKS + [("poker_player", "Poker_Player_ID", "rankings", "player_id")]
+    assert repair(sql, err, PEOPLE, links) is None
+    # No foreign key to the table that has the column.
+    assert repair(sql, err, PEOPLE, []) is None
+    # Without foreign keys, only the fixes the error message names (none here).
+    assert repair(sql, err, PEOPLE) is None

@@ -3,9 +3,10 @@
 - ``extract_sql(reply)``: the SQL in a model reply (fenced or bare), one statement.
 - ``describe_sql(sql)``: tables, filters, grouping, order and limit of a query, read from DuckDB's own
   parser (``json_serialize_sql``), used to say how an answer was derived.
-- ``repair(sql, error, catalog)``: deterministic fixes for errors whose fix DuckDB itself names
-  (a misspelt column with one candidate binding, a misspelt table, a column missing from GROUP BY),
-  so that no LLM call is spent on them.
+- ``repair(sql, error, columns, links)``: deterministic fixes for errors whose fix DuckDB itself
+  names (a misspelt column with one candidate binding, a misspelt table, a column missing from
+  GROUP BY), and, with foreign keys, a column of a table the query forgot to join
+  (``join_missing_column``), so that no LLM call is spent on them.
 
 Run on its own::
 
@@ -156,12 +157,114 @@ def table_aliases(sql: str) -> dict[str, str]:
     return out
 
 
-def repair(sql: str, error: str, columns: dict[str, set[str]] | None = None) -> str | None:
+_CLAUSE_END = re.compile(r"\b(WHERE|GROUP\s+BY|HAVING|ORDER\s+BY|LIMIT|QUALIFY|WINDOW|UNION|INTERSECT|EXCEPT)\b", re.I)
+
+
+def _outer_from_end(sql: str) -> int | None:
+    """Where the outermost FROM clause ends (the offset of the next clause keyword at the same
+    parenthesis depth, or the end of the query), or None without a top-level FROM."""
+    # Blank out string literals and quoted identifiers so that their contents are not read as SQL.
+    masked = re.sub(r"'(?:[^']|'')*'|\"[^\"]*\"", lambda m: "x" * len(m.group(0)), sql)
+    depth, start = 0, None
+    for i, ch in enumerate(masked):
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+        elif depth == 0 and (i == 0 or not (masked[i - 1].isalnum() or masked[i - 1] == "_")):
+            if start is None and re.match(r"FROM\b", masked[i:i + 5], re.I):
+                start = i
+            elif start is not None and _CLAUSE_END.match(masked, i):
+                return i
+    return None if start is None else len(sql.rstrip().rstrip(";"))
+
+
+def _outer_tables(node: dict) -> dict[str, str]:
+    """{alias or name (lower-case): table} of the base tables in a SELECT's own FROM clause."""
+    out, todo = {}, [node.get("from_table") or {}]
+    while todo:
+        x = todo.pop()
+        if x.get("type") == "JOIN":
+            todo += [x.get("left") or {}, x.get("right") or {}]
+        elif x.get("type") == "BASE_TABLE" and x.get("table_name"):
+            out[(x.get("alias") or x["table_name"]).lower()] = x["table_name"]
+    return out
+
+
+def join_missing_column(sql: str, column: str, alias: str | None, columns: dict[str, set[str]],
+                        links: list[tuple[str, str, str, str]]) -> str | None:
+    """Join the table a column lives in when the query forgot it.
+
+    ``SELECT Money_Rank FROM poker_player WHERE Height = ...`` fails because Height is in people;
+    when exactly one table outside the query has the column and a foreign key links it to a table
+    of the outer FROM (to ``alias``'s table, when the error names one), the join is added and the
+    column's qualifier pointed at it. Anything less clear-cut returns None.
+    """
+    node = _top_node(sql)
+    if not node or node.get("type") != "SELECT_NODE":
+        return None
+    tables = _outer_tables(node)
+    if not tables or (alias and alias.lower() not in tables):
+        return None
+    present = {t.lower() for t in tables.values()}
+    col = column.lower()
+    owners = {t for t, cols in columns.items() if col in cols and t not in present}
+    joins = []      # (query alias, its column, new table, its column)
+    for a, ac, b, bc in links:
+        for (mine, mc), (other, oc) in (((a, ac), (b, bc)), ((b, bc), (a, ac))):
+            if other.lower() in owners:
+                joins += [(al, mc, other, oc) for al, t in tables.items()
+                          if t.lower() == mine.lower() and (alias is None or al == alias.lower())]
+    if len({j[2].lower() for j in joins}) != 1 or len({j[0] for j in joins}) != 1:
+        return None
+    al, mc, table, oc = joins[0]
+    end = _outer_from_end(sql)
+    if end is None:
+        return None
+    real = next((w for w in re.findall(r"[A-Za-z_]\w*", sql) if w.lower() == al), al)
+    new = table if table.lower() not in tables else f"{table}_j"
+    head = sql[:end].rstrip()
+    fixed = f"{head} JOIN {table}" + (f" AS {new}" if new != table else "") + \
+        f" ON {real}.{mc} = {new}.{oc}" + (" " + sql[end:].lstrip() if sql[end:].strip() else "")
+    if alias:
+        # Every column the alias's table lacks and the joined table has moves over at once
+        # (T1.first_name, T1.middle_name, T1.last_name on an enrolment table).
+        mine, theirs = columns.get(tables[alias.lower()].lower(), set()), columns.get(table.lower(), set())
+        pat = re.compile(r'(?<![\w"])' + re.escape(alias) + r'\.("?)(\w+)("?)(?![\w"])', re.I)
+
+        def move(m: re.Match) -> str:
+            name = m.group(2).lower()
+            return f"{new}.{m.group(1)}{m.group(2)}{m.group(3)}" if name in theirs and name not in mine else m.group(0)
+
+        parts = re.split(r"('(?:[^']|'')*')", fixed)
+        fixed = "".join(p if i % 2 else pat.sub(move, p) for i, p in enumerate(parts))
+    return fixed
+
+
+def repair(sql: str, error: str, columns: dict[str, set[str]] | None = None,
+           links: list[tuple[str, str, str, str]] | None = None) -> str | None:
     """A fixed query when the error names the fix unambiguously, else None.
 
     ``columns`` ({table lower-case: {column lower-case}}) enables one more fix: ``t2.col`` where
-    ``t2``'s table lacks ``col`` but exactly one other table of the query has it.
+    ``t2``'s table lacks ``col`` but exactly one other table of the query has it; with ``links``
+    (foreign keys) too, a column of a table the query did not join is joined (``join_missing_column``).
     """
+    fixed = None
+    if columns and links:
+        # A column no table of the query has, but one table it links to has exactly: a forgotten
+        # join, tried before a close spelling (treatment_type_description is not ..._code).
+        if (m := _COL_NOT_FOUND.search(error)) and "." not in m.group(1):
+            fixed = join_missing_column(sql, m.group(1), None, columns, links)
+        elif m := _QUAL_COL.search(error):
+            present = {t.lower() for t in table_aliases(sql).values()}
+            if not any(m.group(2).lower() in columns.get(t, set()) for t in present):
+                fixed = join_missing_column(sql, m.group(2), m.group(1), columns, links)
+    fixed = fixed or _repair_named(sql, error, columns)
+    return fixed if fixed != sql else None
+
+
+def _repair_named(sql: str, error: str, columns: dict[str, set[str]] | None) -> str | None:
+    """The fixes whose target DuckDB's error message names (see ``repair``)."""
     if m := _COL_NOT_FOUND.search(error):
         bad = m.group(1)
         cands = re.findall(r'"([^"]+)"', m.group(2))

@@ -1,14 +1,20 @@
-"""What would today's deterministic clean-ups (``tidy_sql``) change in queries recorded earlier?
+"""What would today's deterministic clean-ups change in queries recorded earlier? (No LLM.)
 
-Reads eval records (``duckask eval --out``), applies the current ``duckask.utils.sql_text.tidy_sql``
-(with the question) to every recorded query (final ``sql``, ``first_sql``, ``baseline_sql`` and each
-resample draft in ``candidates``), re-runs the ones it changes on the question's database and
-scores both against the gold result. A clean-up earns its place when it turns wrong queries right
-and no right one wrong; no LLM is involved, so this takes seconds.
+Reads eval records (``duckask eval --out``) and every recorded query in them (final ``sql``,
+``first_sql``, ``baseline_sql`` and each resample draft in ``candidates``), then, per ``--what``:
 
-    .venv/bin/python bench/replay_tidy.py RECORDS.jsonl [RECORDS.jsonl ...] [--questions DIR]
+- ``tidy``: applies the current ``duckask.utils.sql_text.tidy_sql`` (with the question) and compares
+  the recorded query with the tidied one;
+- ``repair``: for the queries that fail, runs ErrorFixer's free repair loop (``repair`` then
+  ``tidy_sql``, up to 3 times) once with the repairs DuckDB's message names and once with foreign
+  keys too (``join_missing_column``: a column of a table the query forgot to join).
 
-To judge a change to ``tidy_sql``, replay records made *before* it, e.g. those of an earlier commit:
+Changed queries are run on the question's database and scored against the gold result. A clean-up
+earns its place when it turns wrong queries right and no right one wrong; this takes seconds.
+
+    .venv/bin/python bench/replay_cleanups.py --what tidy RECORDS.jsonl [...] [--questions DIR]
+
+To judge a change, replay records made *before* it, e.g. those of an earlier commit:
 ``git show 3bd2e71:docs/results/spider_sample100.jsonl > /tmp/s100.jsonl``.
 """
 from __future__ import annotations
@@ -20,10 +26,26 @@ from pathlib import Path
 from duckask.utils.evaluation import read_records
 from duckask.utils.questions import load_questions, resolve_db
 from duckask.utils.scoring import results_match
-from duckask.utils.sql_text import has_top_level_order_by, tidy_sql
+from duckask.utils.sql_text import has_top_level_order_by, repair, tidy_sql
 
 ROOT = Path(__file__).resolve().parents[1]
 SPIDER = ROOT.parent / "shared" / "benchmarks" / "spider_dev"
+MAX_REPAIRS = 3     # as nodes/error_fixer.py
+
+
+def repaired(db, cat, question: str, sql: str, links) -> str:
+    """ErrorFixer's free repair loop on a failing query (``links=None``: no foreign-key joins)."""
+    columns = {t.lower(): {c.name.lower() for c in tb.columns} for t, tb in cat.tables.items()}
+    out = db.run(sql)
+    for _ in range(MAX_REPAIRS):
+        if out.ok:
+            break
+        fixed = repair(sql, out.error, columns, links)
+        if not fixed:
+            break
+        sql = tidy_sql(fixed, cat, question)
+        out = db.run(sql)
+    return sql
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -32,6 +54,7 @@ def main(argv: list[str] | None = None) -> int:
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("records", nargs="+", help="eval records files")
+    ap.add_argument("--what", choices=("tidy", "repair"), default="tidy", help="which clean-up to replay")
     ap.add_argument("--questions", default=str(SPIDER), help="the question set (gold SQL and databases)")
     args = ap.parse_args(argv)
     questions, db_dir = load_questions(args.questions)
@@ -55,7 +78,10 @@ def main(argv: list[str] | None = None) -> int:
                 if not sql or sql in seen:
                     continue
                 seen.add(sql)
-                new = tidy_sql(sql, cat, q.question)
+                if args.what == "tidy":
+                    new = tidy_sql(sql, cat, q.question)
+                else:
+                    sql, new = (repaired(db, cat, q.question, sql, links) for links in (None, cat.foreign_links()))
                 if new == sql:
                     continue
                 before, after = db.run(sql), db.run(new)
