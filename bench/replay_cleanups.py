@@ -35,7 +35,7 @@ MAX_REPAIRS = 3     # as nodes/error_fixer.py
 
 def repaired(db, cat, question: str, sql: str, links) -> str:
     """ErrorFixer's free repair loop on a failing query (``links=None``: no foreign-key joins)."""
-    columns = {t.lower(): {c.name.lower() for c in tb.columns} for t, tb in cat.tables.items()}
+    columns = cat.column_sets()
     out = db.run(sql)
     for _ in range(MAX_REPAIRS):
         if out.ok:

@@ -68,7 +68,7 @@ class ErrorFixer(TracedNode):
 
     def exec(self, p):
         cat = self.ctx.catalog
-        columns = {t.lower(): {c.name.lower() for c in tb.columns} for t, tb in cat.tables.items()}
+        columns = cat.column_sets()
         if p["sql"] and p["repairs"] < MAX_REPAIRS:
             fixed = repair(p["sql"], p["error"], columns, cat.foreign_links())
             if fixed:

@@ -633,3 +633,15 @@ def test_grader_names_a_join_of_a_column_with_itself(run):
     assert [g["verdict"] for g in r.grades] == ["fail", "pass"]
     assert "t.city = t.city compares a column with itself" in user_prompt(llm, "SQLGenerator", 1)
     assert r.sql == "SELECT city FROM teams"
+
+
+def test_a_column_of_a_table_the_query_did_not_join_is_joined_without_an_llm_call(run):
+    # capacity lives in arenas; the model read only teams. arenas has a name too: the bare name
+    # column is qualified with the table it meant, so the join does not make it ambiguous.
+    llm = ScriptedLLM({"SQLGenerator": ["SELECT name, capacity FROM teams WHERE city = 'Boston'"]})
+    r = run("What is the capacity of the arena of the team in Boston?", llm)
+    assert r.ok and llm.count() == 1
+    assert ("ErrorFixer", "repaired") in path(r)
+    assert r.sql == ("SELECT teams.name, capacity FROM teams JOIN arenas ON teams.id = arenas.team_id "
+                     "WHERE city = 'Boston'")
+    assert rows(r) == [["Celtics", 19156]]

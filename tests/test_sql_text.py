@@ -119,3 +119,4 @@ def test_a_missing_column_is_not_joined_when_it_is_ambiguous_or_unlinked():
     assert repair(sql, err, PEOPLE, []) is None
     # Without foreign keys, only the fixes the error message names (none here).
     assert repair(sql, err, PEOPLE) is None
+

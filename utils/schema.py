@@ -79,6 +79,10 @@ class Catalog:
         tables = {k: Table(**{**t, "columns": [Column(**c) for c in t["columns"]]}) for k, t in d["tables"].items()}
         return cls(key=d["key"], tables=tables, values=d["values"])
 
+    def column_sets(self) -> dict[str, set[str]]:
+        """{table: {column}}, both lower-case: what the SQL clean-ups and repairs check names against."""
+        return {t.lower(): {c.name.lower() for c in tb.columns} for t, tb in self.tables.items()}
+
     def foreign_links(self) -> list[tuple[str, str, str, str]]:
         """(table, column, referenced table, referenced column) for every foreign key."""
         out = []

@@ -191,6 +191,27 @@ def _outer_tables(node: dict) -> dict[str, str]:
     return out
 
 
+def _qualify_bare(sql: str, node: dict, tables: dict[str, str], columns: dict[str, set[str]],
+                  clashing: set[str]) -> str:
+    """Qualify the outer query's unqualified columns that a table about to be joined also has
+    (``name`` in ``SELECT name, capacity FROM teams`` once arenas, which has a name too, is joined)
+    with the one FROM table that has them now, so the join does not make them ambiguous. Columns
+    inside subqueries bind to their own FROM and are left alone."""
+    inner = {id(d) for d in _walk(node) if d.get("class") == "SUBQUERY" or d.get("type") == "SUBQUERY"}
+    edits = []
+    for d in _walk(node, skip=inner):
+        names = d.get("column_names") or []
+        if d.get("class") != "COLUMN_REF" or len(names) != 1 or names[0].lower() not in clashing:
+            continue
+        have = [a for a, t in tables.items() if names[0].lower() in columns.get(t.lower(), set())]
+        if len(have) == 1 and d.get("query_location_length"):
+            real = next((w for w in re.findall(r"[A-Za-z_]\w*", sql) if w.lower() == have[0]), have[0])
+            edits.append((d["query_location"], d["query_location_length"], real))
+    for loc, length, real in sorted(set(edits), reverse=True):
+        sql = sql[:loc] + f"{real}.{sql[loc:loc + length]}" + sql[loc + length:]
+    return sql
+
+
 def join_missing_column(sql: str, column: str, alias: str | None, columns: dict[str, set[str]],
                         links: list[tuple[str, str, str, str]]) -> str | None:
     """Join the table a column lives in when the query forgot it.
@@ -218,6 +239,7 @@ def join_missing_column(sql: str, column: str, alias: str | None, columns: dict[
     if len({j[2].lower() for j in joins}) != 1 or len({j[0] for j in joins}) != 1:
         return None
     al, mc, table, oc = joins[0]
+    sql = _qualify_bare(sql, node, tables, columns, columns.get(table.lower(), set()))
     end = _outer_from_end(sql)
     if end is None:
         return None
@@ -506,7 +528,7 @@ def tidy_sql(sql: str, catalog, question: str | None = None) -> str:
     unused joins on non-key columns to tables it does not name)."""
     if not sql:
         return sql
-    columns = {t.lower(): {c.name.lower() for c in tb.columns} for t, tb in catalog.tables.items()}
+    columns = catalog.column_sets()
     links = catalog.foreign_links()
     named = None if question is None else named_tables(catalog, question)
     return prune_unused_joins(fix_key_mismatches(fix_self_joins(sql, links), links), columns, links, named)
