@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import asdict
 
 from duckask.nodes._base import TracedNode
-from duckask.utils.table_ranker import match_values, rank_tables
+from duckask.utils.table_ranker import match_flags, match_values, rank_tables
 from duckask.utils.yaml_out import parse_yaml
 
 PROMPT = """Tables:
@@ -41,6 +41,14 @@ def with_parents(cat, chosen: list[str]) -> list[str]:
     return out
 
 
+def _rank(cat, question: str) -> dict:
+    """The pre-ranking, and the value hints for SQLGenerator: literal values of the question found
+    in the data, then yes/no flag columns the question names (hints only: a flag such as
+    ``playoffs`` sits in many tables and must not sway the ranking)."""
+    values = match_values(cat, question)
+    return {"values": values + match_flags(cat, question), "ranked": rank_tables(cat, question, values)}
+
+
 class TableSelector(TracedNode):
     def __init__(self, ctx):
         super().__init__(ctx, max_retries=2)
@@ -50,9 +58,8 @@ class TableSelector(TracedNode):
 
     def exec(self, p):
         cat, s = self.ctx.catalog, self.ctx.settings
-        values = match_values(cat, p["question"])
-        ranked = rank_tables(cat, p["question"], values)
-        out = {"values": values, "ranked": ranked}
+        out = _rank(cat, p["question"])
+        ranked = out["ranked"]
         if len(cat.tables) <= s.table_llm_threshold:
             return {**out, "selected": list(cat.tables), "method": "all (small schema)"}
         shortlist = [r.table for r in ranked[: s.table_shortlist]]
@@ -69,9 +76,8 @@ class TableSelector(TracedNode):
 
     def exec_fallback(self, p, exc):
         cat = self.ctx.catalog
-        values = match_values(cat, p["question"])
-        ranked = rank_tables(cat, p["question"], values)
-        return {"values": values, "ranked": ranked, "selected": with_parents(cat, [r.table for r in ranked[:3]]),
+        out = _rank(cat, p["question"])
+        return {**out, "selected": with_parents(cat, [r.table for r in out["ranked"][:3]]),
                 "method": f"pre-ranker top 3 (LLM pick failed: {exc})"}
 
     def post(self, shared, p, res):

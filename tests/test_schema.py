@@ -5,7 +5,7 @@ import duckdb
 import pytest
 
 from duckask.utils.schema import apply_descriptions, get_catalog, render_ddl
-from duckask.utils.table_ranker import rank_tables
+from duckask.utils.table_ranker import match_flags, rank_tables
 
 
 @pytest.fixture(scope="module")
@@ -78,3 +78,21 @@ tables:
     assert top("Who was picked first among players drafted in 2003?") == "draft"   # drafted ~ draft
     best = rank_tables(cat, "Who had the best true shooting?")[0]
     assert best.table == "st" and "doc~trueshoot" in best.reasons           # a phrase of the description
+
+
+def test_flag_columns_the_question_names_become_value_hints(settings, tmp_path):
+    path = tmp_path / "flags.duckdb"
+    con = duckdb.connect(str(path))
+    con.execute("CREATE TABLE countrylanguage (CountryCode VARCHAR, Language VARCHAR, IsOfficial VARCHAR)")
+    con.execute("INSERT INTO countrylanguage VALUES ('NLD', 'Dutch', 'T'), ('NLD', 'Frisian', 'F')")
+    con.execute("CREATE TABLE dogs (name VARCHAR, abandoned_yn BIGINT, gender BIGINT, vaccinated BOOLEAN)")
+    con.execute("INSERT INTO dogs VALUES ('Rex', 1, 0, true), ('Ace', 0, 1, false)")
+    con.close()
+    cat = get_catalog(str(path), settings)
+    hints = lambda q: {(m.table, m.column, m.value) for m in match_flags(cat, q)}  # noqa: E731
+    assert hints("How many official languages does the Netherlands have?") == {("countrylanguage", "IsOfficial", "T")}
+    assert hints("Which dogs were abandoned?") == {("dogs", "abandoned_yn", "1")}
+    assert hints("List the vaccinated dogs.") == {("dogs", "vaccinated", "true")}
+    # A two-valued column not named like a flag (gender 0/1) has no "yes" value; unnamed flags give nothing.
+    assert hints("List each dog's gender.") == set()
+    assert hints("Which languages are spoken?") == set()

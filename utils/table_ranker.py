@@ -131,6 +131,34 @@ def match_values(catalog: Catalog, question: str, limit: int = 40) -> list[Value
     return out[: limit]
 
 
+#: The "yes" value of a two-valued flag column, by its pair of stored values (lower-case).
+_FLAG_YES = {frozenset(p): y for p, y in ((("t", "f"), "t"), (("y", "n"), "y"), (("1", "0"), "1"),
+                                          (("yes", "no"), "yes"), (("true", "false"), "true"))}
+_FLAG_WORDS = {"is", "has", "yn", "flag"}
+
+
+def match_flags(catalog: Catalog, question: str) -> list[ValueMatch]:
+    """Yes/no flag columns the question names ("official languages" -> countrylanguage.IsOfficial
+    = 'T', "dogs who have been abandoned" -> Dogs.abandoned_yn = 1). A flag column is named like
+    one (is_/has_ prefix, _yn/_flag suffix) or is BOOLEAN, and holds just two values such as T/F,
+    Y/N, 1/0. The model otherwise rarely filters on the flag: it sees only the column's name."""
+    terms = set(question_terms(question))
+    out = []
+    for t, tb in catalog.tables.items():
+        for c in tb.columns:
+            words = split_ident(c.name)
+            boolean = c.type.upper() == "BOOLEAN"
+            if not boolean and not (_FLAG_WORDS & set(words)):
+                continue
+            yes = "true" if boolean else _FLAG_YES.get(frozenset(str(v).lower() for v in c.samples))
+            named = [w for w in words if w not in _FLAG_WORDS]
+            if yes is None or not named or not set(named) <= terms:
+                continue
+            value = next((str(v) for v in c.samples if str(v).lower() == yes), yes)
+            out.append(ValueMatch(t, c.name, value, " ".join(named)))
+    return out
+
+
 _INDEX: dict[int, tuple[Catalog, dict, dict]] = {}
 
 
