@@ -137,12 +137,15 @@ _FLAG_YES = {frozenset(p): y for p, y in ((("t", "f"), "t"), (("y", "n"), "y"), 
 _FLAG_WORDS = {"is", "has", "yn", "flag"}
 
 
-def match_flags(catalog: Catalog, question: str) -> list[ValueMatch]:
-    """Yes/no flag columns the question names ("official languages" -> countrylanguage.IsOfficial
-    = 'T', "dogs who have been abandoned" -> Dogs.abandoned_yn = 1). A flag column is named like
-    one (is_/has_ prefix, _yn/_flag suffix) or is BOOLEAN, and holds just two values such as T/F,
-    Y/N, 1/0. The model otherwise rarely filters on the flag: it sees only the column's name."""
-    terms = set(question_terms(question))
+_FLAGS: dict[int, tuple[Catalog, list[tuple[str, str, str, set[str]]]]] = {}
+
+
+def _flag_columns(catalog: Catalog) -> list[tuple[str, str, str, set[str]]]:
+    """(table, column, its "yes" value as stored, its name words) for every flag column; built
+    once per catalog object."""
+    hit = _FLAGS.get(id(catalog))
+    if hit is not None and hit[0] is catalog:
+        return hit[1]
     out = []
     for t, tb in catalog.tables.items():
         for c in tb.columns:
@@ -151,12 +154,24 @@ def match_flags(catalog: Catalog, question: str) -> list[ValueMatch]:
             if not boolean and not (_FLAG_WORDS & set(words)):
                 continue
             yes = "true" if boolean else _FLAG_YES.get(frozenset(str(v).lower() for v in c.samples))
-            named = [w for w in words if w not in _FLAG_WORDS]
-            if yes is None or not named or not set(named) <= terms:
-                continue
-            value = next((str(v) for v in c.samples if str(v).lower() == yes), yes)
-            out.append(ValueMatch(t, c.name, value, " ".join(named)))
+            named = {w for w in words if w not in _FLAG_WORDS}
+            if yes is not None and named:
+                value = next((str(v) for v in c.samples if str(v).lower() == yes), yes)
+                out.append((t, c.name, value, named))
+    if len(_FLAGS) > 32:
+        _FLAGS.clear()
+    _FLAGS[id(catalog)] = (catalog, out)
     return out
+
+
+def match_flags(catalog: Catalog, question: str) -> list[ValueMatch]:
+    """Yes/no flag columns the question names ("official languages" -> countrylanguage.IsOfficial
+    = 'T', "dogs who have been abandoned" -> Dogs.abandoned_yn = 1). A flag column is named like
+    one (is_/has_ prefix, _yn/_flag suffix) or is BOOLEAN, and holds just two values such as T/F,
+    Y/N, 1/0. The model otherwise rarely filters on the flag: it sees only the column's name."""
+    terms = set(question_terms(question))
+    return [ValueMatch(t, c, value, " ".join(sorted(named)))
+            for t, c, value, named in _flag_columns(catalog) if named <= terms]
 
 
 _INDEX: dict[int, tuple[Catalog, dict, dict]] = {}
