@@ -1,0 +1,80 @@
+"""A/B runs of one graph change on the Spider dev questions it can affect.
+
+A change that fires only on some wordings (a prompt note, a value hint) is judged on *every* dev
+question it triggers on, with and without it, in the same code otherwise. Variants:
+
+- ``as-is``: the graph as shipped;
+- ``no-flag-hints``: without the yes/no flag value hints (``match_flags``);
+- ``not-note``: with a prompt note for negations (tried, rejected: see docs/benchmarks.md).
+
+``--trigger flags|negation`` writes the ids of the questions the change can affect and runs only
+those. Records go to ``--out`` (resumable, like ``duckask eval``).
+
+    .venv/bin/python bench/ablation.py --trigger flags --variant as-is --out /tmp/flags_on.jsonl
+    .venv/bin/python bench/ablation.py --trigger flags --variant no-flag-hints --out /tmp/flags_off.jsonl
+"""
+from __future__ import annotations
+
+import argparse
+import re
+from pathlib import Path
+
+from duckask.utils.questions import load_questions
+
+ROOT = Path(__file__).resolve().parents[1]
+SPIDER = ROOT.parent / "shared" / "benchmarks" / "spider_dev"
+
+_NOT = re.compile(r"\b(not|never|without|no|don't|doesn't|didn't|haven't|hasn't)\b", re.I)
+_NOT_COMPARE = re.compile(r"\b(no|not)\s+(less|more|higher|lower|greater|fewer|larger|smaller|bigger|older|younger)\b"
+                          r"|\bstands? for no\b", re.I)
+NOT_NOTE = ("Note: to exclude items that have some related row (\"do not have\", \"never\", \"without\"), use "
+            "WHERE <key> NOT IN (SELECT <key> FROM ... WHERE <condition>); a != condition on joined rows is "
+            "not the same.")
+
+
+def negated(question: str) -> bool:
+    return bool(_NOT.search(_NOT_COMPARE.sub(" ", question)))
+
+
+def main(argv: list[str] | None = None) -> int:
+    from duckask.utils.database import open_database
+    from duckask.utils.evaluation import evaluate
+    from duckask.utils.schema import get_catalog
+    from duckask.utils.table_ranker import match_flags
+
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--trigger", choices=("flags", "negation"), required=True)
+    ap.add_argument("--variant", choices=("as-is", "no-flag-hints", "not-note"), required=True)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--questions", default=str(SPIDER))
+    args = ap.parse_args(argv)
+
+    questions, db_dir = load_questions(args.questions)
+    if args.trigger == "negation":
+        ids = [q.id for q in questions if negated(q.question)]
+    else:
+        cats: dict[str, object] = {}
+        ids = []
+        for q in questions:
+            if q.db_id not in cats:
+                cats[q.db_id] = get_catalog(open_database(Path(db_dir) / q.db_id))
+            if match_flags(cats[q.db_id], q.question):
+                ids.append(q.id)
+    print(f"{len(ids)} questions trigger '{args.trigger}'")
+
+    if args.variant == "no-flag-hints":
+        import duckask.nodes.table_selector as ts
+
+        ts.match_flags = lambda catalog, question: []
+    elif args.variant == "not-note":
+        import duckask.nodes.sql_generator as sg
+
+        shipped = sg.question_hints
+        sg.question_hints = lambda q: shipped(q) + ([NOT_NOTE] if negated(q) else [])
+    df = evaluate(questions, db_dir=db_dir, ids=ids, out=args.out)
+    print(f"EX {100 * df['correct'].mean():.1f} % on {len(df)} questions ({int(df['correct'].sum())} correct)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
