@@ -5,8 +5,9 @@ only, no file or network access, locked configuration, a timeout and a row cap. 
 become ``execution_error`` and the "error" action; they never raise.
 
 After a resample, SQLGenerator hands over several drafts (the failed query first): each distinct
-one runs and ``duckask.utils.voting`` picks the query whose result most drafts agree on, a real
-answer before an empty one. Only when none of them runs does the failed query's error go on to
+one runs, a draft DuckDB rejects gets ErrorFixer's free repairs (``run_repaired``: misspelt names,
+forgotten joins), and ``duckask.utils.voting`` picks the query whose result most drafts agree on, a
+real answer before an empty one. Only when none of them runs does the failed query's error go on to
 ErrorFixer.
 """
 from __future__ import annotations
@@ -15,6 +16,7 @@ from collections import Counter
 
 from duckask.nodes._base import TracedNode
 from duckask.utils.database import QueryOutcome
+from duckask.utils.sql_text import run_repaired
 from duckask.utils.voting import vote
 
 
@@ -24,7 +26,8 @@ class SQLExecutor(TracedNode):
         # Drafts belong to this query only straight after SQLGenerator (post() consumes them, so a
         # query ErrorFixer repaired runs on its own).
         drafts = shared.get("sql_candidates") or [sql]
-        return {"sql": sql, "drafts": drafts, "generation_error": shared.get("generation_error")}
+        return {"sql": sql, "drafts": drafts, "generation_error": shared.get("generation_error"),
+                "question": shared["question"]}
 
     def exec(self, p):
         if p["generation_error"]:
@@ -37,10 +40,14 @@ class SQLExecutor(TracedNode):
         if len(counts) <= 1:
             return self.ctx.db.run(p["sql"], timeout_s=s.timeout_s, row_cap=s.row_cap), []
         distinct = [p["sql"]] + [d for d in counts if d != p["sql"]]
-        outs = [self.ctx.db.run(d, timeout_s=s.timeout_s, row_cap=s.row_cap) for d in distinct]
+        def run(sql):
+            return self.ctx.db.run(sql, timeout_s=s.timeout_s, row_cap=s.row_cap)
+
+        outs = [run_repaired(run, d, self.ctx.catalog, p["question"]) for d in distinct]
         v = vote(outs, [counts[d] for d in distinct])
         group = next((g for g in v.groups if v.chosen in g), [])
-        ballot = [{"sql": d, "drafts": counts[d], "positions": [j for j, x in enumerate(p["drafts"]) if x == d],
+        ballot = [{"sql": o.sql, "draft": d, "drafts": counts[d],
+                   "positions": [j for j, x in enumerate(p["drafts"]) if x == d],
                    "status": o.status, "error": o.error,
                    "rows": None if o.df is None else len(o.df), "chosen": i == v.chosen,
                    "agrees": i in group} for i, (d, o) in enumerate(zip(distinct, outs))]

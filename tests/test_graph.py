@@ -571,7 +571,8 @@ def test_identical_drafts_run_once_and_count_twice(run):
 
 
 def test_no_draft_runs_then_a_retry_shows_the_first_error(run):
-    bad, worse = "SELECT name, salary FROM players", "SELECT nme FROM playerz"
+    # Drafts that no free repair fixes either (no column is like "wage").
+    bad, worse = "SELECT name, salary FROM players", "SELECT wage FROM players"
     llm = ScriptedLLM({"SQLGenerator": [bad, worse, worse, ALL_POINTS_SQL]})
     r = run("What are the points of players?", llm, resample_drafts=2)
     assert r.status == "answered" and r.sql == ALL_POINTS_SQL
@@ -645,3 +646,16 @@ def test_a_column_of_a_table_the_query_did_not_join_is_joined_without_an_llm_cal
     assert r.sql == ("SELECT teams.name, capacity FROM teams JOIN arenas ON teams.id = arenas.team_id "
                      "WHERE city = 'Boston'")
     assert rows(r) == [["Celtics", 19156]]
+
+
+def test_drafts_of_a_vote_get_the_free_repairs(run):
+    # The first query forgot to join arenas; while a resample is to come, ErrorFixer leaves that to
+    # the vote, where it and a misspelt draft are repaired and agree.
+    first = "SELECT name, capacity FROM teams WHERE city = 'Boston'"
+    llm = ScriptedLLM({"SQLGenerator": [first, "SELECT t.name, a.capcity FROM teams t JOIN arenas a ON a.team_id = t.id "
+                                                "WHERE t.city = 'Boston'", "SELECT 'TD Garden', 1"]})
+    r = run("What is the capacity of the arena of the team in Boston?", llm, resample_drafts=2)
+    assert [t["action"] for t in r.trace if t["node"] == "ErrorFixer"] == ["resample"]
+    assert rows(r) == [["Celtics", 19156]]
+    assert [(v["positions"], v["status"], v["sql"] != v["draft"], v["agrees"]) for v in r.vote] == [
+        ([0], "ok", True, True), ([1], "ok", True, True), ([2], "ok", False, False)]

@@ -285,6 +285,20 @@ def repair(sql: str, error: str, columns: dict[str, set[str]] | None = None,
     return fixed if fixed != sql else None
 
 
+def run_repaired(run, sql: str, catalog, question: str | None = None, max_repairs: int = 3):
+    """``run(sql)`` and, while DuckDB rejects the query and ``repair`` (with foreign keys) has a fix,
+    run the fixed and tidied query instead, at most ``max_repairs`` times. Returns the last outcome
+    (its ``sql`` is the query that ran). SQLExecutor uses it on the drafts of a resample vote."""
+    out = run(sql)
+    columns, links = catalog.column_sets(), catalog.foreign_links()
+    for _ in range(max_repairs):
+        if out.ok or not (fixed := repair(sql, out.error or "", columns, links)):
+            break
+        sql = tidy_sql(fixed, catalog, question)
+        out = run(sql)
+    return out
+
+
 def _repair_named(sql: str, error: str, columns: dict[str, set[str]] | None) -> str | None:
     """The fixes whose target DuckDB's error message names (see ``repair``)."""
     if m := _COL_NOT_FOUND.search(error):
