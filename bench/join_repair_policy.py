@@ -1,0 +1,78 @@
+"""When should the forgotten-join repair run: at once, or inside the resample vote? (No LLM.)
+
+Replays records made before the repair existed (session 2's, e.g.
+``git show 3bd2e71:docs/results/spider_sample100.jsonl > /tmp/s100.jsonl``). For every question
+whose failing first draft the join repair changes, and for which a resample followed, it compares:
+
+- recorded: what the graph did then (resample and vote, no join repair);
+- at once: the repaired first draft, no resample (ErrorFixer repairing immediately);
+- in the vote: the resample's recorded drafts and the failed first draft, each failing one given
+  the free repairs (``run_repaired``), voted on as SQLExecutor does (what ships).
+
+    .venv/bin/python bench/join_repair_policy.py /tmp/s100.jsonl /tmp/held.jsonl /tmp/test.jsonl
+"""
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from duckask.utils.evaluation import read_records
+from duckask.utils.questions import load_questions, resolve_db
+from duckask.utils.scoring import results_match
+from duckask.utils.sql_text import has_top_level_order_by, repair, run_repaired
+from duckask.utils.voting import vote
+
+ROOT = Path(__file__).resolve().parents[1]
+SPIDER = ROOT.parent / "shared" / "benchmarks" / "spider_dev"
+
+
+def main(argv: list[str] | None = None) -> int:
+    from duckask.utils.database import open_database
+    from duckask.utils.schema import get_catalog
+
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("records", nargs="+")
+    ap.add_argument("--questions", default=str(SPIDER))
+    args = ap.parse_args(argv)
+    questions, db_dir = load_questions(args.questions)
+    qs = {q.id: q for q in questions}
+    totals = {"recorded": 0, "at once": 0, "in the vote": 0}
+    n = 0
+    print("| question | recorded | at once | in the vote |\n|---|---|---|---|")
+    for path in args.records:
+        for r in read_records(path):
+            q = qs[r["id"]]
+            if not r.get("first_sql") or not r.get("candidates"):
+                continue
+            db = open_database(resolve_db(q, db_dir=db_dir))
+            cat = get_catalog(db)
+            first = db.run(r["first_sql"])
+            if first.ok:
+                continue
+            # Only where the join repair is what changes the query (name-only repairs already ran then).
+            named_only = repair(r["first_sql"], first.error, cat.column_sets())
+            with_joins = repair(r["first_sql"], first.error, cat.column_sets(), cat.foreign_links())
+            if with_joins is None or with_joins == named_only:
+                continue
+            gold = db.run(q.gold_sql)
+            ordered = has_top_level_order_by(q.gold_sql)
+
+            def right(o):
+                return bool(o.ok and gold.ok and results_match(o.df, gold.df, order_matters=ordered))
+
+            at_once = run_repaired(db.run, r["first_sql"], cat, q.question)
+            drafts = [c for c in r["candidates"] if 0 not in c["positions"]]
+            outs = [at_once] + [run_repaired(db.run, c["sql"], cat, q.question) for c in drafts]
+            v = vote(outs, [1] + [len(c["positions"]) for c in drafts])
+            row = {"recorded": bool(r["correct"]), "at once": right(at_once),
+                   "in the vote": right(outs[v.chosen]) if v.groups else False}
+            n += 1
+            for k in totals:
+                totals[k] += row[k]
+            print(f"| {r['id']} | " + " | ".join("right" if row[k] else "wrong" for k in totals) + " |")
+    print(f"| **{n} questions: right** | " + " | ".join(str(totals[k]) for k in totals) + " |")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
