@@ -825,3 +825,18 @@ def test_interrupt_with_workers_stops_the_pool(tmp_path, qfile, small_db, env):
     df = evaluate(qfile, db=str(small_db), out=out, llm=scripted(), workers=2, progress=False)
     ids = [r["id"] for r in read_records(out)]
     assert sorted(ids) == sorted(ALL_IDS) and len(df) == 6
+
+
+def test_a_resample_records_each_draft_as_drafted_and_as_run(tmp_path, small_db, env):
+    # The first query fails; of the two drafts, one has a misspelt column the vote's free repairs fix.
+    q = Question(id="r1", question=HIGH_Q, gold_sql="SELECT name FROM players WHERE points > 25")
+    llm = ScriptedLLM({"SQLGenerator": ["SELECT name FROM players WHERE salary > 25",
+                                        "SELECT name FROM players WHERE pointz > 25",
+                                        "SELECT name FROM players WHERE points > 25"]})
+    df = evaluate([q], db=str(small_db), out=tmp_path / "r.jsonl", llm=llm, progress=False, resample_drafts=2)
+    rec = df.iloc[0]
+    assert rec["correct"] and rec["resampled"]
+    drafts = {c["draft"]: c for c in rec["candidates"]}
+    repaired = drafts["SELECT name FROM players WHERE pointz > 25"]
+    assert repaired["sql"] == "SELECT name FROM players WHERE points > 25" and repaired["status"] == "ok"
+    assert repaired["correct"] and drafts["SELECT name FROM players WHERE salary > 25"]["status"] == "error"
