@@ -5,6 +5,7 @@
 # sample100 (developed on), held-out 100, test 100, and the 728 others.
 # The run starts from the records of bench/spider_sample100.sh (run it first, on the same code) and
 # evaluates the other 928 questions (about 70 minutes on 2 cores); eval's resume skips the rest.
+# The records (2 MB) are committed gzip-compressed as $OUT.jsonl.gz; the working file is ignored.
 #   bash bench/spider_dev_full.sh            # fresh run (after bench/spider_sample100.sh)
 #   RESUME=1 bash bench/spider_dev_full.sh   # continue an interrupted run
 #   SEED=0 bash bench/spider_dev_full.sh     # all 1,028 questions in this run
@@ -17,4 +18,5 @@ if [ "${RESUME:-0}" != 1 ]; then
   [ "${SEED:-1}" = 1 ] && cp docs/results/spider_sample100.jsonl "$OUT.jsonl"
 fi
 .venv/bin/duckask eval "$SPIDER" --baseline single-prompt --out "$OUT.jsonl" --report "$OUT" "$@"
-.venv/bin/python bench/spider_subsets.py "$OUT.jsonl" | tee "$OUT.subsets.md"
+gzip -9 -c "$OUT.jsonl" > "$OUT.jsonl.gz"
+.venv/bin/python bench/spider_subsets.py "$OUT.jsonl.gz" | tee "$OUT.subsets.md"

@@ -7,7 +7,7 @@
   a wording triggers on, some of which fall here: the "both X and Y" note (25 questions), the
   rejected negation note (95) and the flag hints (18); see docs/benchmarks.md.
 
-    .venv/bin/python bench/spider_subsets.py docs/results/spider_dev_full.jsonl
+    .venv/bin/python bench/spider_subsets.py docs/results/spider_dev_full.jsonl.gz
 
 Prints a markdown table: per subset, graph and baseline EX, the margin, median seconds and LLM
 calls per question, and SQL that did not run.

@@ -573,6 +573,10 @@ def test_record_writer_ends_a_cut_off_line(tmp_path):
     w2.append({"id": "d", "correct": True})
     assert [r["id"] for r in read_records(path)] == ["a", "c", "d"]
     assert read_records(tmp_path / "none.jsonl") == []
+    # A gzip-compressed records file (how large committed runs are kept) reads the same.
+    import gzip
+    (tmp_path / "r.jsonl.gz").write_bytes(gzip.compress(path.read_bytes()))
+    assert read_records(tmp_path / "r.jsonl.gz") == read_records(path)
 
 
 # --------------------------------------------------------------------------- LLM cache

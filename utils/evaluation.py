@@ -13,6 +13,7 @@ Run on its own (same as ``duckask eval``)::
 """
 from __future__ import annotations
 
+import gzip
 import json
 import os
 import statistics
@@ -37,12 +38,14 @@ from duckask.utils.sql_text import has_top_level_order_by
 
 # --------------------------------------------------------------------------- records file
 def read_records(path: str | Path) -> list[dict[str, Any]]:
-    """Complete records in ``path``; a line cut short by a kill is ignored (its question reruns)."""
+    """Complete records in ``path`` (``.gz``: gzip-compressed, as large committed runs are kept); a
+    line cut short by a kill is ignored (its question reruns)."""
     p = Path(path)
     if not p.exists():
         return []
+    text = gzip.decompress(p.read_bytes()).decode() if p.suffix == ".gz" else p.read_text()
     out = []
-    for line in p.read_text().splitlines():
+    for line in text.splitlines():
         try:
             rec = json.loads(line)
         except json.JSONDecodeError:
