@@ -132,11 +132,21 @@ _TABLE_NOT_FOUND = re.compile(r'Table with name ([^\s]+) does not exist!\s*Did y
 _GROUP_BY = re.compile(r'column "?([^"\s]+)"? must appear in the GROUP BY clause')
 
 
+def _sub_outside_strings(pat: re.Pattern, repl, sql: str) -> str:
+    """``pat.sub(repl, ...)`` on the SQL outside its string literals."""
+    parts = re.split(r"('(?:[^']|'')*')", sql)
+    return "".join(p if i % 2 else pat.sub(repl, p) for i, p in enumerate(parts))
+
+
+def _spelled(sql: str, name: str) -> str:
+    """``name`` (an alias or table, any case) as the query writes it, to keep its case in edits."""
+    return next((w for w in re.findall(r"[A-Za-z_]\w*", sql) if w.lower() == name.lower()), name)
+
+
 def _replace_ident(sql: str, old: str, new: str) -> str:
     """Replace an identifier outside string literals, case-insensitively, as a whole word."""
-    parts = re.split(r"('(?:[^']|'')*')", sql)
     pat = re.compile(r'(?<![\w."])"?' + re.escape(old) + r'"?(?![\w"])', re.I)
-    return "".join(p if i % 2 else pat.sub(new, p) for i, p in enumerate(parts))
+    return _sub_outside_strings(pat, new, sql)
 
 
 def table_aliases(sql: str) -> dict[str, str]:
@@ -205,8 +215,7 @@ def _qualify_bare(sql: str, node: dict, tables: dict[str, str], columns: dict[st
             continue
         have = [a for a, t in tables.items() if names[0].lower() in columns.get(t.lower(), set())]
         if len(have) == 1 and d.get("query_location_length"):
-            real = next((w for w in re.findall(r"[A-Za-z_]\w*", sql) if w.lower() == have[0]), have[0])
-            edits.append((d["query_location"], d["query_location_length"], real))
+            edits.append((d["query_location"], d["query_location_length"], _spelled(sql, have[0])))
     for loc, length, real in sorted(set(edits), reverse=True):
         sql = sql[:loc] + f"{real}.{sql[loc:loc + length]}" + sql[loc + length:]
     return sql
@@ -243,7 +252,7 @@ def join_missing_column(sql: str, column: str, alias: str | None, columns: dict[
     end = _outer_from_end(sql)
     if end is None:
         return None
-    real = next((w for w in re.findall(r"[A-Za-z_]\w*", sql) if w.lower() == al), al)
+    real = _spelled(sql, al)
     new = table if table.lower() not in tables else f"{table}_j"
     head = sql[:end].rstrip()
     fixed = f"{head} JOIN {table}" + (f" AS {new}" if new != table else "") + \
@@ -258,8 +267,7 @@ def join_missing_column(sql: str, column: str, alias: str | None, columns: dict[
             name = m.group(2).lower()
             return f"{new}.{m.group(1)}{m.group(2)}{m.group(3)}" if name in theirs and name not in mine else m.group(0)
 
-        parts = re.split(r"('(?:[^']|'')*')", fixed)
-        fixed = "".join(p if i % 2 else pat.sub(move, p) for i, p in enumerate(parts))
+        fixed = _sub_outside_strings(pat, move, fixed)
     return fixed
 
 
@@ -318,7 +326,7 @@ def _repair_named(sql: str, error: str, columns: dict[str, set[str]] | None) -> 
             if len(owners) > 1:   # prefer explicit aliases (the same FROM clause) over bare subquery tables
                 owners = [a for a in owners if a not in {t.lower() for t in table_aliases(sql).values()}]
             if len(owners) == 1:
-                real = next((w for w in re.findall(r"[A-Za-z_]\w*", sql) if w.lower() == owners[0]), owners[0])
+                real = _spelled(sql, owners[0])
                 pat = re.compile(r'(?<![\w"])' + re.escape(alias) + r'\.("?' + re.escape(bad) + r'"?)(?![\w"])', re.I)
                 fixed = pat.sub(lambda mm: f"{real}.{mm.group(1)}", sql)
                 if fixed != sql:
@@ -352,11 +360,6 @@ def _repair_named(sql: str, error: str, columns: dict[str, set[str]] | None) -> 
     return None
 
 
-def _alias_spellings(sql: str) -> list[str]:
-    """Identifiers as written in the SQL (to keep an alias's original case when substituting)."""
-    return re.findall(r"[A-Za-z_][\w]*", sql)
-
-
 SELF_EQ = re.compile(r'(?<![\w."])("?)(\w+)\1\.("?)(\w+)\3\s*=\s*\1\2\1\.\3\4\3(?![\w"])')
 
 
@@ -385,7 +388,7 @@ def fix_self_joins(sql: str, links: list[tuple[str, str, str, str]]) -> str:
         if len(options) != 1:
             return m.group(0)
         other_alias, other_col = options.pop()
-        written = next((w for w in re.findall(r"[A-Za-z_]\w*", sql) if w.lower() == other_alias), other_alias)
+        written = _spelled(sql, other_alias)
         return f"{written}.{other_col} = {m.group(0).split('=')[0].strip()}"
 
     return SELF_EQ.sub(fix, sql)
@@ -420,8 +423,7 @@ def fix_key_mismatches(sql: str, links: list[tuple[str, str, str, str]]) -> str:
                 return f"{left} = {right}"
         return m.group(0)
 
-    parts = re.split(r"('(?:[^']|'')*')", sql)
-    return "".join(p if k % 2 else _COL_EQ.sub(fix, p) for k, p in enumerate(parts))
+    return _sub_outside_strings(_COL_EQ, fix, sql)
 
 
 def _walk(x, skip=None):
@@ -484,7 +486,7 @@ def prune_unused_joins(sql: str, columns: dict[str, set[str]],
             x = x["left"]
         if x.get("type") != "BASE_TABLE":
             return sql
-        # With COUNT/SUM/AVG or GROUP BY, row multiplicity is the point of the join: leave it.
+        # With COUNT/SUM/AVG or GROUP BY, a foreign-key join's row multiplicity is the point: kept below.
         counted = bool(node.get("group_expressions") or any(
                 d.get("class") == "AGGREGATE" or d.get("function_name") in ("count_star", "count", "sum", "avg")
                 for d in _walk([node.get("select_list"), node.get("having"), node.get("modifiers")])))
