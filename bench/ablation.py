@@ -19,7 +19,7 @@ import argparse
 import re
 from pathlib import Path
 
-from duckask.utils.questions import load_questions
+from duckask.utils.eval.questions import load_questions
 
 ROOT = Path(__file__).resolve().parents[1]
 SPIDER = ROOT.parent / "shared" / "benchmarks" / "spider_dev"
@@ -37,10 +37,10 @@ def negated(question: str) -> bool:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from duckask.utils.database import open_database
-    from duckask.utils.evaluation import evaluate
+    from duckask.utils.db.database import open_database
+    from duckask.utils.eval.run import evaluate
     from duckask.utils.schema import get_catalog
-    from duckask.utils.table_ranker import match_flags
+    from duckask.utils.schema.values import match_flags
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--trigger", choices=("flags", "negation"), required=True)

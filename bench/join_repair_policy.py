@@ -16,18 +16,20 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from duckask.utils.evaluation import read_records
-from duckask.utils.questions import load_questions, resolve_db
-from duckask.utils.scoring import results_match
-from duckask.utils.sql_text import has_top_level_order_by, repair, run_repaired
-from duckask.utils.voting import vote
+from duckask.utils.eval.records import read_records
+from duckask.utils.eval.questions import load_questions, resolve_db
+from duckask.utils.eval.scoring import results_match
+from duckask.utils.sql.describe import has_top_level_order_by
+from duckask.utils.sql.facts import SchemaFacts
+from duckask.utils.sql.repair import repair, run_repaired
+from duckask.utils.sql.voting import vote
 
 ROOT = Path(__file__).resolve().parents[1]
 SPIDER = ROOT.parent / "shared" / "benchmarks" / "spider_dev"
 
 
 def main(argv: list[str] | None = None) -> int:
-    from duckask.utils.database import open_database
+    from duckask.utils.db.database import open_database
     from duckask.utils.schema import get_catalog
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -50,8 +52,8 @@ def main(argv: list[str] | None = None) -> int:
             if first.ok:
                 continue
             # Only where the join repair is what changes the query (name-only repairs already ran then).
-            named_only = repair(r["first_sql"], first.error, cat.column_sets())
-            with_joins = repair(r["first_sql"], first.error, cat.column_sets(), cat.foreign_links())
+            named_only = repair(r["first_sql"], first.error, SchemaFacts.of(cat, links=False))
+            with_joins = repair(r["first_sql"], first.error, SchemaFacts.of(cat))
             if with_joins is None or with_joins == named_only:
                 continue
             gold = db.run(q.gold_sql)

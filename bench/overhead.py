@@ -10,7 +10,7 @@
     ``ask`` (Result.seconds: settings, database and catalog lookup, graph) and of each node (from
     Result.trace). Target: median <= 30 ms per question.
 
-(b) Table selection at scale: an in-memory ``duckask.utils.schema.Catalog`` of 5,000 synthetic
+(b) Table selection at scale: an in-memory ``duckask.utils.schema.catalog.Catalog`` of 5,000 synthetic
     tables (names from a word list, 5-15 columns, keys and foreign keys, some comments, a value
     index of a few thousand entries), and ~50 questions each written about one random table. Timed:
     ``match_values`` + ``rank_tables`` per question (target < 1 s). Also shown: the prompt stays
@@ -47,9 +47,12 @@ import duckask
 from duckask.nodes.table_selector import PROMPT, _table_line, with_parents
 from duckask.utils.config import load_settings
 from duckask.utils.llm import ScriptedLLM
-from duckask.utils.schema import Catalog, Column, Table, get_catalog, render_ddl
-from duckask.utils.sql_text import describe_sql
-from duckask.utils.table_ranker import keep_columns, match_values, rank_tables
+from duckask.utils.schema import get_catalog
+from duckask.utils.schema.catalog import Catalog, Column, Reference, Table
+from duckask.utils.schema.ddl import render_ddl
+from duckask.utils.sql.describe import describe_sql
+from duckask.utils.schema.ranker import keep_columns, rank_tables
+from duckask.utils.schema.values import match_values
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
@@ -181,7 +184,7 @@ def build_catalog(n_tables: int, rng: random.Random) -> tuple[Catalog, dict[str,
                 oh = other.split("_")[-1]
                 cname = f"{oh}_id" if all(c.name != f"{oh}_id" for c in cols) else f"{other}_id"
                 if all(c.name != cname for c in cols):
-                    cols.append(Column(name=cname, type="INTEGER", ref=f"{other}({oh}_id)"))
+                    cols.append(Column(name=cname, type="INTEGER", ref=Reference(other, f"{oh}_id")))
         want = rng.randint(5, 15)
         for attr in rng.sample(ATTRS, len(ATTRS)):
             if len(cols) >= want:

@@ -3,7 +3,7 @@
 Reads eval records (``duckask eval --out``) and every recorded query in them (final ``sql``,
 ``first_sql``, ``baseline_sql`` and each resample draft in ``candidates``), then, per ``--what``:
 
-- ``tidy``: applies the current ``duckask.utils.sql_text.tidy_sql`` (with the question) and compares
+- ``tidy``: applies the current ``duckask.utils.sql.tidy.tidy_sql`` (with the question) and compares
   the recorded query with the tidied one;
 - ``repair``: for the queries that fail, runs the free repair loop (``run_repaired``: ``repair``
   with foreign keys, then ``tidy_sql``, up to 3 times) and compares the recorded query with the
@@ -24,15 +24,17 @@ import argparse
 from collections import Counter
 from pathlib import Path
 
-from duckask.utils.evaluation import read_records
-from duckask.utils.questions import load_questions, resolve_db
-from duckask.utils.scoring import results_match
-from duckask.utils.sql_text import has_top_level_order_by, run_repaired, tidy_sql
+from duckask.utils.eval.records import read_records
+from duckask.utils.eval.questions import load_questions, resolve_db
+from duckask.utils.eval.scoring import results_match
+from duckask.utils.sql.describe import has_top_level_order_by
+from duckask.utils.sql.repair import run_repaired
+from duckask.utils.sql.tidy import tidy_sql
 
 ROOT = Path(__file__).resolve().parents[1]
 SPIDER = ROOT.parent / "shared" / "benchmarks" / "spider_dev"
 def main(argv: list[str] | None = None) -> int:
-    from duckask.utils.database import open_database
+    from duckask.utils.db.database import open_database
     from duckask.utils.schema import get_catalog
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])

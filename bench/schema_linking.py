@@ -2,7 +2,7 @@
 
 For every question, the tables its gold SQL reads (from DuckDB's own parser: ``json_serialize_sql``,
 BASE_TABLE nodes, CTE names excluded) are looked up in the ranking that
-``duckask.utils.table_ranker`` (``match_values`` + ``rank_tables``) gives. recall@k of a question is
+``duckask.utils.schema.ranker`` (``match_values`` + ``rank_tables``) gives. recall@k of a question is
 |gold ∩ top-k| / |gold|; the tables report the mean over questions, and "all@k" the share of
 questions with every gold table in the top k; k = 8 is the default ``table_shortlist``, the
 candidates the TableSelector LLM chooses from, so recall@8 bounds what that LLM can select.
@@ -50,8 +50,10 @@ import duckdb
 import yaml
 
 from duckask.utils.config import load_settings
-from duckask.utils.schema import Catalog, Table, get_catalog
-from duckask.utils.table_ranker import match_values, rank_tables
+from duckask.utils.schema import get_catalog
+from duckask.utils.schema.catalog import Catalog, Table
+from duckask.utils.schema.ranker import rank_tables
+from duckask.utils.schema.values import match_values
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
@@ -104,9 +106,7 @@ def merge_catalogs(catalogs: dict[str, Catalog], prefixes: dict[str, str]) -> Ca
         for name, t in cat.tables.items():
             cols = []
             for c in t.columns:
-                ref = c.ref
-                if ref and "(" in ref:
-                    ref = pre + ref
+                ref = c.ref._replace(table=pre + c.ref.table) if c.ref else None
                 cols.append(dataclasses.replace(c, ref=ref, samples=list(c.samples)))
             tables[pre + name] = dataclasses.replace(t, name=pre + name, columns=cols, pk=list(t.pk))
         for text, hits in cat.values.items():

@@ -3,7 +3,7 @@
 A run with ``--sql-candidates N`` records, per question, each distinct draft, the positions it was
 drawn at (0 = greedy, 1.. = seeded samples) and whether it ran. Drafts are drawn independently
 of each other, so the first k positions are exactly what ``--sql-candidates k`` would have drawn.
-For each k this script re-runs those drafts on the database, votes with ``duckask.utils.voting``
+For each k this script re-runs those drafts on the database, votes with ``duckask.utils.sql.voting``
 (the same code SQLExecutor uses), and scores the chosen result against the gold result. When
 none of the first k drafts runs, the graph would go on to ErrorFixer from the greedy draft's error,
 which the N-draft run only observed if none of its N drafts ran either; for the other questions
@@ -21,18 +21,18 @@ import json
 import statistics
 from pathlib import Path
 
-from duckask.utils.evaluation import read_records
-from duckask.utils.questions import load_questions, resolve_db
-from duckask.utils.scoring import results_match
-from duckask.utils.sql_text import has_top_level_order_by
-from duckask.utils.voting import vote
+from duckask.utils.eval.records import read_records
+from duckask.utils.eval.questions import load_questions, resolve_db
+from duckask.utils.eval.scoring import results_match
+from duckask.utils.sql.describe import has_top_level_order_by
+from duckask.utils.sql.voting import vote
 
 ROOT = Path(__file__).resolve().parents[1]
 SPIDER = ROOT.parent / "shared" / "benchmarks" / "spider_dev"
 
 
 def main(argv: list[str] | None = None) -> int:
-    from duckask.utils.database import open_database
+    from duckask.utils.db.database import open_database
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("run", help="records of an eval run with --sql-candidates N")

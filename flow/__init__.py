@@ -11,11 +11,11 @@ __all__ = ["ask", "Result", "build_flow", "evaluate"]
 def __getattr__(name):
     # Lazy, so that `python -m duckask.utils.<tool>` does not import the whole graph first.
     if name in ("ask", "Result"):
-        from duckask.utils import api
+        from duckask.utils.app import api
 
         return getattr(api, name)
     if name == "evaluate":
-        from duckask.utils.evaluation import evaluate
+        from duckask.utils.eval.run import evaluate
 
         return evaluate
     if name == "build_flow":

@@ -8,9 +8,9 @@ from typing import Callable
 from pocketflow import Node
 
 from duckask.utils.config import Settings
-from duckask.utils.database import Database
+from duckask.utils.db.database import Database
 from duckask.utils.llm import MeteredLLM
-from duckask.utils.schema import Catalog
+from duckask.utils.schema.catalog import Catalog
 
 
 @dataclass

@@ -10,8 +10,9 @@ from __future__ import annotations
 import re
 
 from duckask.nodes._base import TracedNode
-from duckask.utils.table_ranker import match_values, rank_tables
-from duckask.utils.yaml_out import parse_yaml
+from duckask.utils.schema.ranker import rank_tables
+from duckask.utils.schema.values import match_values
+from duckask.utils.llm.yaml_reply import parse_yaml
 
 _VAGUE = re.compile(
     r"^\s*(show|give|tell|get)( me)?( (all|some|the|any))? (data|stuff|things|info|information|everything|something)"

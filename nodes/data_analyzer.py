@@ -8,7 +8,7 @@ order, limit) is read from the SQL by DuckDB's parser, so it is always exact.
 from __future__ import annotations
 
 from duckask.nodes._base import TracedNode
-from duckask.utils.answer import derivation, template_answer
+from duckask.utils.app.answer import derivation, template_answer
 
 PROMPT = """Question: {question}
 SQL: {sql}

@@ -7,54 +7,13 @@
 """
 from __future__ import annotations
 
-import re
-
 from duckask.nodes._base import TracedNode
-from duckask.utils.schema import fold
-from duckask.utils.sql_text import repair, tidy_sql
+from duckask.utils.sql.errors import column_hint, error_summary, value_hint
+from duckask.utils.sql.facts import SchemaFacts
+from duckask.utils.sql.repair import repair
+from duckask.utils.sql.tidy import tidy_sql
 
 MAX_REPAIRS = 3
-
-
-def error_summary(error: str) -> str:
-    """The useful part of a DuckDB error: drop the LINE/caret excerpt."""
-    lines = []
-    for line in (error or "").splitlines():
-        if line.startswith("LINE "):
-            break
-        if line.strip():
-            lines.append(line.strip())
-    return " ".join(lines)[:400]
-
-
-_MISSING_COL = re.compile(r'(?:column named|Referenced column) "([^"]+)"')
-
-
-def column_hint(error: str, columns: dict[str, set[str]], tables: dict[str, str]) -> str:
-    """Where a column the error could not find really is, from the catalog."""
-    m = _MISSING_COL.search(error or "")
-    if not m:
-        return ""
-    col = m.group(1).split(".")[-1]
-    owners = [tables[t] for t, cols in columns.items() if col.lower() in cols]
-    if owners:
-        return f" Note: column {col} belongs to table {', '.join(owners)}."
-    return f" Note: no table has a column {col}; use only columns shown in the schema."
-
-
-_CONVERSION = re.compile(r"Could not convert string '([^']+)' to (\w+)")
-
-
-def value_hint(error: str, cat) -> str:
-    """For "could not convert 'United Airlines' to INT32": where that text really is stored."""
-    m = _CONVERSION.search(error or "")
-    if not m:
-        return ""
-    where = {f"{t}.{c}" for t, c, _ in cat.values.get(fold(m.group(1)), [])}
-    if where:
-        return (f" Note: '{m.group(1)}' is stored in {', '.join(sorted(where)[:3])}; compare it there "
-                f"(join that table) instead of with a {m.group(2)} column.")
-    return f" Note: '{m.group(1)}' is text; do not compare it with a {m.group(2)} column."
 
 
 class ErrorFixer(TracedNode):
@@ -74,7 +33,7 @@ class ErrorFixer(TracedNode):
             # forgotten table (foreign keys) is then left to the vote, where SQLExecutor applies it
             # to this query and to every draft (measured: the drafts sometimes know better, e.g.
             # pet_age where the join would read the student's Age; docs/benchmarks.md).
-            fixed = repair(p["sql"], p["error"], columns, None if p["resample"] else cat.foreign_links())
+            fixed = repair(p["sql"], p["error"], SchemaFacts.of(cat, links=not p["resample"]))
             if fixed:
                 # Moving a column to the alias that has it can turn "T1.a = T2.a" into "T1.a = T1.a".
                 fixed = tidy_sql(fixed, cat, p["question"])
@@ -85,7 +44,7 @@ class ErrorFixer(TracedNode):
             return {"action": "resample"}
         if p["retries"] >= p["max"]:
             return {"action": "give_up"}
-        hint = column_hint(p["error"], columns, {t.lower(): t for t in cat.tables}) + value_hint(p["error"], cat)
+        hint = column_hint(p["error"], columns, {t.lower(): t for t in cat.tables}) + value_hint(p["error"], cat.values)
         return {"action": "retry", "message": error_summary(p["error"]) + hint}
 
     def post(self, shared, p, res):

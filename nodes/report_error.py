@@ -6,7 +6,7 @@ failed), that answer is kept and the report becomes a warning.
 from __future__ import annotations
 
 from duckask.nodes._base import TracedNode
-from duckask.nodes.error_fixer import error_summary
+from duckask.utils.sql.errors import error_summary
 
 
 class ReportError(TracedNode):

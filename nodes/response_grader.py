@@ -14,9 +14,9 @@ import re
 import pandas as pd
 
 from duckask.nodes._base import TracedNode
-from duckask.utils.sql_text import SELF_EQ
-from duckask.utils.voting import substantive
-from duckask.utils.yaml_out import parse_yaml
+from duckask.utils.sql.tidy import self_comparisons
+from duckask.utils.sql.voting import substantive
+from duckask.utils.llm.yaml_reply import parse_yaml
 
 _COUNT_Q = re.compile(r"^\s*(how many|count\b|what is the (total )?number of|what's the number of|"
                       r"find the (total )?number of|show the number of|return the number of)", re.I)
@@ -56,8 +56,8 @@ def rule_check(question: str, df: pd.DataFrame | None, sql: str = "") -> str | N
                 "sample values and their case) and that joins and conditions are not too strict.")
     if df.isna().all().all():
         return "The query returned only NULL values; check the filters and the joins."
-    if (m := SELF_EQ.search(sql or "")):
-        return (f"The condition {m.group(0)} compares a column with itself, so every row is joined with every "
+    if (same := self_comparisons(sql or "")):
+        return (f"The condition {same[0]} compares a column with itself, so every row is joined with every "
                 "row; join on the columns that link the two tables (REFERENCES in the schema).")
     if _COUNT_Q.search(question) and not _GROUPED.search(question) and len(df) != 1:
         return (f"The question asks for one number, but the query returned {len(df)} rows; "

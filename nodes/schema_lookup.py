@@ -9,8 +9,9 @@ No LLM call.
 from __future__ import annotations
 
 from duckask.nodes._base import TracedNode
-from duckask.utils.schema import render_ddl
-from duckask.utils.table_ranker import ValueMatch, keep_columns
+from duckask.utils.schema.ddl import render_ddl
+from duckask.utils.schema.ranker import keep_columns
+from duckask.utils.schema.values import ValueMatch
 
 
 class SchemaLookup(TracedNode):

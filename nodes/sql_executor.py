@@ -1,12 +1,12 @@
 """SQLExecutor: run the query on the locked-down read-only connection (no LLM).
 
-Safety lives in ``duckask.utils.database`` and ``duckask.utils.safety``: one SELECT/WITH statement
+Safety lives in ``duckask.utils.db.database`` and ``duckask.utils.db.safety``: one SELECT/WITH statement
 only, no file or network access, locked configuration, a timeout and a row cap. Errors and refusals
 become ``execution_error`` and the "error" action; they never raise.
 
 After a resample, SQLGenerator hands over several drafts (the failed query first): each distinct
 one runs, a draft DuckDB rejects gets ErrorFixer's free repairs (``run_repaired``: misspelt names,
-forgotten joins), and ``duckask.utils.voting`` picks the query whose result most drafts agree on, a
+forgotten joins), and ``duckask.utils.sql.voting`` picks the query whose result most drafts agree on, a
 real answer before an empty one. Only when none of them runs does the failed query's error go on to
 ErrorFixer.
 """
@@ -15,9 +15,9 @@ from __future__ import annotations
 from collections import Counter
 
 from duckask.nodes._base import TracedNode
-from duckask.utils.database import QueryOutcome
-from duckask.utils.sql_text import run_repaired
-from duckask.utils.voting import vote
+from duckask.utils.db.database import QueryOutcome
+from duckask.utils.sql.repair import run_repaired
+from duckask.utils.sql.voting import vote
 
 
 class SQLExecutor(TracedNode):

@@ -18,7 +18,8 @@ from __future__ import annotations
 import re
 
 from duckask.nodes._base import TracedNode
-from duckask.utils.sql_text import extract_sql, tidy_sql
+from duckask.utils.sql.extract import extract_sql
+from duckask.utils.sql.tidy import tidy_sql
 
 MAX_VALUE_HINTS = 4
 

@@ -1,6 +1,6 @@
 """TableSelector: choose the tables the query needs, scaling to schemas of 50+ tables.
 
-1. A deterministic pre-ranker (``duckask.utils.table_ranker``) scores every table from its name,
+1. A deterministic pre-ranker (``duckask.utils.schema.ranker``) scores every table from its name,
    column names, comments, and literal values of the question found in the data.
 2. Small schemas (``table_llm_threshold`` tables or fewer) are passed whole: no LLM call.
 3. Otherwise the LLM picks from the ``table_shortlist`` best candidates (YAML: tables). Invalid or
@@ -11,8 +11,9 @@ from __future__ import annotations
 from dataclasses import asdict
 
 from duckask.nodes._base import TracedNode
-from duckask.utils.table_ranker import match_flags, match_values, rank_tables
-from duckask.utils.yaml_out import parse_yaml
+from duckask.utils.schema.ranker import rank_tables
+from duckask.utils.schema.values import match_flags, match_values
+from duckask.utils.llm.yaml_reply import parse_yaml
 
 PROMPT = """Tables:
 {tables}
@@ -35,9 +36,9 @@ def with_parents(cat, chosen: list[str]) -> list[str]:
     """Add the tables the chosen ones reference (one hop), e.g. people for batting, so that names
     behind ids are reachable; at most MAX_TABLES in all."""
     out = list(chosen)
-    for a, _, b, _ in cat.foreign_links():
-        if a in chosen and b not in out and len(out) < MAX_TABLES:
-            out.append(b)
+    for fk in cat.foreign_links():
+        if fk.table in chosen and fk.ref_table not in out and len(out) < MAX_TABLES:
+            out.append(fk.ref_table)
     return out
 
 

@@ -18,7 +18,7 @@ import duckdb
 import pytest
 
 from duckask.utils.config import Settings, default_cache_dir, load_settings
-from duckask.utils.model_store import GGUF_NAME
+from duckask.utils.llm.model_store import GGUF_NAME
 
 #: The sibling ``shared`` folder (benchmarks, data) next to this repository in the development
 #: workspace. A user's fresh clone does not have it.

@@ -1,7 +1,7 @@
 """The ``duckask`` command line, with a ScriptedLLM in place of the real model.
 
-``duckask ask`` calls ``duckask.utils.api.ask``, which gets its backend from
-``duckask.utils.api.get_llm``; the ``scripted`` fixture replaces that with a ScriptedLLM.
+``duckask ask`` calls ``duckask.utils.app.api.ask``, which gets its backend from
+``duckask.utils.app.api.get_llm``; the ``scripted`` fixture replaces that with a ScriptedLLM.
 """
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from duckask.utils import api
-from duckask.utils.cli import EXIT_CLARIFY, EXIT_FAIL, EXIT_OK, EXIT_USAGE, main
+from duckask.utils.app import api
+from duckask.utils.app.cli import EXIT_CLARIFY, EXIT_FAIL, EXIT_OK, EXIT_USAGE, main
 from duckask.utils.llm import ScriptedLLM
 
 LAKERS_Q = "What are the points of Lakers players?"

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from duckask.utils.config import load_settings
-from duckask.utils.database import open_database
-from duckask.utils.scoring import results_match
-from duckask.utils.sql_text import has_top_level_order_by
+from duckask.utils.db.database import open_database
+from duckask.utils.eval.scoring import results_match
+from duckask.utils.sql.describe import has_top_level_order_by
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
@@ -25,7 +25,7 @@ pytestmark = pytest.mark.model
 
 def _model_path() -> str:
     pytest.importorskip("llama_cpp", reason="llama-cpp-python is not installed (pip install 'duckask[local]')")
-    from duckask.utils.model_store import ModelError, model_path
+    from duckask.utils.llm.model_store import ModelError, model_path
 
     try:
         return str(model_path(load_settings()))

@@ -1,4 +1,4 @@
-"""Batch evaluation (``duckask eval`` / ``duckask.utils.evaluation.evaluate``) with a ScriptedLLM.
+"""Batch evaluation (``duckask eval`` / ``duckask.utils.eval.run.evaluate``) with a ScriptedLLM.
 
 The scripted model maps each question (found in the prompt text) to a fixed SQL string, one map for
 the graph's SQLGenerator and one for the single-prompt Baseline, so which answers are right is known
@@ -19,13 +19,15 @@ import pytest
 import yaml
 from conftest import build_small_db
 
-from duckask.utils import evaluation
-from duckask.utils.cli import main as cli_main
-from duckask.utils.evaluation import (RecordWriter, evaluate, read_records, render_markdown, summarize,
-                                      write_report)
+from duckask.utils.eval import run as evaluation
+from duckask.utils.app.cli import main as cli_main
+from duckask.utils.eval.records import read_records, RecordWriter
+from duckask.utils.eval.report import render_markdown, summarize
+from duckask.utils.eval.report import write_report
+from duckask.utils.eval.run import evaluate
 from duckask.utils.llm import ScriptedLLM
-from duckask.utils.llm_cache import CachedLLM
-from duckask.utils.questions import Question, load_questions, read_ids, resolve_db, select
+from duckask.utils.llm.cache import CachedLLM
+from duckask.utils.eval.questions import Question, load_questions, read_ids, resolve_db, select
 
 # --------------------------------------------------------------------------- the question set
 # question -> (gold, graph SQL, baseline SQL). Gold is ("sql", text) or ("rows", rows, ordered).
@@ -104,7 +106,7 @@ def write_jsonl(path: Path, rows: list[dict]) -> Path:
 @pytest.fixture(autouse=True)
 def no_real_model(monkeypatch):
     """Never the real model: any fallback to get_llm() fails the test unless the test patched it."""
-    from duckask.utils import api
+    from duckask.utils.app import api
 
     def refuse(settings=None):
         raise AssertionError("the real LLM backend was requested")
@@ -696,7 +698,7 @@ def test_modes(tmp_path, small_db, env):
 
 
 def test_a_question_that_crashes_is_recorded_and_the_run_goes_on(tmp_path, qfile, small_db, env, monkeypatch):
-    from duckask.utils import api
+    from duckask.utils.app import api
 
     real_ask = api.ask
 

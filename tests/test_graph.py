@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 
 from conftest import sha256
-from duckask.utils.api import Result, ask
+from duckask.utils.app.api import Result, ask
 from duckask.utils.llm import LLMError, ScriptedLLM
 
 LAKERS_Q = "What are the points of Lakers players?"

@@ -15,7 +15,7 @@ import duckask
 from duckask.utils import llm as llm_mod
 from duckask.utils.config import ENV_VARS, load_settings
 from duckask.utils.llm import LLMError, OpenAIBackend, get_llm
-from duckask.utils.sql_text import extract_sql
+from duckask.utils.sql.extract import extract_sql
 
 from openai_stub import StubOpenAI, error_body, free_port
 

@@ -1,4 +1,4 @@
-"""Tests for duckask.utils.importer (folder of CSV/Parquet files, SQLite file)."""
+"""Tests for duckask.utils.db.importer (folder of CSV/Parquet files, SQLite file)."""
 
 from __future__ import annotations
 
@@ -10,12 +10,8 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from duckask.utils.importer import (
-    import_source,
-    main,
-    sanitize_identifier,
-    sqlite_type_to_duckdb,
-)
+from duckask.utils.db.importer import import_source, main, sanitize_identifier
+from duckask.utils.db.sqlite_source import sqlite_type_to_duckdb
 
 
 def _columns(db: Path, table: str) -> dict[str, tuple[str, str | None]]:

@@ -15,10 +15,10 @@ import duckdb
 import pytest
 
 from conftest import sha256
-from duckask.utils.cli import main as cli_main
+from duckask.utils.app.cli import main as cli_main
 from duckask.utils.config import Settings
-from duckask.utils.database import open_database, resolve_db_file
-from duckask.utils.safety import UnsafeSQLError, check_sql
+from duckask.utils.db.database import open_database, resolve_db_file
+from duckask.utils.db.safety import UnsafeSQLError, check_sql
 
 # (statement, a phrase the refusal must contain)
 REFUSED = [

@@ -4,8 +4,13 @@ from __future__ import annotations
 import duckdb
 import pytest
 
-from duckask.utils.schema import apply_descriptions, get_catalog, render_ddl
-from duckask.utils.table_ranker import match_flags, rank_tables
+from duckask.utils.schema import get_catalog
+
+from duckask.utils.schema.ddl import render_ddl
+
+from duckask.utils.schema.descriptions import apply_descriptions
+from duckask.utils.schema.ranker import rank_tables
+from duckask.utils.schema.values import match_flags
 
 
 @pytest.fixture(scope="module")

@@ -1,10 +1,10 @@
-"""Execution-guided voting (duckask.utils.voting) on hand-made outcomes."""
+"""Execution-guided voting (duckask.utils.sql.voting) on hand-made outcomes."""
 from __future__ import annotations
 
 import pandas as pd
 
-from duckask.utils.database import QueryOutcome
-from duckask.utils.voting import main, vote
+from duckask.utils.db.database import QueryOutcome
+from duckask.utils.sql.voting import main, vote
 
 
 def ok(rows, cols=("a", "b")):
@@ -62,7 +62,7 @@ def test_prompt_cache_keeps_one_logits_row_and_counts_every_byte():
     pytest.importorskip("llama_cpp")
     from llama_cpp.llama import LlamaState
 
-    from duckask.utils.llm import compact_ram_cache
+    from duckask.utils.llm.local import compact_ram_cache
 
     def state(n):
         return LlamaState(input_ids=np.zeros(4096, dtype=np.intc), scores=np.ones((512, 1000), dtype=np.single),

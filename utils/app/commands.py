@@ -1,0 +1,232 @@
+"""What each ``duckask`` subcommand does (the parser and exit codes are in ``cli.py``)."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import duckdb
+
+from duckask.utils.db.table_builder import Comments, Progress
+
+EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_CLARIFY = 0, 1, 2, 3
+DEMO_QUESTION = "Who hit the most home runs in 2019?"
+
+
+def _settings_options(args: argparse.Namespace) -> dict[str, Any]:
+    keys = ("resample_drafts", "max_fix_retries", "max_grader_rounds", "grader", "analyzer", "clarify", "timeout_s", "row_cap",
+            "base_url", "model", "model_path", "descriptions")
+    return {k: getattr(args, k) for k in keys if getattr(args, k, None) is not None}
+
+
+def _progress(json_mode: bool):
+    if json_mode or not sys.stderr.isatty():
+        return None
+
+    def on_node(name: str) -> None:
+        print(f"  … {name}", file=sys.stderr, flush=True)
+
+    return on_node
+
+
+def _interactive_prompt(json_mode: bool):
+    if json_mode or not (sys.stdin.isatty() and sys.stderr.isatty()):
+        return None
+
+    def ask_user(question: str) -> str:
+        print(f"? {question}", file=sys.stderr, flush=True)
+        try:
+            return input("> ")
+        except EOFError:
+            return ""
+
+    return ask_user
+
+
+def _db_or_demo(db: str | None) -> str:
+    if db:
+        return db
+    from duckask.data.lahman import demo_db_path
+
+    path = demo_db_path(build_if_missing=False)
+    if not path.exists():
+        print("duckask: building the Lahman demo database (once, a few seconds)...", file=sys.stderr)
+        path = demo_db_path()
+    return str(path)
+
+
+def _print_result(r, args) -> int:
+    if args.json:
+        print(json.dumps(r.to_dict(max_rows=args.max_rows), default=str))
+    else:
+        print(r.answer)
+        if r.derivation:
+            print(r.derivation)
+        if r.warning:
+            print(f"Warning: {r.warning}")
+        if r.sql:
+            print(f"\nSQL:\n{r.sql}")
+        if r.df is not None and len(r.df):
+            print()
+            print(r.df.head(args.max_rows).to_string(index=False))
+            if len(r.df) > args.max_rows:
+                print(f"... {len(r.df)}{'+' if r.truncated else ''} rows")
+        if args.trace:
+            print("\n" + r.trace_table())
+            llm = r.to_dict(0)["llm"]
+            print(f"total: {r.seconds:.2f}s, {llm['calls']} LLM calls, {llm['prompt_tokens']} prompt + "
+                  f"{llm['completion_tokens']} completion tokens")
+    return {"answered": EXIT_OK, "needs_clarification": EXIT_CLARIFY}.get(r.status, EXIT_FAIL)
+
+
+def cmd_ask(args) -> int:
+    from duckask.utils.app.api import ask
+
+    r = ask(args.question, db=_db_or_demo(args.db), config=args.config, ask_user=_interactive_prompt(args.json),
+            on_node=_progress(args.json), **_settings_options(args))
+    return _print_result(r, args)
+
+
+def cmd_chat(args) -> int:
+    from duckask.utils.app.api import ask
+
+    db = _db_or_demo(args.db)
+    print(f"duckask chat on {db} — empty line or Ctrl-D to quit", file=sys.stderr)
+    code = EXIT_OK
+    while True:
+        try:
+            q = input("question> ").strip()
+        except EOFError:
+            break
+        if not q or q in ("quit", "exit"):
+            break
+        r = ask(q, db=db, config=args.config, ask_user=_interactive_prompt(args.json), on_node=_progress(args.json),
+                **_settings_options(args))
+        code = _print_result(r, args)
+        print()
+    return code
+
+
+def cmd_schema(args) -> int:
+    from duckask.utils.config import load_settings
+    from duckask.utils.schema import get_catalog
+    from duckask.utils.schema.ddl import render_ddl
+
+    cat = get_catalog(_db_or_demo(args.db), load_settings(args.config))
+    tables = args.tables.split(",") if args.tables else None
+    unknown = [t for t in tables or [] if t not in cat.tables]
+    if unknown:
+        print(f"unknown table(s): {', '.join(unknown)}", file=sys.stderr)
+        return EXIT_FAIL
+    ddl = render_ddl(cat, tables)
+    if args.json:
+        print(json.dumps({"tables": list(cat.tables), "ddl": ddl}))
+    else:
+        print(ddl)
+    return EXIT_OK
+
+
+def cmd_sql(args) -> int:
+    from duckask.utils.config import load_settings
+    from duckask.utils.db.database import open_database
+
+    settings = load_settings(args.config, **_settings_options(args))
+    # The connection is shared per file and process: pass this call's timeout and row cap explicitly.
+    out = open_database(_db_or_demo(args.db), settings).run(args.sql, timeout_s=settings.timeout_s,
+                                                             row_cap=settings.row_cap)
+    if args.json:
+        d: dict[str, Any] = {"status": out.status, "sql": out.sql, "error": out.error, "ms": round(out.ms, 1)}
+        if out.ok:
+            d.update(columns=[str(c) for c in out.df.columns], truncated=out.truncated, row_count=len(out.df),
+                     rows=json.loads(out.df.to_json(orient="values", date_format="iso", default_handler=str)))
+        print(json.dumps(d, default=str))
+    elif out.ok and len(out.df) == 0:
+        print(f"(no rows; columns: {', '.join(map(str, out.df.columns))})")
+    elif out.ok:
+        print(out.df.head(args.max_rows).to_string(index=False))
+        if len(out.df) > args.max_rows or out.truncated:
+            print(f"... {len(out.df)}{'+' if out.truncated else ''} rows", file=sys.stderr)
+    else:
+        print(f"duckask: {out.error}", file=sys.stderr)
+    return EXIT_OK if out.ok else EXIT_FAIL
+
+
+def _load_comments(path: str) -> Comments:
+    text = Path(path).read_text(encoding="utf-8")
+    if path.lower().endswith(".json"):
+        data = json.loads(text)
+    else:
+        import yaml
+
+        data = yaml.safe_load(text)
+    if not isinstance(data, dict) or not all(isinstance(v, dict) for v in data.values()):
+        raise ValueError(f"{path}: expected a mapping of table -> {{column: description}}")
+    return {str(t): {str(c): str(d) for c, d in cols.items()} for t, cols in data.items()}
+
+
+def _parse_keys(specs: Sequence[str]) -> dict[str, list[str]]:
+    keys: dict[str, list[str]] = {}
+    for spec in specs:
+        table, sep, cols = spec.partition("=")
+        names = [c.strip() for c in cols.split(",") if c.strip()]
+        if not sep or not table.strip() or not names:
+            raise ValueError(f"bad --primary-key {spec!r}; expected TABLE=COL[,COL...]")
+        keys[table.strip()] = names
+    return keys
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    """Run an import from parsed arguments; print errors, return an exit code."""
+    from duckask.utils.db.importer import import_source
+
+    echo: Progress = (lambda _m: None) if args.quiet else (lambda m: print(m, file=sys.stderr))
+    try:
+        comments = _load_comments(args.comments) if args.comments else None
+        tables = import_source(
+            args.src,
+            args.out,
+            replace=args.replace,
+            comments=comments,
+            primary_keys=_parse_keys(args.primary_key),
+            progress=echo,
+        )
+    except (ValueError, OSError, duckdb.Error) as exc:
+        print(f"duckask import: error: {exc}", file=sys.stderr)
+        return 1
+    for note in tables.notes:
+        echo(f"note: {note}")
+    if not args.quiet:
+        print(f"{args.out}: {len(tables)} tables: {', '.join(tables)}")
+    return 0
+
+
+def cmd_demo(args) -> int:
+    args.db = None
+    args.question = args.question or DEMO_QUESTION
+    print(f"Q: {args.question}", file=sys.stderr)
+    return cmd_ask(args)
+
+
+def cmd_eval(args) -> int:
+    from duckask.utils.eval.report import render_markdown
+    from duckask.utils.eval.run import evaluate
+
+    df = evaluate(args.questions, db=args.db, db_dir=args.db_dir, ids=args.ids, out=args.out, mode=args.mode,
+                  baseline=args.baseline, workers=args.workers, cache=args.cache, report=args.report,
+                  limit=args.limit, config=args.config, **_settings_options(args))
+    summary = df.attrs["summary"]
+    if args.json:
+        print(json.dumps(summary))
+    else:
+        print(render_markdown(summary))
+        print(f"records: {df.attrs['out']}")
+    return EXIT_OK
+
+
+def cmd_model(args) -> int:
+    from duckask.utils.llm import model_store
+
+    return model_store.main(["--verify"] if args.verify else [])

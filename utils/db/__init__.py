@@ -1,0 +1,8 @@
+"""Database access: opening a database locked down for untrusted SQL, and building one from data.
+
+- ``database``: ``open_database`` and ``Database.run`` (timeout, row cap, ``QueryOutcome``);
+- ``safety``: ``check_sql``, the one-read-only-statement allowlist (DuckDB's own parser);
+- ``importer``: ``import_source`` (CSV/TSV/Parquet folders or files, SQLite) → a DuckDB file, with
+  ``sqlite_source`` (reading SQLite through sqlite3) and ``table_builder`` (keys, comments);
+- ``quoting``: identifiers and literals in SQL that duckask writes itself.
+"""

@@ -1,0 +1,225 @@
+"""DuckDB access: open a database locked down for untrusted SQL, and run one query safely.
+
+``open_database(db)`` accepts
+- a DuckDB file: opened ``read_only``;
+- a DuckDB ``EXPORT DATABASE`` folder (schema.sql + load.sql): imported once into a cached DuckDB
+  file (keyed by the folder's contents), then opened read-only like any file;
+- a SQLite file: converted once through Python's sqlite3 (``duckask.utils.db.importer``) into the cache.
+
+Every connection has ``enable_external_access=false`` (no read_csv/read_text/COPY/ATTACH of files),
+a memory limit and ``lock_configuration=true`` (no SET/PRAGMA can undo it). ``Database.run`` adds the
+statement allowlist (``duckask.utils.db.safety``), a wall-clock timeout that interrupts the query, and a
+row cap.
+
+Run on its own::
+
+    python -m duckask.utils.db.database --db PATH "SELECT 42"
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import sys
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import duckdb
+import pandas as pd
+
+from duckask.utils.config import Settings, load_settings
+from duckask.utils.db.safety import UnsafeSQLError, check_sql
+from duckask.utils.db.sqlite_source import is_sqlite_file
+
+
+class DatabaseError(RuntimeError):
+    """The database could not be found or opened; the message says why."""
+
+
+@dataclass
+class QueryOutcome:
+    sql: str
+    status: str                      # ok | refused | timeout | error
+    df: pd.DataFrame | None = None
+    error: str | None = None
+    truncated: bool = False          # more rows existed than the row cap
+    ms: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "ok"
+
+
+def _fingerprint(paths: list[Path]) -> str:
+    h = hashlib.sha256()
+    for p in sorted(paths):
+        st = p.stat()
+        h.update(f"{p.name}:{st.st_size}:{st.st_mtime_ns};".encode())
+    return h.hexdigest()[:16]
+
+
+def is_export_dir(path: Path) -> bool:
+    return path.is_dir() and (path / "schema.sql").is_file() and (path / "load.sql").is_file()
+
+
+def _build_cached(target: Path, build) -> Path:
+    """Build ``target`` through a temp file so a crash never leaves a half-built database."""
+    if target.is_file():
+        return target
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_name(f"{target.stem}.tmp{os.getpid()}.duckdb")
+    try:
+        build(tmp)
+        os.replace(tmp, target)
+    finally:
+        for p in (tmp, Path(str(tmp) + ".wal")):
+            if p.exists():
+                p.unlink()
+    return target
+
+
+def resolve_db_file(db: str | os.PathLike, settings: Settings | None = None) -> Path:
+    """The DuckDB file to open read-only for ``db`` (importing folders and SQLite into the cache)."""
+    settings = settings or load_settings()
+    path = Path(db).expanduser().resolve()
+    if not path.exists():
+        raise DatabaseError(f"database not found: {path}")
+    cache = settings.resolved_cache_dir / "imports"
+    if path.is_dir():
+        if not is_export_dir(path):
+            raise DatabaseError(f"{path} is a folder but not a DuckDB EXPORT DATABASE (schema.sql + load.sql); "
+                                "for a folder of CSV/Parquet files run `duckask import` first")
+        files = [p for p in path.iterdir() if p.is_file()]
+        target = cache / f"{path.name}-{_fingerprint(files)}.duckdb"
+
+        def build(tmp: Path) -> None:
+            con = duckdb.connect(str(tmp))
+            try:
+                quoted = str(path).replace("'", "''")
+                con.execute(f"IMPORT DATABASE '{quoted}'")
+                con.execute("CHECKPOINT")
+            finally:
+                con.close()
+
+        return _build_cached(target, build)
+    if is_sqlite_file(path):
+        target = cache / f"{path.stem}-{_fingerprint([path])}.duckdb"
+
+        def build_sqlite(tmp: Path) -> None:
+            from duckask.utils.db.importer import import_source
+
+            import_source(path, tmp, replace=True)
+
+        return _build_cached(target, build_sqlite)
+    return path
+
+
+class Database:
+    """A read-only, locked-down DuckDB connection plus the safe query runner."""
+
+    def __init__(self, file: Path, settings: Settings, source: str | None = None):
+        self.file = file
+        self.source = source or str(file)
+        self.settings = settings
+        st = file.stat()
+        self.key = f"{file}:{st.st_size}:{st.st_mtime_ns}"
+        config = {
+            "enable_external_access": False,
+            "memory_limit": settings.memory_limit,
+            "lock_configuration": True,
+        }
+        try:
+            self.con = duckdb.connect(str(file), read_only=True, config=config)
+        except duckdb.Error as e:
+            raise DatabaseError(f"cannot open {file} as a DuckDB database: {str(e).splitlines()[0]}") from e
+        self._lock = threading.Lock()
+
+    def run(self, sql: str, *, timeout_s: float | None = None, row_cap: int | None = None) -> QueryOutcome:
+        """Run one untrusted query; never raises for SQL problems, the outcome says what happened."""
+        timeout_s = self.settings.timeout_s if timeout_s is None else timeout_s
+        row_cap = self.settings.row_cap if row_cap is None else row_cap
+        t0 = time.perf_counter()
+        try:
+            stmt = check_sql(sql)
+        except UnsafeSQLError as e:
+            return QueryOutcome(sql=sql, status="refused", error=str(e))
+        cur = self.con.cursor()
+        timed_out = threading.Event()
+
+        def interrupt() -> None:
+            timed_out.set()
+            cur.interrupt()
+
+        timer = threading.Timer(timeout_s, interrupt)
+        timer.daemon = True
+        timer.start()
+        try:
+            res = cur.execute(stmt)
+            cols = [d[0] for d in (res.description or [])]
+            rows = res.fetchmany(row_cap + 1)
+        except duckdb.Error as e:
+            ms = (time.perf_counter() - t0) * 1000
+            if timed_out.is_set():
+                return QueryOutcome(sql=stmt, status="timeout", ms=ms,
+                                    error=f"refused: the query ran longer than the {timeout_s:g}s timeout and was interrupted")
+            msg = str(e).strip()
+            if isinstance(e, duckdb.PermissionException):
+                msg = "refused: the query tries to read or write files or settings, which is disabled (" + msg.splitlines()[0] + ")"
+            return QueryOutcome(sql=stmt, status="refused" if msg.startswith("refused") else "error", error=msg, ms=ms)
+        finally:
+            timer.cancel()
+            cur.close()
+        truncated = len(rows) > row_cap
+        df = pd.DataFrame.from_records(rows[:row_cap], columns=_dedupe(cols))
+        return QueryOutcome(sql=stmt, status="ok", df=df, truncated=truncated,
+                            ms=(time.perf_counter() - t0) * 1000)
+
+    def close(self) -> None:
+        self.con.close()
+
+
+def _dedupe(cols: list[str]) -> list[str]:
+    seen: dict[str, int] = {}
+    out = []
+    for c in cols:
+        n = seen.get(c, 0)
+        out.append(c if n == 0 else f"{c}_{n}")
+        seen[c] = n + 1
+    return out
+
+
+_OPEN: dict[str, Database] = {}
+_OPEN_LOCK = threading.Lock()
+
+
+def open_database(db: str | os.PathLike, settings: Settings | None = None) -> Database:
+    """One shared locked-down connection per database file and process."""
+    settings = settings or load_settings()
+    file = resolve_db_file(db, settings)
+    st = file.stat()
+    key = f"{file}:{st.st_size}:{st.st_mtime_ns}"
+    with _OPEN_LOCK:
+        if key not in _OPEN:
+            _OPEN[key] = Database(file, settings, source=str(db))
+        return _OPEN[key]
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description="Run one query through duckask's safe executor.")
+    ap.add_argument("--db", required=True)
+    ap.add_argument("sql")
+    args = ap.parse_args(argv)
+    out = open_database(args.db).run(args.sql)
+    if not out.ok:
+        print(out.error, file=sys.stderr)
+        return 2
+    print(out.df.to_string(index=False))
+    print(json.dumps({"rows": len(out.df), "truncated": out.truncated, "ms": round(out.ms, 1)}), file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

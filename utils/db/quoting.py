@@ -1,0 +1,57 @@
+"""Quoting for SQL that duckask writes itself (importer, introspection, DDL shown to the model).
+
+- ``quote_ident(name)``: always a double-quoted identifier;
+- ``quote_literal(text)``: a single-quoted string literal;
+- ``ident(name)``: the name as is when DuckDB accepts it bare, else quoted (reserved words, unusual
+  characters), so the DDL the model reads stays short.
+
+Run on its own::
+
+    python -m duckask.utils.db.quoting "order" "player_id"
+"""
+from __future__ import annotations
+
+import argparse
+import threading
+
+import duckdb
+
+
+def quote_ident(name: str) -> str:
+    """Quote an SQL identifier."""
+    return '"' + name.replace('"', '""') + '"'
+
+
+def quote_literal(text: str) -> str:
+    """SQL string literal (single quotes escaped)."""
+    return "'" + text.replace("'", "''") + "'"
+
+
+_RESERVED: set[str] = set()
+_LOCK = threading.Lock()
+
+
+def ident(name: str) -> str:
+    """Quote an identifier only when DuckDB needs it (reserved word or unusual characters)."""
+    if not _RESERVED:
+        with _LOCK:
+            if not _RESERVED:
+                con = duckdb.connect()   # its own connection: the shared default one is not thread-safe
+                _RESERVED.update(k for (k,) in con.execute(
+                    "SELECT keyword_name FROM duckdb_keywords() WHERE keyword_category = 'reserved'").fetchall())
+                con.close()
+    if name.isidentifier() and name.isascii() and name.lower() not in _RESERVED:
+        return name
+    return quote_ident(name)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description="Show how duckask writes identifiers in SQL.")
+    ap.add_argument("names", nargs="+")
+    for name in ap.parse_args(argv).names:
+        print(ident(name))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,69 @@
+"""Eval records: one JSON object per question, appended and fsynced as each question finishes, so a
+kill loses nothing that had finished; ``.gz`` files (large committed runs) are read too.
+
+Run on its own::
+
+    python -m duckask.utils.eval.records RECORDS.jsonl      # count and EX of a records file
+"""
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import os
+import threading
+from pathlib import Path
+from typing import Any
+
+
+def read_records(path: str | Path) -> list[dict[str, Any]]:
+    """Complete records in ``path`` (``.gz``: gzip-compressed, as large committed runs are kept); a
+    line cut short by a kill is ignored (its question reruns)."""
+    p = Path(path)
+    if not p.exists():
+        return []
+    text = gzip.decompress(p.read_bytes()).decode() if p.suffix == ".gz" else p.read_text()
+    out = []
+    for line in text.splitlines():
+        try:
+            rec = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(rec, dict) and "id" in rec:
+            out.append(rec)
+    # Two runs appending to one file must not count a question twice: the latest record wins.
+    return list({r["id"]: r for r in out}.values())
+
+
+class RecordWriter:
+    def __init__(self, path: str | Path):
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._lock = threading.Lock()
+        # A previous run killed mid-line leaves a partial last line: end it so the next record is whole.
+        if self.path.exists() and self.path.stat().st_size:
+            with self.path.open("rb") as f:
+                f.seek(-1, os.SEEK_END)
+                if f.read(1) != b"\n":
+                    with self.path.open("a") as g:
+                        g.write("\n")
+
+    def append(self, rec: dict[str, Any]) -> None:
+        line = json.dumps(rec, default=str) + "\n"
+        with self._lock, self.path.open("a") as f:
+            f.write(line)
+            f.flush()
+            os.fsync(f.fileno())
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description="Count the complete records in an eval records file.")
+    ap.add_argument("path")
+    recs = read_records(ap.parse_args(argv).path)
+    right = sum(bool(r.get("correct")) for r in recs)
+    print(f"{len(recs)} records, {right} correct ({100.0 * right / max(1, len(recs)):.1f} %)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

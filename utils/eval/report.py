@@ -1,0 +1,134 @@
+"""The summary of an eval run: EX overall, by database and by tag; median/p90 seconds; LLM calls and
+tokens per question; first-draft EX; grader recall and false-fail rate; the baseline beside it.
+``render_markdown`` and ``write_report`` (FILE.md + FILE.json).
+
+Run on its own::
+
+    python -m duckask.utils.eval.report RECORDS.jsonl [--out FILE.md]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+from duckask.utils.eval.records import read_records
+
+
+def _pct(xs: list[bool]) -> float | None:
+    return round(100.0 * sum(xs) / len(xs), 1) if xs else None
+
+
+def _quantile(xs: list[float], q: float) -> float | None:
+    if not xs:
+        return None
+    xs = sorted(xs)
+    return round(xs[min(len(xs) - 1, int(round(q * (len(xs) - 1))))], 2)
+
+
+def summarize(records: list[dict[str, Any]]) -> dict[str, Any]:
+    n = len(records)
+    s: dict[str, Any] = {"questions": n}
+    if not n:
+        return s
+    secs = [r["seconds"] for r in records]
+    s["pipeline"] = {
+        "ex": _pct([r["correct"] for r in records]),
+        "first_draft_ex": _pct([bool(r.get("first_correct")) for r in records]),
+        "median_s": _quantile(secs, 0.5), "p90_s": _quantile(secs, 0.9),
+        "llm_calls_per_q": round(statistics.mean(r["llm_calls"] for r in records), 2),
+        "median_llm_calls": statistics.median(r["llm_calls"] for r in records),
+        "prompt_tokens_per_q": round(statistics.mean(r["prompt_tokens"] for r in records), 1),
+        "completion_tokens_per_q": round(statistics.mean(r["completion_tokens"] for r in records), 1),
+        "errors": sum(1 for r in records if r["status"] == "error"),
+        "sql_did_not_run": _pct([r["status"] == "error" for r in records]),
+    }
+    happy = [r["llm_calls"] for r in records
+             if not r.get("fixer_attempts") and not r.get("grader_rounds") and not r.get("resampled")]
+    s["pipeline"]["happy_path_llm_calls_max"] = max(happy) if happy else None
+    resampled = [r for r in records if r.get("resampled")]
+    s["pipeline"]["resampled"] = len(resampled)
+    s["pipeline"]["resampled_ex"] = _pct([r["correct"] for r in resampled]) if resampled else None
+    wrong_first = [r for r in records if r.get("first_graded_correct") is False]
+    right_first = [r for r in records if r.get("first_graded_correct") is True]
+    s["grader"] = {
+        "recall_on_wrong": _pct([r["grades"][0]["verdict"] == "fail" for r in wrong_first]),
+        "false_fail_on_right": _pct([r["grades"][0]["verdict"] == "fail" for r in right_first]),
+        "wrong_first_graded": len(wrong_first), "right_first_graded": len(right_first),
+    }
+    by_db: dict[str, list[bool]] = defaultdict(list)
+    by_tag: dict[str, list[bool]] = defaultdict(list)
+    for r in records:
+        by_db[r["db"]].append(r["correct"])
+        for t in r.get("tags") or []:
+            by_tag[t].append(r["correct"])
+    s["by_db"] = {k: {"n": len(v), "ex": _pct(v)} for k, v in sorted(by_db.items())}
+    s["by_tag"] = {k: {"n": len(v), "ex": _pct(v)} for k, v in sorted(by_tag.items())}
+    base = [r for r in records if "baseline_correct" in r]
+    if base:
+        bsecs = [r["baseline_seconds"] for r in base]
+        s["baseline"] = {
+            "name": "single-prompt", "questions": len(base),
+            "ex": _pct([r["baseline_correct"] for r in base]),
+            "pipeline_ex_same_questions": _pct([r["correct"] for r in base]),
+            "median_s": _quantile(bsecs, 0.5), "p90_s": _quantile(bsecs, 0.9), "llm_calls_per_q": 1.0,
+            "prompt_tokens_per_q": round(statistics.mean(r["baseline_prompt_tokens"] for r in base), 1),
+            "sql_did_not_run": _pct([r["baseline_status"] != "ok" for r in base]),
+        }
+    return s
+
+
+def render_markdown(s: dict[str, Any], title: str = "duckask eval") -> str:
+    lines = [f"# {title}", "", f"Questions: {s['questions']}", ""]
+    if "pipeline" not in s:
+        return "\n".join(lines)
+    p = s["pipeline"]
+    lines += ["| system | EX % | median s | p90 s | LLM calls/q | prompt tokens/q | SQL did not run % |",
+              "|---|---:|---:|---:|---:|---:|---:|",
+              f"| duckask graph | {p['ex']} | {p['median_s']} | {p['p90_s']} | {p['llm_calls_per_q']} | "
+              f"{p['prompt_tokens_per_q']} | {p['sql_did_not_run']} |"]
+    if "baseline" in s:
+        b = s["baseline"]
+        lines.append(f"| single prompt | {b['ex']} | {b['median_s']} | {b['p90_s']} | {b['llm_calls_per_q']} | "
+                     f"{b['prompt_tokens_per_q']} | {b['sql_did_not_run']} |")
+    g = s["grader"]
+    lines += ["", f"First draft EX: {p['first_draft_ex']} %. Most LLM calls on a happy path (no retry or resample): "
+              f"{p['happy_path_llm_calls_max']}. Resampled after a failed or empty first query: "
+              f"{p.get('resampled', 0)} questions (EX {p.get('resampled_ex')} % of them).",
+              f"Grader: recall on wrong first results {g['recall_on_wrong']} % (of {g['wrong_first_graded']}), "
+              f"false-fail on right ones {g['false_fail_on_right']} % (of {g['right_first_graded']}).", ""]
+    for key, name in (("by_db", "database"), ("by_tag", "tag")):
+        if s.get(key):
+            lines += [f"| {name} | n | EX % |", "|---|---:|---:|"]
+            lines += [f"| {k} | {v['n']} | {v['ex']} |" for k, v in s[key].items()]
+            lines.append("")
+    return "\n".join(lines)
+
+
+def write_report(summary: dict[str, Any], path: str | Path) -> tuple[Path, Path]:
+    p = Path(path)
+    md = p if p.suffix == ".md" else p.with_suffix(".md")
+    js = md.with_suffix(".json")
+    md.parent.mkdir(parents=True, exist_ok=True)
+    md.write_text(render_markdown(summary) + "\n")
+    js.write_text(json.dumps(summary, indent=2) + "\n")
+    return md, js
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description="Summarise an eval records file.")
+    ap.add_argument("records")
+    ap.add_argument("--out", help="also write FILE.md and FILE.json")
+    args = ap.parse_args(argv)
+    summary = summarize(read_records(args.records))
+    print(render_markdown(summary))
+    if args.out:
+        write_report(summary, args.out)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

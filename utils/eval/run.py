@@ -1,0 +1,232 @@
+"""Batch evaluation: run the graph (and optionally the single-prompt baseline) over a question file,
+score execution accuracy, append one JSONL record per question, and summarise.
+
+- Gold and predicted SQL run through the same safe executor (timeout, row cap); a timeout or error
+  counts as wrong and is recorded as such.
+- Records are appended (and fsynced) as each question finishes (``records.py``); rerunning with the
+  same ``out`` skips the ids already there, so a kill loses nothing and repeats nothing that had
+  finished. The summary and report are in ``report.py``.
+- Questions are grouped by database so the embedded model's KV cache keeps the schema warm.
+
+Run on its own (same as ``duckask eval``)::
+
+    python -m duckask.utils.eval.run QUESTIONS --out results.jsonl [--baseline single-prompt]
+"""
+from __future__ import annotations
+
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any, Callable, Iterable
+
+import pandas as pd
+
+from duckask.utils.config import Settings, load_settings
+from duckask.utils.db.database import open_database
+from duckask.utils.llm import LLM, get_llm
+from duckask.utils.eval.records import RecordWriter, read_records
+from duckask.utils.eval.report import summarize, write_report
+from duckask.utils.eval.questions import Question, load_questions, read_ids, resolve_db, select
+from duckask.utils.schema import get_catalog
+from duckask.utils.eval.scoring import results_match
+from duckask.utils.sql.describe import has_top_level_order_by
+
+
+# --------------------------------------------------------------------------- one question
+def _gold(q: Question, database) -> tuple[pd.DataFrame | None, bool, str | None]:
+    if q.expected is not None:
+        return pd.DataFrame(q.expected), q.ordered, None
+    if q.gold_sql:
+        out = database.run(q.gold_sql)
+        return (out.df if out.ok else None), has_top_level_order_by(q.gold_sql), (None if out.ok else out.error)
+    return None, False, "no gold SQL or expected rows"
+
+
+def _error_record(q: Question, db: str, err: str, seconds: float, gold_error: str | None,
+                  baseline: str | None) -> dict[str, Any]:
+    """A failed question's record, with the same keys as an answered one (one schema per file)."""
+    rec = {"id": q.id, "db": q.db_id or Path(db).stem, "question": q.question, "tags": q.tags, "sql": None,
+           "status": "error", "correct": False, "error": err, "first_sql": None, "first_correct": False,
+           "first_graded_correct": None, "grades": [], "grader_rounds": 0, "fixer_attempts": 0, "repairs": 0,
+           "llm_calls": 0, "prompt_tokens": 0, "completion_tokens": 0, "reused_tokens": 0, "tables": [],
+           "seconds": round(seconds, 3), "trace": [], "gold_error": gold_error}
+    if baseline:
+        rec.update(baseline_sql=None, baseline_status="error", baseline_correct=False, baseline_error=err,
+                   baseline_seconds=0.0, baseline_llm_calls=0, baseline_prompt_tokens=0, baseline_completion_tokens=0)
+    return rec
+
+
+def evaluate_one(q: Question, db: str, *, llm: LLM, settings: Settings, mode: str = "spider",
+                 baseline: str | None = None) -> dict[str, Any]:
+    from duckask.utils.app.api import ask
+
+    try:
+        database = open_database(db, settings)
+        catalog = get_catalog(database, settings)
+    except Exception as e:  # noqa: BLE001 - a missing or broken database is this question's error
+        return _error_record(q, db, f"database: {type(e).__name__}: {e}", 0.0, None, baseline)
+    gold_df, ordered, gold_error = _gold(q, database)
+    scored: dict[str, bool] = {}
+
+    def score(sql: str | None, df: pd.DataFrame | None = None) -> bool:
+        if not sql or gold_df is None:
+            return False
+        if sql not in scored:
+            if df is None:
+                out = database.run(sql)
+                df = out.df if out.ok else None
+            scored[sql] = results_match(df, gold_df, order_matters=ordered, mode=mode)
+        return scored[sql]
+
+    t0 = time.perf_counter()
+    try:
+        r = ask(q.question, db=db, llm=llm, settings=settings)
+        err = None
+    except Exception as e:  # noqa: BLE001 - one broken question must not end the run
+        r, err = None, f"{type(e).__name__}: {e}"
+    seconds = time.perf_counter() - t0
+    rec: dict[str, Any] = {"id": q.id, "db": q.db_id or Path(db).stem, "question": q.question, "tags": q.tags}
+    if r is None:
+        rec = _error_record(q, db, err, seconds, gold_error, None)
+    else:
+        correct = r.ok and score(r.sql, r.df)
+        grades = [{"verdict": g["verdict"], "by": g["by"], "critique": g.get("critique", "")} for g in r.grades]
+        first_graded = r.grades[0]["sql"] if r.grades else None
+        rec.update(
+            sql=r.sql, status=r.status, correct=bool(correct),
+            error=None if r.ok else r.answer.splitlines()[0][:300],
+            first_sql=r.first_sql, first_correct=score(r.first_sql) if r.first_sql else False,
+            first_graded_correct=score(first_graded) if first_graded else None,
+            candidates=[{"sql": c["sql"], "draft": c.get("draft", c["sql"]), "positions": c["positions"],
+                         "status": c["status"], "chosen": c["chosen"],
+                         "correct": score(c["sql"]) if c["status"] == "ok" else False} for c in r.vote],
+            grades=grades, grader_rounds=max(0, len(grades) - 1),
+            fixer_attempts=sum(1 for a in r.attempts if a.get("after") == "error" and a.get("source") == "llm"),
+            repairs=sum(1 for a in r.attempts if a.get("source") == "repair"),
+            resampled=any(a.get("after") == "resample" for a in r.attempts),
+            llm_calls=len(r.llm_calls), prompt_tokens=sum(c["prompt_tokens"] for c in r.llm_calls),
+            completion_tokens=sum(c["completion_tokens"] for c in r.llm_calls),
+            reused_tokens=sum(c.get("reused_tokens", 0) for c in r.llm_calls),
+            tables=r.tables, seconds=round(seconds, 3),
+            trace=[{k: t[k] for k in ("node", "action", "ms", "llm_calls")} for t in r.trace])
+    rec["gold_error"] = gold_error
+    if baseline == "single-prompt":
+        from duckask.utils.eval.baseline import single_prompt
+
+        b = single_prompt(llm, database, catalog, q.question)
+        rec.update(baseline_sql=b.sql, baseline_status=b.status, baseline_correct=bool(b.df is not None and score(b.sql, b.df)),
+                   baseline_error=None if b.status == "ok" else b.error, baseline_seconds=round(b.seconds, 3),
+                   baseline_llm_calls=1, baseline_prompt_tokens=b.prompt_tokens,
+                   baseline_completion_tokens=b.completion_tokens)
+    return rec
+
+
+# --------------------------------------------------------------------------- the run
+class _Progress:
+    """A tqdm bar with running accuracy on a terminal; plain lines otherwise."""
+
+    def __init__(self, total: int, done: int, enabled: bool | None):
+        self.tty = sys.stderr.isatty() if enabled is None else enabled
+        self.total, self.n, self.right = total, 0, 0
+        self.bar = None
+        if self.tty:
+            from tqdm import tqdm
+
+            self.bar = tqdm(total=total, desc="eval", unit="q", file=sys.stderr)
+        elif done:
+            print(f"eval: resuming, {done} question(s) already in the output", file=sys.stderr)
+
+    def update(self, rec: dict[str, Any]) -> None:
+        self.n += 1
+        self.right += bool(rec["correct"])
+        ex = 100.0 * self.right / self.n
+        if self.bar is not None:
+            self.bar.set_postfix_str(f"EX {ex:.1f}%")
+            self.bar.update(1)
+        else:
+            mark = "ok " if rec["correct"] else "-- "
+            print(f"[{self.n}/{self.total}] {mark}{rec['id']} {rec['seconds']:.1f}s  running EX {ex:.1f}%",
+                  file=sys.stderr, flush=True)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
+def evaluate(questions: str | Path | list[Question], *, db: str | None = None, db_dir: str | Path | None = None,
+             ids: list[str] | str | Path | None = None, out: str | Path | None = None, mode: str = "spider",
+             baseline: str | None = None, workers: int = 1, cache: bool | str | Path = False,
+             report: str | Path | None = None, limit: int | None = None, llm: LLM | None = None,
+             settings: Settings | None = None, config: str | None = None, progress: bool | None = None,
+             on_record: Callable[[dict], None] | None = None, **options: Any) -> pd.DataFrame:
+    """Evaluate a question file; returns every record in ``out`` (this run's and earlier ones) as a DataFrame."""
+    if mode not in ("spider", "bird"):
+        raise ValueError("mode must be spider or bird")
+    if baseline not in (None, "single-prompt"):
+        raise ValueError("the only baseline is 'single-prompt'")
+    settings = settings or load_settings(config, **options)
+    default_dir = None
+    if isinstance(questions, (str, Path)):
+        questions, default_dir = load_questions(questions)
+    if isinstance(ids, (str, Path)):
+        ids = read_ids(ids)
+    qs = select(list(questions), ids)[: limit or None]
+    jobs = [(q, resolve_db(q, db=db, db_dir=db_dir or default_dir)) for q in qs]
+    out = Path(out) if out else settings.resolved_cache_dir / "eval" / f"results-{int(time.time())}.jsonl"
+    done = {r["id"] for r in read_records(out)}
+    todo = [(q, d) for q, d in jobs if q.id not in done]
+    # Group by database (stable), so consecutive questions share the schema prefix in the KV cache.
+    order = {d: i for i, d in enumerate(dict.fromkeys(d for _, d in todo))}
+    todo.sort(key=lambda j: order[j[1]])
+
+    backend = llm if llm is not None else get_llm(settings)
+    if cache:
+        from duckask.utils.llm.cache import CachedLLM
+
+        cache_path = Path(cache) if isinstance(cache, (str, Path)) else settings.resolved_cache_dir / "llm-cache.sqlite"
+        backend = CachedLLM(backend, cache_path)
+    if workers > 1 and not backend.is_endpoint:
+        print("eval: the embedded model runs one question at a time; --workers ignored", file=sys.stderr)
+        workers = 1
+
+    writer = RecordWriter(out)
+    bar = _Progress(len(todo), len(done), progress)
+
+    def run(job):
+        q, d = job
+        rec = evaluate_one(q, d, llm=backend, settings=settings, mode=mode, baseline=baseline)
+        writer.append(rec)
+        return rec
+
+    pool = ThreadPoolExecutor(max_workers=workers) if workers > 1 else None
+    try:
+        results: Iterable[dict] = pool.map(run, todo) if pool else map(run, todo)
+        for rec in results:
+            bar.update(rec)
+            if on_record:
+                on_record(rec)
+    finally:
+        if pool:
+            # On an interrupt, questions not started yet are dropped (they rerun on resume); those in
+            # flight finish and are written whole.
+            pool.shutdown(wait=True, cancel_futures=True)
+        bar.close()
+    records = [r for r in read_records(out) if r["id"] in {q.id for q in qs}]
+    summary = summarize(records)
+    if report:
+        write_report(summary, report)
+    df = pd.DataFrame(records)
+    df.attrs["summary"] = summary
+    df.attrs["out"] = str(out)
+    return df
+
+
+def main(argv: list[str] | None = None) -> int:
+    from duckask.utils.app.cli import main as cli_main
+
+    return cli_main(["eval", *(argv if argv is not None else sys.argv[1:])])
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

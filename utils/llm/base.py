@@ -1,0 +1,65 @@
+"""What every LLM backend shares: the reply record, the backend protocol, the error type, and the
+wrappers that add behaviour around a backend (``MeteredLLM`` keeps each call for the trace)."""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any, Protocol
+
+
+@dataclass
+class LLMReply:
+    text: str
+    node: str
+    model: str
+    prompt_tokens: int
+    completion_tokens: int
+    ms: float
+    reused_tokens: int = 0     # prompt tokens served from the KV cache (embedded model only)
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+class LLM(Protocol):
+    name: str
+    is_endpoint: bool
+
+    def complete(self, messages: list[dict[str, str]], *, node: str, prefix: str = "",
+                 stop: list[str] | None = None, max_tokens: int = 256,
+                 temperature: float | None = None, seed: int | None = None) -> LLMReply: ...
+
+
+class LLMError(RuntimeError):
+    """An LLM call failed for good (after retries, or a client error that is not retried)."""
+
+
+class WrappedLLM:
+    """Base of backends that wrap another one: name, kind and settings are the wrapped backend's."""
+
+    def __init__(self, llm: LLM):
+        self.llm = llm
+
+    @property
+    def name(self) -> str:
+        return self.llm.name
+
+    @property
+    def is_endpoint(self) -> bool:
+        return self.llm.is_endpoint
+
+    @property
+    def settings(self):
+        return getattr(self.llm, "settings", None)
+
+
+class MeteredLLM(WrappedLLM):
+    """Wraps a backend for one question and keeps every reply (node, tokens, ms) in ``calls``."""
+
+    def __init__(self, llm: LLM):
+        super().__init__(llm)
+        self.calls: list[LLMReply] = []
+
+    def complete(self, messages, **kw) -> LLMReply:
+        reply = self.llm.complete(messages, **kw)
+        self.calls.append(reply)
+        return reply

@@ -1,0 +1,65 @@
+"""Structured LLM output: parse a YAML reply and validate it against the keys a node needs.
+
+Models wrap YAML in fences, add prose, or get the types wrong; every such reply raises
+``ValueError`` with a precise message, so the node's PocketFlow ``max_retries`` can ask again and
+``exec_fallback`` can take a degraded path. Nothing here ever returns half-valid data.
+
+Run on its own::
+
+    python -m duckask.utils.llm.yaml_reply "verdict: pass" --require verdict:str
+"""
+from __future__ import annotations
+
+import argparse
+import re
+from typing import Any
+
+import yaml
+
+_FENCE = re.compile(r"```(?:ya?ml)?\s*\n(.*?)(?:```|$)", re.S | re.I)
+
+_TYPES = {"str": str, "bool": bool, "list": list, "int": int}
+
+
+def parse_yaml(reply: str, required: dict[str, type | tuple[type, ...]],
+               choices: dict[str, set[str]] | None = None) -> dict[str, Any]:
+    """The mapping in ``reply`` with each ``required`` key of the given type (and allowed value)."""
+    text = reply or ""
+    m = _FENCE.search(text)
+    if m:
+        text = m.group(1)
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as e:
+        raise ValueError(f"reply is not valid YAML: {str(e).splitlines()[0]}") from e
+    if not isinstance(data, dict):
+        raise ValueError(f"reply must be a YAML mapping, got {type(data).__name__}")
+    for key, typ in required.items():
+        if key not in data:
+            raise ValueError(f"reply lacks the key '{key}'")
+        if not isinstance(data[key], typ):
+            raise ValueError(f"'{key}' must be {getattr(typ, '__name__', typ)}, got {type(data[key]).__name__}")
+    for key, allowed in (choices or {}).items():
+        val = str(data.get(key, "")).strip().lower()
+        if val not in allowed:
+            raise ValueError(f"'{key}' must be one of {sorted(allowed)}, got {data.get(key)!r}")
+        data[key] = val
+    return data
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description="Validate a YAML reply.")
+    ap.add_argument("reply")
+    ap.add_argument("--require", action="append", default=[], help="key:type (str, bool, list, int)")
+    args = ap.parse_args(argv)
+    req = {k: _TYPES[t] for k, t in (r.split(":", 1) for r in args.require)}
+    try:
+        print(parse_yaml(args.reply, req))
+        return 0
+    except ValueError as e:
+        print(f"invalid: {e}")
+        return 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

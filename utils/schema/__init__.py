@@ -1,0 +1,70 @@
+"""What duckask knows about a database, and what the model sees of it.
+
+- ``get_catalog(db)``: the ``Catalog`` of a database, from memory, then the on-disk JSON cache (keyed
+  by the database file's path, size and mtime, so each database is introspected once), else by
+  ``introspect``; with the settings' ``descriptions`` file applied when there is one.
+- ``catalog``: the types (``Catalog``, ``Table``, ``Column``, ``Reference``, ``ForeignKey``);
+  ``introspect``: reading them from DuckDB; ``descriptions``: the YAML documentation overlay;
+  ``ddl``: ``render_ddl``, the compact schema the model reads; ``ranker``: schema linking (which
+  tables and columns a question needs); ``values``: literal values and yes/no flags a question names.
+
+Run on its own::
+
+    python -m duckask.utils.schema --db PATH [--tables a,b] [--no-samples]
+"""
+from __future__ import annotations
+
+import hashlib
+import threading
+from pathlib import Path
+
+from duckask.utils.config import Settings, load_settings
+from duckask.utils.db.database import Database, open_database
+from duckask.utils.schema.catalog import Catalog
+from duckask.utils.schema.descriptions import apply_descriptions
+from duckask.utils.schema.introspect import introspect
+
+__all__ = ["get_catalog"]
+
+_MEM: dict[str, Catalog] = {}
+_MEM_LOCK = threading.Lock()
+
+
+def get_catalog(db: Database | str, settings: Settings | None = None) -> Catalog:
+    """The catalog of ``db``, from memory, then the on-disk cache, else by introspection; with the
+    settings' ``descriptions`` file applied when there is one."""
+    settings = settings or load_settings()
+    if not isinstance(db, Database):
+        db = open_database(db, settings)
+    cat = _base_catalog(db, settings)
+    if settings.descriptions:
+        key = (cat.key, str(Path(settings.descriptions).resolve()), Path(settings.descriptions).stat().st_mtime_ns)
+        with _MEM_LOCK:
+            if key not in _DESCRIBED:
+                _DESCRIBED[key] = apply_descriptions(cat, settings.descriptions)
+            return _DESCRIBED[key]
+    return cat
+
+
+_DESCRIBED: dict[tuple, Catalog] = {}
+
+
+def _base_catalog(db: Database, settings: Settings) -> Catalog:
+    with _MEM_LOCK:
+        if db.key in _MEM:
+            return _MEM[db.key]
+        cache_file = settings.resolved_cache_dir / "catalogs" / (hashlib.sha256(db.key.encode()).hexdigest()[:20] + ".json")
+        cat = None
+        if cache_file.is_file():
+            try:
+                cat = Catalog.from_json(cache_file.read_text())
+            except (ValueError, KeyError, TypeError):
+                cat = None
+        if cat is None:
+            cat = introspect(db)
+            cache_file.parent.mkdir(parents=True, exist_ok=True)
+            tmp = cache_file.with_suffix(".tmp")
+            tmp.write_text(cat.to_json())
+            tmp.replace(cache_file)
+        _MEM[db.key] = cat
+        return cat

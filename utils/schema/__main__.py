@@ -1,0 +1,4 @@
+"""``python -m duckask.utils.schema --db PATH``: the schema exactly as the model sees it."""
+from duckask.utils.schema.ddl import main
+
+raise SystemExit(main())

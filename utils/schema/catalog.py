@@ -1,0 +1,114 @@
+"""The catalog's types: ``Catalog`` (tables, and an index of short text values), ``Table``,
+``Column``, and the small types of keys: ``Reference`` (the column a foreign key points at) and
+``ForeignKey``. A catalog round-trips through JSON for the on-disk cache."""
+from __future__ import annotations
+
+import functools
+import json
+import unicodedata
+from dataclasses import asdict, dataclass, field
+from typing import Callable, NamedTuple, TypeVar
+
+CATALOG_VERSION = 6
+
+
+def fold(text: str) -> str:
+    """Lower-case, trimmed and accent-free: 'Nikola Jokić' and 'nikola jokic' fold alike."""
+    decomposed = unicodedata.normalize("NFKD", text.strip().lower())
+    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+
+
+class Reference(NamedTuple):
+    """The column a foreign key points at; shown in DDL as ``table(column)``."""
+    table: str
+    column: str
+
+    def __str__(self) -> str:
+        return f"{self.table}({self.column})"
+
+
+class ForeignKey(NamedTuple):
+    """``table.column`` references ``ref_table.ref_column``."""
+    table: str
+    column: str
+    ref_table: str
+    ref_column: str
+
+
+@dataclass
+class Column:
+    name: str
+    type: str
+    comment: str = ""
+    pk: bool = False
+    ref: Reference | None = None     # what this column references, when it is a foreign key
+    samples: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Table:
+    name: str
+    columns: list[Column]
+    comment: str = ""
+    rows: int = 0
+    pk: list[str] = field(default_factory=list)
+
+    def column(self, name: str) -> Column | None:
+        low = name.lower()
+        return next((c for c in self.columns if c.name.lower() == low), None)
+
+
+@dataclass
+class Catalog:
+    key: str
+    tables: dict[str, Table]
+    # lower-cased text value -> list of [table, column, value as stored]
+    values: dict[str, list[list[str]]] = field(default_factory=dict)
+
+    def to_json(self) -> str:
+        return json.dumps({"version": CATALOG_VERSION, "key": self.key,
+                           "tables": {k: asdict(t) for k, t in self.tables.items()}, "values": self.values})
+
+    @classmethod
+    def from_json(cls, text: str) -> "Catalog":
+        d = json.loads(text)
+        if d.get("version") != CATALOG_VERSION:
+            raise ValueError("stale catalog cache")
+        tables = {k: Table(**{**t, "columns": [Column(**{**c, "ref": Reference(*c["ref"]) if c["ref"] else None})
+                                               for c in t["columns"]]}) for k, t in d["tables"].items()}
+        return cls(key=d["key"], tables=tables, values=d["values"])
+
+    def column_sets(self) -> dict[str, set[str]]:
+        """{table: {column}}, both lower-case: what the SQL clean-ups and repairs check names against."""
+        return {t.lower(): {c.name.lower() for c in tb.columns} for t, tb in self.tables.items()}
+
+    def foreign_links(self) -> list[ForeignKey]:
+        """Every foreign key (declared, implied by naming, or from a descriptions file)."""
+        return [ForeignKey(t.name, c.name, c.ref.table, c.ref.column)
+                for t in self.tables.values() for c in t.columns if c.ref]
+
+
+def is_text(type_: str) -> bool:
+    return type_.upper().startswith(("VARCHAR", "TEXT", "STRING", "CHAR", "ENUM"))
+
+
+T = TypeVar("T")
+
+
+def per_catalog(build: Callable[[Catalog], T]) -> Callable[[Catalog], T]:
+    """Memoise ``build(catalog)`` per catalog object (indexes over a catalog are built once, not once a
+    question); a few dozen catalogs are kept."""
+    memo: dict[int, tuple[Catalog, T]] = {}
+
+    @functools.wraps(build)
+    def cached(catalog: Catalog) -> T:
+        hit = memo.get(id(catalog))
+        if hit is not None and hit[0] is catalog:
+            return hit[1]
+        if len(memo) > 32:
+            memo.clear()
+        value = build(catalog)
+        memo[id(catalog)] = (catalog, value)
+        return value
+
+    return cached

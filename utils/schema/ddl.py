@@ -1,0 +1,77 @@
+"""What the model sees of a database: ``render_ddl(catalog, tables)`` renders compact CREATE TABLE
+statements with primary and foreign keys, comments and a few sample values.
+
+Run on its own::
+
+    python -m duckask.utils.schema.ddl --db PATH [--tables a,b] [--no-samples]
+"""
+from __future__ import annotations
+
+import argparse
+
+from duckask.utils.db.quoting import ident as _ident
+from duckask.utils.schema import get_catalog
+from duckask.utils.schema.catalog import Catalog, Column, is_text
+
+
+def _sample_text(c: Column) -> str:
+    """A few example values: three short strings, one date or timestamp, two numbers."""
+    if not c.samples or c.pk or c.ref:
+        return ""
+    t = c.type.upper()
+    if is_text(t):
+        return "e.g. " + ", ".join("'" + s.replace("'", "''")[:20] + "'" for s in c.samples[:3])
+    if t.startswith(("DATE", "TIME")):
+        return "e.g. " + c.samples[0][:19]
+    return "e.g. " + ", ".join(s[:10] for s in c.samples[:2])
+
+
+def render_ddl(catalog: Catalog, tables: list[str] | None = None, *, samples: bool = True,
+               columns: dict[str, list[str]] | None = None) -> str:
+    """Compact CREATE TABLE statements for ``tables`` (default: all), in the given order.
+
+    ``columns`` optionally limits a table to some of its columns; the rest are counted in a comment.
+    """
+    names = tables if tables is not None else list(catalog.tables)
+    chunks = []
+    for name in names:
+        t = catalog.tables[name]
+        shown = t.columns
+        if columns and name in columns:
+            keep = {c.lower() for c in columns[name]}
+            shown = [c for c in t.columns if c.name.lower() in keep]
+        hidden = len(t.columns) - len(shown)
+        lines = []
+        for i, c in enumerate(shown):
+            parts = [f"  {_ident(c.name)} {c.type}"]
+            if c.pk and len(t.pk) == 1:
+                parts.append(" PRIMARY KEY")
+            if c.ref:
+                parts.append(f" REFERENCES {c.ref}")
+            comma = "," if i < len(shown) - 1 or len(t.pk) > 1 else ""
+            comment = c.comment if len(c.comment) <= 48 else c.comment[:45].rstrip() + "..."
+            note = "; ".join(x for x in (comment, _sample_text(c) if samples else "") if x)
+            lines.append("".join(parts) + comma + (f" -- {note}" if note else ""))
+        if len(t.pk) > 1:
+            lines.append(f"  PRIMARY KEY ({', '.join(_ident(c) for c in t.pk)})")
+        if hidden:
+            lines.append(f"  -- ...and {hidden} more columns")
+        head = f"CREATE TABLE {_ident(t.name)} (" + (f" -- {t.comment}" if t.comment else "")
+        chunks.append(head + "\n" + "\n".join(lines) + "\n);")
+    return "\n".join(chunks)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description="Print the compact schema duckask shows the model.")
+    ap.add_argument("--db", required=True)
+    ap.add_argument("--tables", help="comma-separated table names (default: all)")
+    ap.add_argument("--no-samples", action="store_true")
+    args = ap.parse_args(argv)
+    cat = get_catalog(args.db)
+    tables = args.tables.split(",") if args.tables else None
+    print(render_ddl(cat, tables, samples=not args.no_samples))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,123 @@
+"""DuckDB's own parser, read as JSON: the one AST walker every SQL rule and repair uses.
+
+``parse(sql)`` is the first statement's top query node from ``json_serialize_sql`` (None when DuckDB
+cannot parse it); ``walk(node)`` yields every dict below a node; ``span(sql, node)`` is the text a
+node came from. Query locations are character offsets into ``sql``, which is how rules edit a query
+without re-printing it (the model's spelling and layout are kept).
+
+Run on its own::
+
+    python -m duckask.utils.sql.ast "SELECT a FROM t JOIN u ON t.id = u.id"
+"""
+from __future__ import annotations
+
+import argparse
+import functools
+import json
+import threading
+from collections.abc import Iterator
+
+import duckdb
+
+_PARSER = duckdb.connect()  # in-memory, no data: only parses
+_LOCK = threading.Lock()
+
+
+@functools.lru_cache(maxsize=512)
+def _serialize(sql: str) -> str | None:
+    try:
+        with _LOCK:
+            cur = _PARSER.cursor()
+        try:
+            return cur.execute("SELECT json_serialize_sql(?::VARCHAR)", [sql]).fetchone()[0]
+        finally:
+            cur.close()
+    except duckdb.Error:
+        return None
+
+
+def parse(sql: str) -> dict | None:
+    """The top query node of the first statement (a fresh dict each call), or None."""
+    raw = _serialize(sql)
+    if raw is None:
+        return None
+    doc = json.loads(raw)
+    if doc.get("error") or not doc.get("statements"):
+        return None
+    return doc["statements"][0]["node"]
+
+
+def walk(x, skip: set[int] | None = None) -> Iterator[dict]:
+    """Every dict in a JSON AST, depth first, not descending into ``skip`` (a set of ids of dicts)."""
+    if isinstance(x, dict):
+        if skip and id(x) in skip:
+            return
+        yield x
+        for v in x.values():
+            yield from walk(v, skip)
+    elif isinstance(x, list):
+        for v in x:
+            yield from walk(v, skip)
+
+
+def span(sql: str, node: dict | None) -> str | None:
+    """The text of ``sql`` a node was parsed from (None without a location)."""
+    if not node or not node.get("query_location_length"):
+        return None
+    loc = node["query_location"]
+    return sql[loc: loc + node["query_location_length"]]
+
+
+def column_ref(node: dict | None) -> list[str] | None:
+    """The name parts of a column reference (``["T1", "name"]``), or None for anything else."""
+    if not node or node.get("class") != "COLUMN_REF":
+        return None
+    return node.get("column_names") or None
+
+
+def equalities(node: dict) -> Iterator[tuple[dict, dict, list[str], list[str]]]:
+    """(left, right, left names, right names) for every ``a.x = b.y`` between two qualified columns."""
+    for d in walk(node):
+        if d.get("class") == "COMPARISON" and d.get("type") == "COMPARE_EQUAL":
+            left, right = column_ref(d.get("left")), column_ref(d.get("right"))
+            if left and right and len(left) == 2 and len(right) == 2:
+                yield d["left"], d["right"], left, right
+
+
+def base_tables(node: dict | None) -> list[str]:
+    """Every base table the query reads, in order of first appearance, without repeats."""
+    out: list[str] = []
+    for d in walk(node or {}):
+        if d.get("type") == "BASE_TABLE" and d.get("table_name") and d["table_name"] not in out:
+            out.append(d["table_name"])
+    return out
+
+
+def table_aliases(sql: str) -> dict[str, str]:
+    """{alias or table name (lower-case): table name} for every base table in the query."""
+    return {(d.get("alias") or d["table_name"]).lower(): d["table_name"]
+            for d in walk(parse(sql) or {}) if d.get("type") == "BASE_TABLE" and d.get("table_name")}
+
+
+def outer_tables(node: dict) -> dict[str, str]:
+    """{alias or name (lower-case): table} of the base tables in a SELECT's own FROM clause."""
+    out, todo = {}, [node.get("from_table") or {}]
+    while todo:
+        x = todo.pop()
+        if x.get("type") == "JOIN":
+            todo += [x.get("left") or {}, x.get("right") or {}]
+        elif x.get("type") == "BASE_TABLE" and x.get("table_name"):
+            out[(x.get("alias") or x["table_name"]).lower()] = x["table_name"]
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description="Print the AST duckask's SQL rules read (json_serialize_sql).")
+    ap.add_argument("sql")
+    node = parse(ap.parse_args(argv).sql)
+    print(json.dumps(node, indent=1) if node is not None else "(DuckDB cannot parse this)")
+    return 0 if node is not None else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

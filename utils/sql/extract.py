@@ -1,0 +1,39 @@
+"""``extract_sql(reply)``: the one SQL statement in a model's reply, fenced or bare.
+
+Run on its own::
+
+    echo 'Here you go: ```sql SELECT 1; SELECT 2```' | python -m duckask.utils.sql.extract
+"""
+from __future__ import annotations
+
+import re
+import sys
+
+import duckdb
+
+_FENCE = re.compile(r"```(?:sql|duckdb|SQL)?\s*\n?(.*?)(?:```|$)", re.S)
+_START = re.compile(r"\b(WITH|SELECT|FROM)\b", re.I)
+
+
+def extract_sql(reply: str) -> str:
+    """The SQL statement in an LLM reply; '' when there is none."""
+    text = reply or ""
+    m = _FENCE.search(text)
+    if m and m.group(1).strip():
+        text = m.group(1)
+    else:
+        s = _START.search(text)
+        text = text[s.start():] if s else ""
+    text = text.strip()
+    # Keep the first statement only; models sometimes add a second query or prose after ';'.
+    try:
+        stmts = duckdb.extract_statements(text)
+        if stmts:
+            text = stmts[0].query
+    except duckdb.Error:
+        pass
+    return text.strip().rstrip(";").strip()
+
+
+if __name__ == "__main__":
+    print(extract_sql(sys.stdin.read()))

@@ -1,0 +1,70 @@
+"""Execution-guided voting over candidate SQL queries (self-consistency on results, not on text).
+
+Several drafts of the same question often differ in text but agree on the rows they return; the
+largest group of drafts with equal results is the most likely answer. Results are compared with the
+scorer's semantics (rows as a multiset, any column order, rounded numbers), so two queries that only
+order or alias their columns differently vote together. Drafts that fail to run get no vote; a group
+whose result is empty or all NULL ranks below any group with a real answer; ties go to the group
+holding the earliest draft (the greedy one).
+
+Run on its own::
+
+    python -m duckask.utils.sql.voting --db PATH "SQL 1" "SQL 2" ...
+"""
+from __future__ import annotations
+
+import argparse
+from dataclasses import dataclass
+
+from duckask.utils.db.database import QueryOutcome
+from duckask.utils.eval.scoring import results_match
+
+
+@dataclass
+class Vote:
+    chosen: int                 # index into the outcomes of the query the vote picked
+    groups: list[list[int]]     # indices of the successful outcomes, grouped by equal results, best first
+
+
+def substantive(df) -> bool:
+    """A result with at least one non-NULL value."""
+    return df is not None and len(df) > 0 and bool(df.notna().to_numpy().any())
+
+
+def vote(outcomes: list[QueryOutcome], weights: list[int] | None = None) -> Vote:
+    """Pick one of ``outcomes`` (``weights[i]`` drafts produced outcome i). With no successful
+    outcome, the first one is chosen and ``groups`` is empty."""
+    weights = weights or [1] * len(outcomes)
+    groups: list[list[int]] = []
+    for i, o in enumerate(outcomes):
+        if not o.ok:
+            continue
+        for g in groups:
+            if results_match(o.df, outcomes[g[0]].df):
+                g.append(i)
+                break
+        else:
+            groups.append([i])
+    groups.sort(key=lambda g: (not substantive(outcomes[g[0]].df), -sum(weights[i] for i in g), g[0]))
+    return Vote(chosen=groups[0][0] if groups else 0, groups=groups)
+
+
+def main(argv: list[str] | None = None) -> int:
+    from duckask.utils.db.database import open_database
+
+    ap = argparse.ArgumentParser(description="Run candidate queries and show which one the vote picks.")
+    ap.add_argument("--db", required=True)
+    ap.add_argument("sql", nargs="+")
+    args = ap.parse_args(argv)
+    db = open_database(args.db)
+    outs = [db.run(s) for s in args.sql]
+    v = vote(outs)
+    for i, o in enumerate(outs):
+        mark = "*" if i == v.chosen and o.ok else " "
+        print(f"{mark} [{i}] {o.status:7} {o.error or f'{len(o.df)} rows'}  {o.sql}")
+    print("groups:", v.groups)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
