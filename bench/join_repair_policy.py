@@ -16,8 +16,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from duckask.utils.eval.records import read_records
 from duckask.utils.eval.questions import load_questions, resolve_db
+from duckask.utils.eval.records import read_records
 from duckask.utils.eval.scoring import results_match
 from duckask.utils.sql.describe import has_top_level_order_by
 from duckask.utils.sql.facts import SchemaFacts
@@ -59,7 +59,7 @@ def main(argv: list[str] | None = None) -> int:
             gold = db.run(q.gold_sql)
             ordered = has_top_level_order_by(q.gold_sql)
 
-            def right(o):
+            def right(o, gold=gold, ordered=ordered):
                 return bool(o.ok and gold.ok and results_match(o.df, gold.df, order_matters=ordered))
 
             at_once = run_repaired(db.run, r["first_sql"], cat, q.question)

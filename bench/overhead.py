@@ -50,9 +50,9 @@ from duckask.utils.llm import ScriptedLLM
 from duckask.utils.schema import get_catalog
 from duckask.utils.schema.catalog import Catalog, Column, Reference, Table
 from duckask.utils.schema.ddl import render_ddl
-from duckask.utils.sql.describe import describe_sql
 from duckask.utils.schema.ranker import keep_columns, rank_tables
 from duckask.utils.schema.values import match_values
+from duckask.utils.sql.describe import describe_sql
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
@@ -101,7 +101,7 @@ def run_nba(settings, repeat: int) -> dict:
                          "selector_calls": sum(1 for c in res.llm_calls if c["node"] == "TableSelector"),
                          "generator_calls": sum(1 for c in res.llm_calls if c["node"] == "SQLGenerator"),
                          "grade_status": res.grade_status, "path": [t["node"] for t in res.trace]})
-        med = lambda f: statistics.median(f(r) for r in runs)  # noqa: E731
+        med = lambda f, runs=runs: statistics.median(f(r) for r in runs)  # noqa: E731
         last = runs[-1]
         per_q.append({
             "id": q["id"], "question": q["question"], "status": last["status"], "rows": last["rows"],
@@ -158,7 +158,8 @@ TYPES = {"name": "VARCHAR", "title": "VARCHAR", "status": "VARCHAR", "type": "VA
          "date": "DATE", "start_date": "DATE", "end_date": "DATE", "created_at": "TIMESTAMP",
          "updated_at": "TIMESTAMP", "year": "INTEGER", "month": "INTEGER", "quantity": "INTEGER",
          "capacity": "INTEGER", "level": "INTEGER"}
-SYLLABLES = "ka lo mi ra ten vo su bel dar fin gor hal ith jun kes lum mor nev ost pra quil ros sel tor ulm var wen xan yor zel".split()
+SYLLABLES = ("ka lo mi ra ten vo su bel dar fin gor hal ith jun kes lum mor nev ost pra quil ros sel tor ulm var wen "
+             "xan yor zel").split()
 TEMPLATES = ["How many {T} records have {A} {V}?", "What is the average {A} of {T} entries?",
              "List the {A} of every {T} for {V}.", "Which {T} has the highest {A}?",
              "Show the {T} {A} by {A2}.", "What is the total {A} per {A2} for each {T}?"]
@@ -190,7 +191,8 @@ def build_catalog(n_tables: int, rng: random.Random) -> tuple[Catalog, dict[str,
             if len(cols) >= want:
                 break
             typ = TYPES.get(attr, "DOUBLE")
-            samples = (["Alpha", "Beta", "Gamma"] if typ == "VARCHAR" else ["2024-01-05"] if typ in ("DATE", "TIMESTAMP")
+            samples = (["Alpha", "Beta", "Gamma"] if typ == "VARCHAR"
+                       else ["2024-01-05"] if typ in ("DATE", "TIMESTAMP")
                        else ["12.5", "40.0"])
             cols.append(Column(name=attr, type=typ, samples=samples,
                                comment=(f"{attr.replace('_', ' ')} of the {name.replace('_', ' ')}"
@@ -263,7 +265,8 @@ def run_synthetic(settings, n_tables: int, n_questions: int, seed: int) -> dict:
     ms = [r["rank_ms"] for r in rows]
     summary = {
         "tables": len(cat.tables), "columns": sum(len(t.columns) for t in cat.tables.values()),
-        "foreign_keys": len(cat.foreign_links()), "tables_with_comment": sum(bool(t.comment) for t in cat.tables.values()),
+        "foreign_keys": len(cat.foreign_links()),
+        "tables_with_comment": sum(bool(t.comment) for t in cat.tables.values()),
         "value_index_entries": len(cat.values), "build_s": build_s, "questions": len(rows),
         "rank_ms_median": statistics.median(ms), "rank_ms_p90": quantile(ms, 0.9), "rank_ms_max": max(ms),
         "target_met": max(ms) < 1000,
@@ -303,7 +306,8 @@ def print_report(a: dict, b: dict) -> None:
           f"{t['value_index_entries']:,} indexed values; {t['questions']} questions, each about one random table.\n")
     print("| measure | median | p90 / max |")
     print("|---|---|---|")
-    print(f"| match_values + rank_tables, ms | {t['rank_ms_median']:.0f} | {t['rank_ms_p90']:.0f} / {t['rank_ms_max']:.0f} |")
+    print(f"| match_values + rank_tables, ms | {t['rank_ms_median']:.0f} | "
+          f"{t['rank_ms_p90']:.0f} / {t['rank_ms_max']:.0f} |")
     print(f"| TableSelector prompt ({t['shortlist']} candidates), chars | {t['prompt_chars_median']:.0f} | "
           f"max {t['prompt_chars_max']} |")
     print(f"| schema DDL of the selected tables (<= {t['selected_tables_max']} tables), chars | "
@@ -318,7 +322,8 @@ def print_report(a: dict, b: dict) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description="duckask overhead without the LLM: full graph on NBA, ranking at 5,000 tables.")
+    ap = argparse.ArgumentParser(
+        description="duckask overhead without the LLM: full graph on NBA, ranking at 5,000 tables.")
     ap.add_argument("--out", help="write the results as JSON here (e.g. docs/results/overhead.json)")
     ap.add_argument("--repeat", type=int, default=3, help="runs per NBA question (median kept)")
     ap.add_argument("--tables", type=int, default=5000, help="synthetic catalog size")
@@ -337,7 +342,8 @@ def main(argv: list[str] | None = None) -> int:
         doc = {"benchmark": "overhead",
                "command": "python bench/overhead.py " + " ".join(sys.argv[1:] if argv is None else argv),
                "nba_full_graph": a, "synthetic_table_selection": b,
-               "settings": {"table_shortlist": settings.table_shortlist, "schema_char_budget": settings.schema_char_budget,
+               "settings": {"table_shortlist": settings.table_shortlist,
+                            "schema_char_budget": settings.schema_char_budget,
                             "table_llm_threshold": settings.table_llm_threshold, "clarify": settings.clarify,
                             "grader": settings.grader, "analyzer": settings.analyzer},
                "environment": {"python": platform.python_version(), "duckdb": duckdb.__version__,

@@ -24,8 +24,8 @@ import argparse
 from collections import Counter
 from pathlib import Path
 
-from duckask.utils.eval.records import read_records
 from duckask.utils.eval.questions import load_questions, resolve_db
+from duckask.utils.eval.records import read_records
 from duckask.utils.eval.scoring import results_match
 from duckask.utils.sql.describe import has_top_level_order_by
 from duckask.utils.sql.repair import run_repaired
@@ -73,7 +73,8 @@ def main(argv: list[str] | None = None) -> int:
                 ok = [o.ok and gold.ok and results_match(o.df, gold.df, order_matters=ordered) for o in (before, after)]
                 counts[(kind, *ok)] += 1
                 mark = "=" if ok[0] == ok[1] else ("+" if ok[1] else "-")
-                print(f"{mark} {kind:12} {r['id']}  {q.question}\n    was: {' '.join(sql.split())}\n    now: {' '.join(new.split())}")
+                print(f"{mark} {kind:12} {r['id']}  {q.question}\n    was: {' '.join(sql.split())}\n"
+                      f"    now: {' '.join(new.split())}")
     print("\n| query | changed | wrong -> right | right -> wrong | unchanged outcome |")
     print("|---|---:|---:|---:|---:|")
     for kind in ("sql", "first_sql", "baseline_sql", "draft"):

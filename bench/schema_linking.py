@@ -143,7 +143,8 @@ def evaluate(items: list[dict], setting: str) -> dict:
         rows.append({"id": it["id"], "group": it["group"], "question": q, "gold": gold, "ms": ms,
                      "recall": rec, "gold_ranks": {g: pos.get(g) for g in gold},
                      "top": [(r.table, round(r.score, 2), r.reasons[:6]) for r in ranked[:MISS_K]],
-                     "gold_reasons": {g: next(([round(r.score, 2), r.reasons[:8]] for r in ranked if r.table == g), None)
+                     "gold_reasons": {g: next(([round(r.score, 2), r.reasons[:8]] for r in ranked if r.table == g),
+                                              None)
                                       for g in gold},
                      "n_tables": len(cat.tables)})
     return {"setting": setting, "rows": rows, "summary": summarize(rows)}
@@ -252,8 +253,10 @@ def main(argv: list[str] | None = None) -> int:
     per_db_items, dropped, skipped = spider_items(catalogs)
     results = {
         "spider_dev per db": evaluate(per_db_items, "spider_dev per db"),
-        "spider_dev merged (db_id prefix)": evaluate(spider_items(catalogs, "db_id")[0], "spider_dev merged (db_id prefix)"),
-        "spider_dev merged (opaque prefix)": evaluate(spider_items(catalogs, "opaque")[0], "spider_dev merged (opaque prefix)"),
+        "spider_dev merged (db_id prefix)": evaluate(spider_items(catalogs, "db_id")[0],
+                                                     "spider_dev merged (db_id prefix)"),
+        "spider_dev merged (opaque prefix)": evaluate(spider_items(catalogs, "opaque")[0],
+                                                      "spider_dev merged (opaque prefix)"),
         "nba": evaluate(nba, "nba"),
         "nba + descriptions": evaluate(nba_doc, "nba + descriptions"),
         "nba held-out": evaluate(nba_held, "nba held-out"),
@@ -280,7 +283,8 @@ def main(argv: list[str] | None = None) -> int:
     print("\nTargets: " + "; ".join(f"{k}: {'met' if v else 'MISSED'}" for k, v in targets.items()))
     print(f"\nNotes: R@k = mean recall@k of the gold tables; all@k = questions with every gold table in the top k "
           f"(k=8 is the TableSelector shortlist); "
-          f"ms/q = match_values + rank_tables. Merged catalogs: {summaries['spider_dev merged (db_id prefix)']['tables']:g} "
+          "ms/q = match_values + rank_tables. Merged catalogs: "
+          f"{summaries['spider_dev merged (db_id prefix)']['tables']:g} "
           f"tables; the db_id prefix puts the database's name words into every table name (e.g. "
           f"student_transcripts_tracking__Students matches 'transcript'), the opaque prefix (db01__...) does not. "
           f"Spider gold table references missing from the catalogs: {dropped}; questions skipped: {skipped}. "

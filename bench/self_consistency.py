@@ -17,12 +17,11 @@ Prints EX for k = 1..N and the generation time a k costs (seconds of SQLGenerato
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
 from pathlib import Path
 
-from duckask.utils.eval.records import read_records
 from duckask.utils.eval.questions import load_questions, resolve_db
+from duckask.utils.eval.records import read_records
 from duckask.utils.eval.scoring import results_match
 from duckask.utils.sql.describe import has_top_level_order_by
 from duckask.utils.sql.voting import vote

@@ -17,10 +17,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from duckask.utils.eval.records import read_records
-
-from duckask.utils.eval.report import summarize
 from duckask.utils.eval.questions import read_ids
+from duckask.utils.eval.records import read_records
+from duckask.utils.eval.report import summarize
 
 ROOT = Path(__file__).resolve().parents[1]
 SPIDER = ROOT.parent / "shared" / "benchmarks" / "spider_dev"

@@ -389,7 +389,7 @@ def build_comments(readme: str, headers: dict[str, list[str]]) -> dict[str, dict
     summary_of = {by_norm[_norm(k)]: v for k, v in summaries.items() if _norm(k) in by_norm}
 
     comments: dict[str, dict[str, str]] = {}
-    for stem, cols in headers.items():
+    for stem in headers:
         table = TABLE_NAMES.get(stem, column_name(stem))
         entry = comments.setdefault(table, {})
         if stem in summary_of:

@@ -11,8 +11,19 @@ import warnings
 
 from pocketflow import Flow
 
-from duckask.nodes import (AskUser, ClarifyQuery, Context, DataAnalyzer, ErrorFixer, ReportError, ResponseGrader,
-                           SchemaLookup, SQLExecutor, SQLGenerator, TableSelector)
+from duckask.nodes import (
+    AskUser,
+    ClarifyQuery,
+    Context,
+    DataAnalyzer,
+    ErrorFixer,
+    ReportError,
+    ResponseGrader,
+    SchemaLookup,
+    SQLExecutor,
+    SQLGenerator,
+    TableSelector,
+)
 
 # Terminal actions ("pass", "exhausted", AskUser/ReportError's end) have no successor by design.
 warnings.filterwarnings("ignore", message="Flow ends:")

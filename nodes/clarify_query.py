@@ -2,17 +2,18 @@
 
 Default ("rules"): deterministic and free. A question is ambiguous when it is empty, is a known vague
 request ("show me the data"), or relates to nothing in the schema (no table, column, description or
-data value matches any of its words) and carries no number or name that could be a filter. "llm" mode asks the model (YAML: ambiguous, clarifying_question)
-on top of the rules; malformed replies are retried, then treated as clear. "off" skips the check.
+data value matches any of its words) and carries no number or name that could be a filter. "llm" mode
+asks the model (YAML: ambiguous, clarifying_question) on top of the rules; malformed replies are
+retried, then treated as clear. "off" skips the check.
 """
 from __future__ import annotations
 
 import re
 
 from duckask.nodes._base import TracedNode
+from duckask.utils.llm.yaml_reply import parse_yaml
 from duckask.utils.schema.ranker import rank_tables
 from duckask.utils.schema.values import match_values
-from duckask.utils.llm.yaml_reply import parse_yaml
 
 _VAGUE = re.compile(
     r"^\s*(show|give|tell|get)( me)?( (all|some|the|any))? (data|stuff|things|info|information|everything|something)"
@@ -62,11 +63,12 @@ class ClarifyQuery(TracedNode):
         if found or p["mode"] != "llm":
             return found
         tables = ", ".join(self.ctx.catalog.tables)
-        reply = self.ctx.llm.complete([{"role": "user", "content": PROMPT.format(tables=tables, question=p["question"])}],
-                                      node="ClarifyQuery", max_tokens=80)
+        prompt = PROMPT.format(tables=tables, question=p["question"])
+        reply = self.ctx.llm.complete([{"role": "user", "content": prompt}], node="ClarifyQuery", max_tokens=80)
         data = parse_yaml(reply.text, {"ambiguous": bool})
         if data["ambiguous"]:
-            q = str(data.get("clarifying_question") or "").strip() or "Could you say more precisely what you want to know?"
+            q = (str(data.get("clarifying_question") or "").strip()
+                 or "Could you say more precisely what you want to know?")
             return {"reason": "the model judged the question ambiguous", "question": q}
         return None
 

@@ -28,7 +28,8 @@ class ReportError(TracedNode):
         best = p["best"]
         if best:
             shared.update({"sql_query": best["sql"], "query_result": best["df"], "final_answer": best["answer"],
-                           "derivation": best["derivation"], "truncated": best["truncated"], "status": "answered", "grade_status": "fail",
+                           "derivation": best["derivation"], "truncated": best["truncated"], "status": "answered",
+                           "grade_status": "fail",
                            "warning": "A retry after the grader's critique failed; this is the earlier answer.\n"
                                       + report})
         else:

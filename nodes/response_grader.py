@@ -14,9 +14,9 @@ import re
 import pandas as pd
 
 from duckask.nodes._base import TracedNode
+from duckask.utils.llm.yaml_reply import parse_yaml
 from duckask.utils.sql.tidy import self_comparisons
 from duckask.utils.sql.voting import substantive
-from duckask.utils.llm.yaml_reply import parse_yaml
 
 _COUNT_Q = re.compile(r"^\s*(how many|count\b|what is the (total )?number of|what's the number of|"
                       r"find the (total )?number of|show the number of|return the number of)", re.I)

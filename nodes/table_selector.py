@@ -11,9 +11,9 @@ from __future__ import annotations
 from dataclasses import asdict
 
 from duckask.nodes._base import TracedNode
+from duckask.utils.llm.yaml_reply import parse_yaml
 from duckask.utils.schema.ranker import rank_tables
 from duckask.utils.schema.values import match_flags, match_values
-from duckask.utils.llm.yaml_reply import parse_yaml
 
 PROMPT = """Tables:
 {tables}

@@ -26,8 +26,9 @@ import socket
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Callable
+from typing import Any
 
 CHAT_PATH = "/v1/chat/completions"
 
@@ -80,7 +81,7 @@ class StubOpenAI:
         self._counter = 0
 
     # ------------------------------------------------------------------ scripting
-    def push(self, *items: Any) -> "StubOpenAI":
+    def push(self, *items: Any) -> StubOpenAI:
         with self._lock:
             self.queue.extend(items)
         return self
@@ -99,7 +100,7 @@ class StubOpenAI:
         return f"http://127.0.0.1:{self.port}/v1"
 
     # ------------------------------------------------------------------ lifecycle
-    def start(self) -> "StubOpenAI":
+    def start(self) -> StubOpenAI:
         stub = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -158,7 +159,7 @@ class StubOpenAI:
         server.server_close()
         self._server = None
 
-    def __enter__(self) -> "StubOpenAI":
+    def __enter__(self) -> StubOpenAI:
         return self.start()
 
     def __exit__(self, *exc) -> None:
@@ -167,7 +168,8 @@ class StubOpenAI:
     # ------------------------------------------------------------------ answering
     def _answer(self, path: str, body: dict, headers: dict) -> tuple[int, dict, float]:
         with self._lock:
-            self.requests.append({"path": path, "body": body, "headers": {k.lower(): v for k, v in headers.items()}, "time": time.monotonic()})
+            self.requests.append({"path": path, "body": body, "headers": {k.lower(): v for k, v in headers.items()},
+                                  "time": time.monotonic()})
             item = self.queue.popleft() if self.queue else None
             self._counter += 1
             n = self._counter

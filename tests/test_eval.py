@@ -19,15 +19,14 @@ import pytest
 import yaml
 from conftest import build_small_db
 
-from duckask.utils.eval import run as evaluation
 from duckask.utils.app.cli import main as cli_main
-from duckask.utils.eval.records import read_records, RecordWriter
-from duckask.utils.eval.report import render_markdown, summarize
-from duckask.utils.eval.report import write_report
+from duckask.utils.eval import run as evaluation
+from duckask.utils.eval.questions import Question, load_questions, read_ids, resolve_db, select
+from duckask.utils.eval.records import RecordWriter, read_records
+from duckask.utils.eval.report import render_markdown, summarize, write_report
 from duckask.utils.eval.run import evaluate
 from duckask.utils.llm import ScriptedLLM
 from duckask.utils.llm.cache import CachedLLM
-from duckask.utils.eval.questions import Question, load_questions, read_ids, resolve_db, select
 
 # --------------------------------------------------------------------------- the question set
 # question -> (gold, graph SQL, baseline SQL). Gold is ("sql", text) or ("rows", rows, ordered).

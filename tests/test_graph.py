@@ -12,8 +12,8 @@ import sys
 
 import pandas as pd
 import pytest
-
 from conftest import sha256
+
 from duckask.utils.app.api import Result, ask
 from duckask.utils.llm import LLMError, ScriptedLLM
 
@@ -652,8 +652,8 @@ def test_drafts_of_a_vote_get_the_free_repairs(run):
     # The first query forgot to join arenas; while a resample is to come, ErrorFixer leaves that to
     # the vote, where it and a misspelt draft are repaired and agree.
     first = "SELECT name, capacity FROM teams WHERE city = 'Boston'"
-    llm = ScriptedLLM({"SQLGenerator": [first, "SELECT t.name, a.capcity FROM teams t JOIN arenas a ON a.team_id = t.id "
-                                                "WHERE t.city = 'Boston'", "SELECT 'TD Garden', 1"]})
+    misspelt = "SELECT t.name, a.capcity FROM teams t JOIN arenas a ON a.team_id = t.id WHERE t.city = 'Boston'"
+    llm = ScriptedLLM({"SQLGenerator": [first, misspelt, "SELECT 'TD Garden', 1"]})
     r = run("What is the capacity of the arena of the team in Boston?", llm, resample_drafts=2)
     assert [t["action"] for t in r.trace if t["node"] == "ErrorFixer"] == ["resample"]
     assert rows(r) == [["Celtics", 19156]]

@@ -10,14 +10,13 @@ from __future__ import annotations
 import duckdb
 import openai
 import pytest
+from openai_stub import StubOpenAI, error_body, free_port
 
 import duckask
 from duckask.utils import llm as llm_mod
 from duckask.utils.config import ENV_VARS, load_settings
 from duckask.utils.llm import LLMError, OpenAIBackend, get_llm
 from duckask.utils.sql.extract import extract_sql
-
-from openai_stub import StubOpenAI, error_body, free_port
 
 MESSAGES = [{"role": "system", "content": "You are terse."},
             {"role": "user", "content": "Say hello to the tests"}]
@@ -242,7 +241,8 @@ def test_per_node_model_and_temperature(stub):
     r1 = be.complete(MESSAGES, node="SQLGenerator")
     r2 = be.complete(MESSAGES, node="DataAnalyzer")
     r3 = be.complete(MESSAGES, node="ResponseGrader")
-    assert [(b["model"], b["temperature"]) for b in stub.bodies] == [("big", 0.3), ("stub-model", 0), ("stub-model", 0.7)]
+    assert [(b["model"], b["temperature"]) for b in stub.bodies] == \
+        [("big", 0.3), ("stub-model", 0), ("stub-model", 0.7)]
     assert (r1.text, r1.model) == ("sql reply", "big")
     assert (r2.text, r2.model) == ("analysis reply", "stub-model")
     assert r3.model == "stub-model"

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import duckdb
 import pytest
-
 from conftest import sha256
+
 from duckask.utils.app.cli import main as cli_main
 from duckask.utils.config import Settings
 from duckask.utils.db.database import open_database, resolve_db_file

@@ -5,9 +5,7 @@ import duckdb
 import pytest
 
 from duckask.utils.schema import get_catalog
-
 from duckask.utils.schema.ddl import render_ddl
-
 from duckask.utils.schema.descriptions import apply_descriptions
 from duckask.utils.schema.ranker import rank_tables
 from duckask.utils.schema.values import match_flags

@@ -11,7 +11,8 @@ def F(columns=None, links=None, named=None) -> SchemaFacts:
     return SchemaFacts(columns or {}, None if links is None else [ForeignKey(*fk) for fk in links], named)
 
 COLS = {"singer": {"singer_id", "song_name", "age", "name"}, "singer_in_concert": {"singer_id", "concert_id"},
-        "concert": {"concert_id", "year"}, "owners": {"owner_id", "state"}, "professionals": {"professional_id", "state"}}
+        "concert": {"concert_id", "year"}, "owners": {"owner_id", "state"},
+        "professionals": {"professional_id", "state"}}
 LINKS = [("singer_in_concert", "singer_id", "singer", "singer_id"),
          ("singer_in_concert", "concert_id", "concert", "concert_id")]
 
@@ -39,11 +40,13 @@ def test_non_key_joins_to_tables_the_question_does_not_name_are_dropped():
     # It names only owners: the sibling join is the model's own addition.
     assert prune_unused_joins(semi, F(COLS, LINKS, named={"owners"})) == "SELECT DISTINCT T1.state FROM owners AS T1"
     # Aggregates do not protect a non-key join to an unnamed table ...
-    counted = "SELECT T1.state, count(*) FROM owners AS T1 JOIN professionals AS T2 ON T1.state = T2.state GROUP BY T1.state"
+    counted = ("SELECT T1.state, count(*) FROM owners AS T1 JOIN professionals AS T2 ON T1.state = T2.state "
+               "GROUP BY T1.state")
     assert prune_unused_joins(counted, F(COLS, LINKS, named=set())) == \
         "SELECT T1.state, count(*) FROM owners AS T1 GROUP BY T1.state"
     # ... but they still protect a foreign-key join, whose multiplicity the count may be about.
-    per_singer = "SELECT T1.name, count(*) FROM singer T1 JOIN singer_in_concert T2 ON T1.singer_id = T2.singer_id GROUP BY T1.name"
+    per_singer = ("SELECT T1.name, count(*) FROM singer T1 JOIN singer_in_concert T2 ON T1.singer_id = T2.singer_id "
+                  "GROUP BY T1.name")
     assert prune_unused_joins(per_singer, F(COLS, LINKS, named=set())) == per_singer
 
 
@@ -51,7 +54,8 @@ def test_named_tables_matches_stemmed_name_words():
     from duckask.utils.schema.catalog import Catalog, Table
     from duckask.utils.sql.facts import named_tables
 
-    cat = Catalog(key="t", tables={n: Table(name=n, columns=[]) for n in ("Owners", "Highschooler", "car_makers", "Friend")})
+    names = ("Owners", "Highschooler", "car_makers", "Friend")
+    cat = Catalog(key="t", tables={n: Table(name=n, columns=[]) for n in names})
     assert named_tables(cat, "Show the names of all high schoolers in grade 10.") == {"highschooler"}
     assert named_tables(cat, "Which states have both owners and professionals?") == {"owners"}
     assert named_tables(cat, "Which distinct car models are produced after 1980?") == set()
@@ -59,7 +63,8 @@ def test_named_tables_matches_stemmed_name_words():
 
 def test_joins_under_aggregates_or_star_are_kept():
     for sql in ("SELECT count(*) FROM singer T1 JOIN singer_in_concert T2 ON T1.singer_id = T2.singer_id",
-                "SELECT T1.name FROM singer T1 JOIN singer_in_concert T2 ON T1.singer_id = T2.singer_id GROUP BY T1.name",
+                "SELECT T1.name FROM singer T1 JOIN singer_in_concert T2 ON T1.singer_id = T2.singer_id "
+                "GROUP BY T1.name",
                 "SELECT * FROM singer T1 JOIN singer_in_concert T2 ON T1.singer_id = T2.singer_id"):
         assert prune_unused_joins(sql, F(COLS, LINKS)) == sql
 
@@ -69,7 +74,8 @@ def test_self_compare_join_condition_is_rewritten_from_the_foreign_key():
     sql = ("SELECT T1.Horsepower FROM cars_data AS T1 JOIN car_names AS T2 ON T2.MakeId = T2.MakeId "
            "WHERE T1.Accelerate = (SELECT MAX(Accelerate) FROM cars_data)")
     assert "ON T1.Id = T2.MakeId" in fix_self_joins(sql, F(links=links))
-    assert fix_self_joins("SELECT a.x FROM t a WHERE a.x = a.x", F(links=links)) == "SELECT a.x FROM t a WHERE a.x = a.x"
+    same_table = "SELECT a.x FROM t a WHERE a.x = a.x"
+    assert fix_self_joins(same_table, F(links=links)) == same_table
 
 
 def test_repairs_named_by_duckdb():
@@ -88,7 +94,8 @@ def test_key_compared_with_the_wrong_column_is_pointed_at_the_referenced_one():
     links = [("car_makers", "Country", "countries", "CountryId"), ("countries", "Continent", "continents", "ContId"),
              ("flights", "SourceAirport", "airports", "AirportCode")]
     sql = "SELECT T1.CountryName FROM countries AS T1 JOIN car_makers AS T2 ON T1.Continent = T2.Country"
-    assert fix_key_mismatches(sql, F(links=links)) == sql.replace("T1.Continent = T2.Country", "T1.CountryId = T2.Country")
+    assert fix_key_mismatches(sql, F(links=links)) == \
+        sql.replace("T1.Continent = T2.Country", "T1.CountryId = T2.Country")
     quoted = 'SELECT 1 FROM "flights" AS "f" JOIN "airports" AS "a" ON "f"."SourceAirport" = "a"."City"'
     assert fix_key_mismatches(quoted, F(links=links)) == quoted.replace('"a"."City"', '"a"."AirportCode"')
     # Left alone: the right key, a sibling join, tables without a key between them, and string literals.

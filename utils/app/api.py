@@ -11,8 +11,9 @@ import dataclasses
 import html
 import json
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 import pandas as pd
 
@@ -58,7 +59,8 @@ class Result:
             "row_count": len(df), "truncated": self.truncated, "tables": self.tables,
             "derivation": self.derivation, "warning": self.warning,
             "clarifying_question": self.clarifying_question, "first_sql": self.first_sql,
-            "vote": self.vote, "attempts": self.attempts, "grades": self.grades, "grade_status": self.grade_status, "trace": self.trace,
+            "vote": self.vote, "attempts": self.attempts, "grades": self.grades, "grade_status": self.grade_status,
+            "trace": self.trace,
             "llm": {"calls": len(self.llm_calls),
                     "prompt_tokens": sum(c["prompt_tokens"] for c in self.llm_calls),
                     "completion_tokens": sum(c["completion_tokens"] for c in self.llm_calls)},
@@ -139,7 +141,8 @@ def ask(question: str, db: str | None = None, *, llm: LLM | None = None, setting
         df=shared.get("query_result") if ok else None,
         tables=shared.get("selected_tables", []), derivation=shared.get("derivation", "") if ok else "",
         warning=shared.get("warning"),
-        clarifying_question=(shared.get("clarification") or {}).get("question") if status == "needs_clarification" else None,
+        clarifying_question=((shared.get("clarification") or {}).get("question")
+                             if status == "needs_clarification" else None),
         trace=shared.get("trace", []), llm_calls=shared.get("llm_calls", []), attempts=shared.get("attempts", []),
         grades=shared.get("grades", []), grade_status=shared.get("grade_status"), first_sql=shared.get("first_sql"),
         vote=shared.get("vote") or [], truncated=bool(shared.get("truncated")),

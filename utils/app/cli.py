@@ -18,8 +18,20 @@ import argparse
 import json
 import sys
 
-from duckask.utils.app.commands import (EXIT_CLARIFY, EXIT_FAIL, EXIT_OK, EXIT_USAGE, cmd_ask, cmd_chat, cmd_demo,
-                                       cmd_eval, cmd_import, cmd_model, cmd_schema, cmd_sql)
+from duckask.utils.app.commands import (
+    EXIT_CLARIFY,
+    EXIT_FAIL,
+    EXIT_OK,
+    EXIT_USAGE,
+    cmd_ask,
+    cmd_chat,
+    cmd_demo,
+    cmd_eval,
+    cmd_import,
+    cmd_model,
+    cmd_schema,
+    cmd_sql,
+)
 
 __all__ = ["EXIT_CLARIFY", "EXIT_FAIL", "EXIT_OK", "EXIT_USAGE", "build_parser", "main"]
 
@@ -118,7 +130,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("questions", help="JSONL/YAML/CSV question file, a Spider folder (dev.json), "
                                      "or a folder with questions.jsonl + dbs/")
     p.add_argument("--db", help="one database for every question")
-    p.add_argument("--db-dir", help="resolve a row's db_id to DIR/<db_id>.duckdb, DIR/<db_id>/ or DIR/<db_id>/<db_id>.sqlite")
+    p.add_argument("--db-dir", help="resolve a row's db_id to DIR/<db_id>.duckdb, DIR/<db_id>/ or "
+                                     "DIR/<db_id>/<db_id>.sqlite")
     p.add_argument("--ids", help="file of question ids to run (one a line), e.g. a fixed sample")
     p.add_argument("--out", help="records file (JSONL); rerunning with the same file resumes")
     p.add_argument("--mode", choices=["spider", "bird"], default="spider", help="scoring semantics (default spider)")
@@ -144,7 +157,7 @@ def main(argv: list[str] | None = None) -> int:
         return args.func(args)
     except KeyboardInterrupt:
         return 130
-    except Exception as e:  # noqa: BLE001 - a CLI reports, it does not dump a traceback
+    except Exception as e:
         from duckask.utils.db.database import DatabaseError
         from duckask.utils.llm import LLMError
         from duckask.utils.llm.model_store import ModelError

@@ -164,10 +164,12 @@ class Database:
             ms = (time.perf_counter() - t0) * 1000
             if timed_out.is_set():
                 return QueryOutcome(sql=stmt, status="timeout", ms=ms,
-                                    error=f"refused: the query ran longer than the {timeout_s:g}s timeout and was interrupted")
+                                    error=f"refused: the query ran longer than the {timeout_s:g}s timeout and "
+                                          "was interrupted")
             msg = str(e).strip()
             if isinstance(e, duckdb.PermissionException):
-                msg = "refused: the query tries to read or write files or settings, which is disabled (" + msg.splitlines()[0] + ")"
+                msg = ("refused: the query tries to read or write files or settings, which is disabled ("
+                       + msg.splitlines()[0] + ")")
             return QueryOutcome(sql=stmt, status="refused" if msg.startswith("refused") else "error", error=msg, ms=ms)
         finally:
             timer.cancel()

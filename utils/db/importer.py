@@ -20,20 +20,6 @@ Run on its own::
 
 from __future__ import annotations
 
-import argparse
-import json
-import logging
-import os
-import sys
-import re
-import sqlite3
-import sys
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from pathlib import Path
-
-import duckdb
-import pandas as pd
-
 import logging
 import os
 import sys
@@ -44,9 +30,18 @@ import duckdb
 
 from duckask.utils.db.quoting import quote_literal as _lit
 from duckask.utils.db.sqlite_source import import_sqlite, is_sqlite_file
-from duckask.utils.db.table_builder import (TABLE_COMMENT_KEY, Comments, ImportedTables, PrimaryKeys, Progress,
-                                            apply_comments, count_rows, create_table, merge_comments,
-                                            sanitize_identifier)
+from duckask.utils.db.table_builder import (
+    TABLE_COMMENT_KEY,
+    Comments,
+    ImportedTables,
+    PrimaryKeys,
+    Progress,
+    apply_comments,
+    count_rows,
+    create_table,
+    merge_comments,
+    sanitize_identifier,
+)
 
 __all__ = ["TABLE_COMMENT_KEY", "ImportedTables", "import_source", "main", "sanitize_identifier"]
 

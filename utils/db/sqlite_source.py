@@ -4,6 +4,7 @@ allows, foreign keys recorded as column comments ("references other_table(col)")
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Mapping
 from pathlib import Path
 
 import duckdb

@@ -20,7 +20,8 @@ from duckask.utils.schema.catalog import Catalog
 from duckask.utils.schema.ddl import render_ddl
 from duckask.utils.sql.extract import extract_sql
 
-PROMPT = "{schema}\n\n-- Using valid DuckDB SQL, answer the following question for the tables provided above.\n-- {question}"
+PROMPT = ("{schema}\n\n-- Using valid DuckDB SQL, answer the following question for the tables provided above."
+          "\n-- {question}")
 
 
 def _plain_ddl(catalog: Catalog) -> str:
@@ -48,7 +49,7 @@ def single_prompt(llm: LLM, db: Database, catalog: Catalog, question: str) -> Ba
     msgs = [{"role": "user", "content": PROMPT.format(schema=_plain_ddl(catalog), question=question)}]
     try:
         reply = llm.complete(msgs, node="Baseline", prefix="```sql\n", stop=["```"], max_tokens=256)
-    except Exception as e:  # noqa: BLE001 - a failed call is a wrong answer, recorded
+    except Exception as e:
         return BaselineResult("", "error", None, f"LLM call failed: {e}", time.perf_counter() - t0, 0, 0)
     sql = extract_sql(reply.text)
     out = db.run(sql) if sql else None

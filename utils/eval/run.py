@@ -16,20 +16,21 @@ from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any
 
 import pandas as pd
 
 from duckask.utils.config import Settings, load_settings
 from duckask.utils.db.database import open_database
-from duckask.utils.llm import LLM, get_llm
+from duckask.utils.eval.questions import Question, load_questions, read_ids, resolve_db, select
 from duckask.utils.eval.records import RecordWriter, read_records
 from duckask.utils.eval.report import summarize, write_report
-from duckask.utils.eval.questions import Question, load_questions, read_ids, resolve_db, select
-from duckask.utils.schema import get_catalog
 from duckask.utils.eval.scoring import results_match
+from duckask.utils.llm import LLM, get_llm
+from duckask.utils.schema import get_catalog
 from duckask.utils.sql.describe import has_top_level_order_by
 
 
@@ -64,7 +65,7 @@ def evaluate_one(q: Question, db: str, *, llm: LLM, settings: Settings, mode: st
     try:
         database = open_database(db, settings)
         catalog = get_catalog(database, settings)
-    except Exception as e:  # noqa: BLE001 - a missing or broken database is this question's error
+    except Exception as e:
         return _error_record(q, db, f"database: {type(e).__name__}: {e}", 0.0, None, baseline)
     gold_df, ordered, gold_error = _gold(q, database)
     scored: dict[str, bool] = {}
@@ -83,7 +84,7 @@ def evaluate_one(q: Question, db: str, *, llm: LLM, settings: Settings, mode: st
     try:
         r = ask(q.question, db=db, llm=llm, settings=settings)
         err = None
-    except Exception as e:  # noqa: BLE001 - one broken question must not end the run
+    except Exception as e:
         r, err = None, f"{type(e).__name__}: {e}"
     seconds = time.perf_counter() - t0
     rec: dict[str, Any] = {"id": q.id, "db": q.db_id or Path(db).stem, "question": q.question, "tags": q.tags}
@@ -115,7 +116,8 @@ def evaluate_one(q: Question, db: str, *, llm: LLM, settings: Settings, mode: st
         from duckask.utils.eval.baseline import single_prompt
 
         b = single_prompt(llm, database, catalog, q.question)
-        rec.update(baseline_sql=b.sql, baseline_status=b.status, baseline_correct=bool(b.df is not None and score(b.sql, b.df)),
+        rec.update(baseline_sql=b.sql, baseline_status=b.status,
+                   baseline_correct=bool(b.df is not None and score(b.sql, b.df)),
                    baseline_error=None if b.status == "ok" else b.error, baseline_seconds=round(b.seconds, 3),
                    baseline_llm_calls=1, baseline_prompt_tokens=b.prompt_tokens,
                    baseline_completion_tokens=b.completion_tokens)

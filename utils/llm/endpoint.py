@@ -60,7 +60,7 @@ class OpenAIBackend:
             extra = {"seed": seed} if seed is not None else {}
             resp = self._create(model=model, messages=msgs, temperature=float(opts.get("temperature") or 0.0),
                                 max_tokens=max_tokens, stop=stop or None, **extra)
-        except Exception as e:  # noqa: BLE001 - re-raised with context
+        except Exception as e:
             raise LLMError(f"{node}: LLM endpoint call failed: {type(e).__name__}: {e}") from e
         ms = (time.perf_counter() - t0) * 1000
         text = (resp.choices[0].message.content or "") if resp.choices else ""

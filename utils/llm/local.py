@@ -8,7 +8,8 @@ from __future__ import annotations
 import atexit
 import threading
 import time
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from duckask.utils.config import Settings
 from duckask.utils.llm.base import LLMError, LLMReply

@@ -53,7 +53,8 @@ def _base_catalog(db: Database, settings: Settings) -> Catalog:
     with _MEM_LOCK:
         if db.key in _MEM:
             return _MEM[db.key]
-        cache_file = settings.resolved_cache_dir / "catalogs" / (hashlib.sha256(db.key.encode()).hexdigest()[:20] + ".json")
+        name = hashlib.sha256(db.key.encode()).hexdigest()[:20] + ".json"
+        cache_file = settings.resolved_cache_dir / "catalogs" / name
         cat = None
         if cache_file.is_file():
             try:

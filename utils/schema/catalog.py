@@ -6,8 +6,9 @@ from __future__ import annotations
 import functools
 import json
 import unicodedata
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
-from typing import Callable, NamedTuple, TypeVar
+from typing import NamedTuple, TypeVar
 
 CATALOG_VERSION = 6
 
@@ -70,7 +71,7 @@ class Catalog:
                            "tables": {k: asdict(t) for k, t in self.tables.items()}, "values": self.values})
 
     @classmethod
-    def from_json(cls, text: str) -> "Catalog":
+    def from_json(cls, text: str) -> Catalog:
         d = json.loads(text)
         if d.get("version") != CATALOG_VERSION:
             raise ValueError("stale catalog cache")

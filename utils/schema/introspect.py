@@ -53,7 +53,8 @@ def introspect(db: Database) -> Catalog:
             distinct = {}
             if text_cols:
                 exprs = ", ".join(f"approx_count_distinct({_q(c.name)})" for c in text_cols)
-                distinct = dict(zip([c.name for c in text_cols], con.execute(f"SELECT {exprs} FROM {_q(t.name)}").fetchone()))
+                counts = con.execute(f"SELECT {exprs} FROM {_q(t.name)}").fetchone()
+                distinct = dict(zip([c.name for c in text_cols], counts))
             for c in t.columns:
                 samp = con.execute(
                     f"SELECT DISTINCT CAST({_q(c.name)} AS VARCHAR) AS v FROM (SELECT {_q(c.name)} FROM {_q(t.name)} "

@@ -33,7 +33,7 @@ _QUOTED = re.compile(r'"([^"]+)"')
 
 @dataclass(frozen=True)
 class QueryError:
-    kind: str                       # column_not_found | qualified_column | table_not_found | group_by | conversion | other
+    kind: str       # column_not_found | qualified_column | table_not_found | group_by | conversion | other
     name: str = ""                  # the column, table or text value DuckDB names
     qualifier: str = ""             # the alias a qualified column was looked up on
     candidates: tuple[str, ...] = field(default_factory=tuple)   # DuckDB's suggestions, as it wrote them

@@ -15,7 +15,7 @@ class SchemaFacts:
     named: set[str] | None = None              # tables the question names (lower-case); None: no question
 
     @classmethod
-    def of(cls, catalog, question: str | None = None, *, links: bool = True) -> "SchemaFacts":
+    def of(cls, catalog, question: str | None = None, *, links: bool = True) -> SchemaFacts:
         return cls(columns=catalog.column_sets(), links=catalog.foreign_links() if links else None,
                    named=None if question is None else named_tables(catalog, question))
 
