@@ -1,9 +1,12 @@
 """The deterministic SQL clean-ups and repairs, on hand-written queries (the recorded cases are in
 tests/fixtures/sql_rules/, run by test_sql_fixtures.py)."""
+import pytest
+
 from duckask.utils.schema.catalog import ForeignKey
+from duckask.utils.sql.errors import parse_error
 from duckask.utils.sql.facts import SchemaFacts
-from duckask.utils.sql.repair import repair
-from duckask.utils.sql.tidy import fix_key_mismatches, fix_self_joins, prune_unused_joins
+from duckask.utils.sql.repair import REPAIRS, repair
+from duckask.utils.sql.tidy import RULES, fix_key_mismatches, fix_self_joins, prune_unused_joins
 
 
 def F(columns=None, links=None, named=None) -> SchemaFacts:
@@ -136,3 +139,34 @@ def test_a_missing_column_is_not_joined_when_it_is_ambiguous_or_unlinked():
     # Without foreign keys, only the fixes the error message names (none here).
     assert repair(sql, err, F(PEOPLE)) is None
 
+
+
+def test_a_misspelt_table_duckdb_suggests_is_respelt():
+    err = 'Catalog Error: Table with name singers does not exist!\nDid you mean "singer"?'
+    assert repair("SELECT name FROM singers WHERE age > 30", err) == "SELECT name FROM singer WHERE age > 30"
+    err = 'Catalog Error: Table with name concerts_2014 does not exist!\nDid you mean "stadium"?'
+    assert repair("SELECT * FROM concerts_2014", err) is None      # a suggestion that is not close is not taken
+
+
+@pytest.mark.parametrize("message, kind, name, qualifier, candidates", [
+    ('Binder Error: Referenced column "nme" not found in FROM clause!\nCandidate bindings: "name", "t.age"',
+     "column_not_found", "nme", "", ("name", "t.age")),
+    ('Binder Error: Table "T2" does not have a column named "song_name"\n\nCandidate bindings: : "Singer_ID"\n',
+     "qualified_column", "song_name", "T2", ("Singer_ID",)),
+    ('Catalog Error: Table with name singers does not exist!\nDid you mean "singer"?',
+     "table_not_found", "singers", "", ("singer",)),
+    ('Binder Error: column "name" must appear in the GROUP BY clause or must be part of an aggregate function.',
+     "group_by", "name", "", ()),
+    ("Conversion Error: Could not convert string 'United Airlines' to INT32", "conversion", "United Airlines", "", ()),
+    ("Parser Error: syntax error at or near \"FORM\"", "other", "", "", ()),
+])
+def test_duckdb_errors_are_read_once(message, kind, name, qualifier, candidates):
+    err = parse_error(message)
+    assert (err.kind, err.name, err.qualifier, err.candidates) == (kind, name, qualifier, candidates)
+
+
+def test_every_rule_says_which_slip_it_fixes_and_runs_from_one_list():
+    for rule in RULES + REPAIRS:
+        assert rule.__doc__ and len(rule.__doc__.split()) >= 8, rule.__name__
+    assert [r.__name__ for r in RULES] == ["fix_self_joins", "fix_key_mismatches", "prune_unused_joins"]
+    assert REPAIRS[0].__name__ == "join_forgotten_table"     # a forgotten join before a close spelling
