@@ -35,5 +35,4 @@ class ReportError(TracedNode):
         else:
             shared["status"] = "error"
             shared["final_answer"] = report
-        shared["error_report"] = report
         return None

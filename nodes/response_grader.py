@@ -101,7 +101,6 @@ class ResponseGrader(TracedNode):
         if res["verdict"] == "pass":
             shared["grade_status"] = "pass"
             return "pass"
-        shared["grader_feedback"] = res["critique"]
         if p["resample"] and not substantive(p["df"]):
             # Nothing found: fresh samples of the first prompt first (once a question, no round used).
             shared["resample"] = True

@@ -68,5 +68,4 @@ class SQLExecutor(TracedNode):
             return "success"
         shared["query_result"] = None
         shared["execution_error"] = out.error
-        shared["execution_status"] = out.status
         return "error"

@@ -62,7 +62,7 @@ class TableSelector(TracedNode):
         out = _rank(cat, p["question"])
         ranked = out["ranked"]
         if len(cat.tables) <= s.table_llm_threshold:
-            return {**out, "selected": list(cat.tables), "method": "all (small schema)"}
+            return {**out, "selected": list(cat.tables)}
         shortlist = [r.table for r in ranked[: s.table_shortlist]]
         text = "\n".join(_table_line(cat.tables[t]) for t in shortlist)
         reply = self.ctx.llm.complete([{"role": "user", "content": PROMPT.format(tables=text, question=p["question"])}],
@@ -72,20 +72,15 @@ class TableSelector(TracedNode):
         chosen = [lookup[str(x).strip().lower()] for x in picked if str(x).strip().lower() in lookup]
         if not chosen:
             raise ValueError(f"none of {picked!r} is in the shortlist")
-        return {**out, "selected": with_parents(cat, list(dict.fromkeys(chosen))),
-                "method": "llm from pre-ranked shortlist"}
+        return {**out, "selected": with_parents(cat, list(dict.fromkeys(chosen)))}
 
     def exec_fallback(self, p, exc):
         cat = self.ctx.catalog
         out = _rank(cat, p["question"])
-        return {**out, "selected": with_parents(cat, [r.table for r in out["ranked"][:3]]),
-                "method": f"pre-ranker top 3 (LLM pick failed: {exc})"}
+        # The LLM's pick failed twice: the pre-ranker's top 3 (and their parents).
+        return {**out, "selected": with_parents(cat, [r.table for r in out["ranked"][:3]])}
 
     def post(self, shared, p, res):
-        shared["available_tables"] = list(self.ctx.catalog.tables)
-        shared["candidates"] = [{"table": r.table, "score": round(r.score, 2), "reasons": r.reasons[:5]}
-                                for r in res["ranked"][:10]]
         shared["value_matches"] = [asdict(v) for v in res["values"]]
         shared["selected_tables"] = res["selected"]
-        shared["table_selection"] = res["method"]
         return "default"

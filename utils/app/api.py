@@ -130,7 +130,7 @@ def ask(question: str, db: str | None = None, *, llm: LLM | None = None, setting
     catalog = get_catalog(database, settings)
     metered = MeteredLLM(llm if llm is not None else get_llm(settings))
     ctx = Context(llm=metered, settings=settings, db=database, catalog=catalog, ask_user=ask_user, on_node=on_node)
-    shared: dict[str, Any] = {"question": question, "original_question": question, "retry_count": 0,
+    shared: dict[str, Any] = {"question": question, "retry_count": 0,
                               "grader_rounds": 0, "trace": [], "attempts": []}
     build_flow(ctx).run(shared)
     status = shared.get("status", "error")
