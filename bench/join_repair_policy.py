@@ -16,8 +16,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from duckask.utils.eval.questions import load_questions, resolve_db
-from duckask.utils.eval.records import read_records
+from duckask.utils.eval.records import replay
 from duckask.utils.eval.scoring import results_match
 from duckask.utils.sql.describe import has_top_level_order_by
 from duckask.utils.sql.facts import SchemaFacts
@@ -29,49 +28,40 @@ SPIDER = ROOT.parent / "shared" / "benchmarks" / "spider_dev"
 
 
 def main(argv: list[str] | None = None) -> int:
-    from duckask.utils.db.database import open_database
-    from duckask.utils.schema import get_catalog
-
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("records", nargs="+")
     ap.add_argument("--questions", default=str(SPIDER))
     args = ap.parse_args(argv)
-    questions, db_dir = load_questions(args.questions)
-    qs = {q.id: q for q in questions}
     totals = {"recorded": 0, "at once": 0, "in the vote": 0}
     n = 0
     print("| question | recorded | at once | in the vote |\n|---|---|---|---|")
-    for path in args.records:
-        for r in read_records(path):
-            q = qs[r["id"]]
-            if not r.get("first_sql") or not r.get("candidates"):
-                continue
-            db = open_database(resolve_db(q, db_dir=db_dir))
-            cat = get_catalog(db)
-            first = db.run(r["first_sql"])
-            if first.ok:
-                continue
-            # Only where the join repair is what changes the query (name-only repairs already ran then).
-            named_only = repair(r["first_sql"], first.error, SchemaFacts.of(cat, links=False))
-            with_joins = repair(r["first_sql"], first.error, SchemaFacts.of(cat))
-            if with_joins is None or with_joins == named_only:
-                continue
-            gold = db.run(q.gold_sql)
-            ordered = has_top_level_order_by(q.gold_sql)
+    for r, q, db, cat in replay(args.records, args.questions):
+        if not r.get("first_sql") or not r.get("candidates"):
+            continue
+        first = db.run(r["first_sql"])
+        if first.ok:
+            continue
+        # Only where the join repair is what changes the query (name-only repairs already ran then).
+        named_only = repair(r["first_sql"], first.error, SchemaFacts.of(cat, links=False))
+        with_joins = repair(r["first_sql"], first.error, SchemaFacts.of(cat))
+        if with_joins is None or with_joins == named_only:
+            continue
+        gold = db.run(q.gold_sql)
+        ordered = has_top_level_order_by(q.gold_sql)
 
-            def right(o, gold=gold, ordered=ordered):
-                return bool(o.ok and gold.ok and results_match(o.df, gold.df, order_matters=ordered))
+        def right(o, gold=gold, ordered=ordered):
+            return bool(o.ok and gold.ok and results_match(o.df, gold.df, order_matters=ordered))
 
-            at_once = run_repaired(db.run, r["first_sql"], cat, q.question)
-            drafts = [c for c in r["candidates"] if 0 not in c["positions"]]
-            outs = [at_once] + [run_repaired(db.run, c["sql"], cat, q.question) for c in drafts]
-            v = vote(outs, [1] + [len(c["positions"]) for c in drafts])
-            row = {"recorded": bool(r["correct"]), "at once": right(at_once),
-                   "in the vote": right(outs[v.chosen]) if v.groups else False}
-            n += 1
-            for k in totals:
-                totals[k] += row[k]
-            print(f"| {r['id']} | " + " | ".join("right" if row[k] else "wrong" for k in totals) + " |")
+        at_once = run_repaired(db.run, r["first_sql"], cat, q.question)
+        drafts = [c for c in r["candidates"] if 0 not in c["positions"]]
+        outs = [at_once] + [run_repaired(db.run, c["sql"], cat, q.question) for c in drafts]
+        v = vote(outs, [1] + [len(c["positions"]) for c in drafts])
+        row = {"recorded": bool(r["correct"]), "at once": right(at_once),
+               "in the vote": right(outs[v.chosen]) if v.groups else False}
+        n += 1
+        for k in totals:
+            totals[k] += row[k]
+        print(f"| {r['id']} | " + " | ".join("right" if row[k] else "wrong" for k in totals) + " |")
     print(f"| **{n} questions: right** | " + " | ".join(str(totals[k]) for k in totals) + " |")
     return 0
 

@@ -24,8 +24,7 @@ import argparse
 from collections import Counter
 from pathlib import Path
 
-from duckask.utils.eval.questions import load_questions, resolve_db
-from duckask.utils.eval.records import read_records
+from duckask.utils.eval.records import recorded_queries, replay
 from duckask.utils.eval.scoring import results_match
 from duckask.utils.sql.describe import has_top_level_order_by
 from duckask.utils.sql.repair import run_repaired
@@ -33,48 +32,35 @@ from duckask.utils.sql.tidy import tidy_sql
 
 ROOT = Path(__file__).resolve().parents[1]
 SPIDER = ROOT.parent / "shared" / "benchmarks" / "spider_dev"
-def main(argv: list[str] | None = None) -> int:
-    from duckask.utils.db.database import open_database
-    from duckask.utils.schema import get_catalog
 
+
+def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("records", nargs="+", help="eval records files")
     ap.add_argument("--what", choices=("tidy", "repair"), default="tidy", help="which clean-up to replay")
     ap.add_argument("--questions", default=str(SPIDER), help="the question set (gold SQL and databases)")
     args = ap.parse_args(argv)
-    questions, db_dir = load_questions(args.questions)
-    qs = {q.id: q for q in questions}
-    opened: dict[str, tuple] = {}
     counts: Counter = Counter()
-    for path in args.records:
-        for r in read_records(path):
-            q = qs[r["id"]]
-            where = resolve_db(q, db_dir=db_dir)
-            if where not in opened:
-                db = open_database(where)
-                opened[where] = (db, get_catalog(db))
-            db, cat = opened[where]
-            gold = db.run(q.gold_sql)
-            ordered = has_top_level_order_by(q.gold_sql)
-            seen = set()
-            queries = [(k, r.get(k)) for k in ("sql", "first_sql", "baseline_sql")]
-            queries += [("draft", c["sql"]) for c in r.get("candidates") or []]
-            for kind, sql in queries:
-                if not sql or sql in seen:
-                    continue
-                seen.add(sql)
-                if args.what == "tidy":
-                    new = tidy_sql(sql, cat, q.question)
-                else:
-                    new = run_repaired(db.run, sql, cat, q.question).sql
-                if new == sql:
-                    continue
-                before, after = db.run(sql), db.run(new)
-                ok = [o.ok and gold.ok and results_match(o.df, gold.df, order_matters=ordered) for o in (before, after)]
-                counts[(kind, *ok)] += 1
-                mark = "=" if ok[0] == ok[1] else ("+" if ok[1] else "-")
-                print(f"{mark} {kind:12} {r['id']}  {q.question}\n    was: {' '.join(sql.split())}\n"
-                      f"    now: {' '.join(new.split())}")
+    for r, q, db, cat in replay(args.records, args.questions):
+        gold = db.run(q.gold_sql)
+        ordered = has_top_level_order_by(q.gold_sql)
+        seen = set()
+        for kind, sql in recorded_queries(r):
+            if sql in seen:
+                continue
+            seen.add(sql)
+            if args.what == "tidy":
+                new = tidy_sql(sql, cat, q.question)
+            else:
+                new = run_repaired(db.run, sql, cat, q.question).sql
+            if new == sql:
+                continue
+            before, after = db.run(sql), db.run(new)
+            ok = [o.ok and gold.ok and results_match(o.df, gold.df, order_matters=ordered) for o in (before, after)]
+            counts[(kind, *ok)] += 1
+            mark = "=" if ok[0] == ok[1] else ("+" if ok[1] else "-")
+            print(f"{mark} {kind:12} {r['id']}  {q.question}\n    was: {' '.join(sql.split())}\n"
+                  f"    now: {' '.join(new.split())}")
     print("\n| query | changed | wrong -> right | right -> wrong | unchanged outcome |")
     print("|---|---:|---:|---:|---:|")
     for kind in ("sql", "first_sql", "baseline_sql", "draft"):

@@ -19,10 +19,7 @@ import hashlib
 from collections import Counter
 from pathlib import Path
 
-from duckask.utils.db.database import open_database
-from duckask.utils.eval.questions import load_questions, resolve_db
-from duckask.utils.eval.records import read_records
-from duckask.utils.schema import get_catalog
+from duckask.utils.eval.records import recorded_queries, replay
 from duckask.utils.sql.errors import parse_error
 from duckask.utils.sql.facts import SchemaFacts
 from duckask.utils.sql.repair import REPAIRS, run_repaired
@@ -52,35 +49,23 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--questions", default=str(SPIDER))
     ap.add_argument("--out", default=str(ROOT / "tests" / "fixtures" / "sql_rules"))
     args = ap.parse_args(argv)
-    questions, db_dir = load_questions(args.questions)
-    qs = {q.id: q for q in questions}
-    opened: dict[str, tuple] = {}
     tidy_cases, repair_cases, per_rule, seen = [], [], Counter(), set()
-    for path in args.records:
-        for r in read_records(path):
-            q = qs[r["id"]]
-            where = resolve_db(q, db_dir=db_dir)
-            if where not in opened:
-                db = open_database(where)
-                opened[where] = (db, get_catalog(db))
-            db, cat = opened[where]
-            recorded = [r.get(k) for k in ("sql", "first_sql", "baseline_sql")]
-            recorded += [c["sql"] for c in r.get("candidates") or []]
-            for sql in recorded:
-                sql = " ".join((sql or "").split())
-                if not sql or (q.question, sql) in seen:
-                    continue
-                seen.add((q.question, sql))
-                tidied = tidy_sql(sql, cat, q.question)
-                if tidied != sql or _keep(sql, 25):
-                    tidy_cases.append(case(r, q, sql, tidied))
-                first = db.run(sql)
-                if first.ok:
-                    continue
-                rule = _first_rule(sql, first.error or "", cat)
-                if per_rule[rule] < PER_RULE:
-                    per_rule[rule] += 1
-                    repair_cases.append(case(r, q, sql, run_repaired(db.run, sql, cat, q.question).sql))
+    for r, q, db, cat in replay(args.records, args.questions):
+        for _, sql in recorded_queries(r):
+            sql = " ".join(sql.split())
+            if (q.question, sql) in seen:
+                continue
+            seen.add((q.question, sql))
+            tidied = tidy_sql(sql, cat, q.question)
+            if tidied != sql or _keep(sql, 25):
+                tidy_cases.append(case(r, q, sql, tidied))
+            first = db.run(sql)
+            if first.ok:
+                continue
+            rule = _first_rule(sql, first.error or "", cat)
+            if per_rule[rule] < PER_RULE:
+                per_rule[rule] += 1
+                repair_cases.append(case(r, q, sql, run_repaired(db.run, sql, cat, q.question).sql))
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     head = ("-- Written by bench/rule_fixtures.py from recorded queries. Each case: a comment line with the id, the\n"

@@ -1,1 +1,5 @@
-"""duckask utilities: one job per module, each runnable with `python -m duckask.utils.<name>`."""
+"""duckask utilities, one sub-package per concern: ``llm`` (models), ``db`` (safe database access and
+import), ``schema`` (what a database holds, what the model sees, schema linking), ``sql`` (extract,
+describe, tidy, repair, vote), ``eval`` (batch evaluation) and ``app`` (CLI, Python API, answer
+text); ``config`` holds the settings. docs/design.md section 3 says where each job lives; each module
+with a job of its own runs alone with ``python -m duckask.utils.<package>.<module>``."""

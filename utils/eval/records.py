@@ -12,6 +12,7 @@ import gzip
 import json
 import os
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -54,6 +55,36 @@ class RecordWriter:
             f.write(line)
             f.flush()
             os.fsync(f.fileno())
+
+
+RECORDED_SQL = ("sql", "first_sql", "baseline_sql")
+
+
+def recorded_queries(rec: dict[str, Any]) -> list[tuple[str, str]]:
+    """(kind, sql) for every query a record holds: the final ``sql``, the ``first_sql``, the
+    ``baseline_sql`` and each resample draft (kind ``draft``); empty ones left out."""
+    out = [(k, rec.get(k)) for k in RECORDED_SQL] + [("draft", c.get("sql")) for c in rec.get("candidates") or []]
+    return [(k, sql) for k, sql in out if sql]
+
+
+def replay(paths: list[str | Path], questions: str | Path) -> Iterator[tuple[dict[str, Any], Any, Any, Any]]:
+    """(record, question, database, catalog) for every record in ``paths``, each question's database
+    opened (and its catalog read) once: what the replay benchmarks iterate over (no LLM)."""
+    from duckask.utils.db.database import open_database
+    from duckask.utils.eval.questions import load_questions, resolve_db
+    from duckask.utils.schema import get_catalog
+
+    qs, db_dir = load_questions(questions)
+    by_id = {q.id: q for q in qs}
+    opened: dict[str, tuple] = {}
+    for path in paths:
+        for rec in read_records(path):
+            q = by_id[rec["id"]]
+            where = resolve_db(q, db_dir=db_dir)
+            if where not in opened:
+                db = open_database(where)
+                opened[where] = (db, get_catalog(db))
+            yield (rec, q, *opened[where])
 
 
 def main(argv: list[str] | None = None) -> int:

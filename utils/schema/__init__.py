@@ -24,7 +24,7 @@ from duckask.utils.schema.catalog import Catalog
 from duckask.utils.schema.descriptions import apply_descriptions
 from duckask.utils.schema.introspect import introspect
 
-__all__ = ["get_catalog"]
+__all__ = ["get_catalog", "main"]
 
 _MEM: dict[str, Catalog] = {}
 _MEM_LOCK = threading.Lock()
@@ -69,3 +69,10 @@ def _base_catalog(db: Database, settings: Settings) -> Catalog:
             tmp.replace(cache_file)
         _MEM[db.key] = cat
         return cat
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m duckask.utils.schema --db PATH``: the schema exactly as the model sees it."""
+    from duckask.utils.schema.ddl import main as print_ddl
+
+    return print_ddl(argv)

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 
 from duckask.utils.schema.catalog import Catalog, per_catalog
 from duckask.utils.schema.terms import bigram_parts, question_terms, split_ident, stem, text_terms
-from duckask.utils.schema.values import ValueMatch, match_values
+from duckask.utils.schema.values import ValueMatch, match_flags, match_values
 
 
 @dataclass
@@ -142,7 +142,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     cat = get_catalog(args.db)
     vm = match_values(cat, args.question)
-    for m in vm:
+    for m in vm + match_flags(cat, args.question):
         print(f"value: {m.table}.{m.column} = {m.value!r} (from {m.phrase!r})")
     for r in rank_tables(cat, args.question, vm)[: args.k]:
         print(f"{r.score:6.2f}  {r.table}  {', '.join(r.reasons[:6])}")

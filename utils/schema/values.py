@@ -2,13 +2,12 @@
 yes/no flag columns ("official languages" -> ``countrylanguage.IsOfficial = 'T'``). TableSelector
 shows them to the model as value hints; literal matches also rank tables.
 
-Run on its own::
+Run on its own through the ranker, which prints them before the ranking::
 
-    python -m duckask.utils.schema.values --db PATH "question"
+    python -m duckask.utils.schema.ranker --db PATH "question"
 """
 from __future__ import annotations
 
-import argparse
 import re
 from dataclasses import dataclass
 
@@ -94,19 +93,3 @@ def match_flags(catalog: Catalog, question: str) -> list[ValueMatch]:
     return [ValueMatch(t, c, value, " ".join(sorted(named)))
             for t, c, value, named in _flag_columns(catalog) if named <= terms]
 
-
-def main(argv: list[str] | None = None) -> int:
-    from duckask.utils.schema import get_catalog
-
-    ap = argparse.ArgumentParser(description="Values and yes/no flags a question names, found in a database.")
-    ap.add_argument("--db", required=True)
-    ap.add_argument("question")
-    args = ap.parse_args(argv)
-    cat = get_catalog(args.db)
-    for m in match_values(cat, args.question) + match_flags(cat, args.question):
-        print(f"{m.table}.{m.column} = {m.value!r} (from {m.phrase!r})")
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -1,0 +1,45 @@
+"""The layout promises: every utility module with a job runs on its own (``python -m``), only the
+``duckask`` package is installed, and files stay small enough to read."""
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from pathlib import Path
+
+import pytest
+
+import duckask.utils
+
+ROOT = Path(__file__).resolve().parents[1]
+MODULES = sorted(m.name for m in pkgutil.walk_packages(duckask.utils.__path__, "duckask.utils.")
+                 if not m.name.endswith("__main__"))
+HELPERS = {"duckask.utils.app", "duckask.utils.db", "duckask.utils.eval", "duckask.utils.sql",
+           "duckask.utils.app.commands", "duckask.utils.db.sqlite_source", "duckask.utils.db.table_builder",
+           "duckask.utils.llm.base", "duckask.utils.llm.endpoint", "duckask.utils.llm.local",
+           "duckask.utils.llm.scripted", "duckask.utils.schema.catalog", "duckask.utils.schema.introspect",
+           "duckask.utils.schema.values", "duckask.utils.sql.edit", "duckask.utils.sql.facts",
+           "duckask.utils.sql.join_repair"}
+
+
+@pytest.mark.parametrize("name", [m for m in MODULES if m not in HELPERS])
+def test_each_utility_runs_on_its_own(name, capsys):
+    module = importlib.import_module(name)
+    assert callable(getattr(module, "main", None)), f"{name} has no main()"
+    with pytest.raises(SystemExit) as done:
+        module.main(["--help"])
+    assert done.value.code == 0
+    assert "usage:" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("name", sorted(HELPERS))
+def test_helper_modules_say_what_they_are_for(name):
+    assert (importlib.import_module(name).__doc__ or "").strip(), f"{name} has no docstring"
+
+
+def test_files_stay_small():
+    """About 300 lines a utility file and 120 a node file (docs/design.md)."""
+    too_long = [f"{p.relative_to(ROOT)}: {n}" for p in [*ROOT.glob("utils/**/*.py"), *ROOT.glob("flow/*.py")]
+                if (n := len(p.read_text().splitlines())) > 300]
+    too_long += [f"{p.relative_to(ROOT)}: {n}" for p in ROOT.glob("nodes/*.py")
+                 if (n := len(p.read_text().splitlines())) > 120]
+    assert not too_long
