@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from pocketflow import Node
 
@@ -22,6 +22,7 @@ class Context:
     catalog: Catalog
     ask_user: Callable[[str], str] | None = None     # interactive clarification; None = never block
     on_node: Callable[[str], None] | None = None      # progress callback, called as each node starts
+    examples: list = field(default_factory=list)      # verified example pairs for this database (knowledge)
 
 
 class TracedNode(Node):

@@ -1,8 +1,9 @@
 """SQLGenerator: one LLM call that writes one DuckDB SELECT for the question.
 
 The prompt is ordered for KV-cache reuse: the fixed instructions and the schema come first (shared by
-every question on the same tables), then the question-specific part: literal values of the question
-found in the data, the question, and, on a retry, the previous SQL with the executor's error or the
+every question on the same tables), then the question-specific part: the verified example pairs
+most like the question (TableSelector retrieved them), literal values of the question found in the
+data, the question, and, on a retry, the previous SQL with the executor's error or the
 grader's critique. The answer is pre-filled with a ```sql fence and stops at the closing fence, so
 the model spends no tokens on prose.
 
@@ -44,8 +45,12 @@ def question_hints(question: str) -> list[str]:
     return []
 
 
-def build_messages(schema: str, question: str, values: list[dict], feedback: dict | None) -> list[dict]:
+def build_messages(schema: str, question: str, values: list[dict], feedback: dict | None,
+                   examples: list[dict] | None = None) -> list[dict]:
     user = [f"Schema:\n{schema}\n"]
+    if examples:
+        shown = "\n".join(f"-- {e['question']}\n{' '.join(e['sql'].split())};" for e in examples)
+        user.append(f"Examples of questions on this database with their correct SQL:\n{shown}\n")
     if values:
         hints = "; ".join(f"{v['table']}.{v['column']} = '{v['value']}'" for v in values)
         user.append(f"Values found in the data: {hints}\n")
@@ -63,13 +68,14 @@ class SQLGenerator(TracedNode):
         values = [v for v in shared.get("value_matches") or [] if v["table"] in selected][:MAX_VALUE_HINTS]
         s = self.ctx.settings
         return {"schema": shared["table_schemas"], "question": shared["question"], "values": values,
+                "examples": shared.get("examples") or [],
                 "feedback": None if shared.get("resample") else shared.get("feedback"),
                 "tried": [a["sql"] for a in shared.get("attempts", [])],
                 "resample": s.resample_drafts if shared.get("resample") else 0,
                 "failed": shared.get("sql_query") or "", "temperature": s.resample_temperature}
 
     def exec(self, p):
-        msgs = build_messages(p["schema"], p["question"], p["values"], p["feedback"])
+        msgs = build_messages(p["schema"], p["question"], p["values"], p["feedback"], p["examples"])
         if p["resample"]:
             # Fixed seeds: the same question gets the same drafts (and a reply cache can serve them).
             drafts = [self._generate(msgs, p["question"], temperature=p["temperature"], seed=i)

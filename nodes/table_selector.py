@@ -1,7 +1,9 @@
 """TableSelector: choose the tables the query needs, scaling to schemas of 50+ tables.
 
 1. A deterministic pre-ranker (``duckask.utils.schema.ranker``) scores every table from its name,
-   column names, comments, and literal values of the question found in the data.
+   column names, comments, and literal values of the question found in the data; the tables of
+   the example pairs most like the question (``knowledge.retrieve``) score too, and those pairs go
+   on to SQLGenerator.
 2. Small schemas (``table_llm_threshold`` tables or fewer) are passed whole: no LLM call.
 3. Otherwise the LLM picks from the ``table_shortlist`` best candidates (YAML: tables). Invalid or
    malformed replies are retried, then the pre-ranker's top three are used.
@@ -11,6 +13,7 @@ from __future__ import annotations
 from dataclasses import asdict
 
 from duckask.nodes._base import TracedNode
+from duckask.utils.knowledge.retrieve import retrieve
 from duckask.utils.llm.yaml_reply import parse_yaml
 from duckask.utils.schema.ranker import rank_tables
 from duckask.utils.schema.values import match_flags, match_values
@@ -42,12 +45,25 @@ def with_parents(cat, chosen: list[str]) -> list[str]:
     return out
 
 
-def _rank(cat, question: str) -> dict:
-    """The pre-ranking, and the value hints for SQLGenerator: literal values of the question found
-    in the data, then yes/no flag columns the question names (hints only: a flag such as
-    ``playoffs`` sits in many tables and must not sway the ranking)."""
+#: A retrieved example's tables gain this much score, times the example's similarity (0..1): about a
+#: table-name match, so an example's tables reach the shortlist without outranking a literal value.
+EXAMPLE_BONUS = 6.0
+
+
+def _rank(cat, question: str, examples: list) -> dict:
+    """The pre-ranking, the value hints for SQLGenerator (literal values of the question found in the
+    data, then yes/no flag columns it names: hints only, since a flag such as ``playoffs`` sits in
+    many tables and must not sway the ranking), and the example pairs most like the question."""
     values = match_values(cat, question)
-    return {"values": values + match_flags(cat, question), "ranked": rank_tables(cat, question, values)}
+    ranked = rank_tables(cat, question, values)
+    by_name = {r.table: r for r in ranked}
+    for ex, score in examples:
+        for t in ex.tables:
+            if t in by_name:
+                by_name[t].score += EXAMPLE_BONUS * score
+                by_name[t].reasons.append(f"example {ex.id}")
+    ranked.sort(key=lambda r: (-r.score, r.table))
+    return {"values": values + match_flags(cat, question), "ranked": ranked, "examples": examples}
 
 
 class TableSelector(TracedNode):
@@ -57,9 +73,14 @@ class TableSelector(TracedNode):
     def prep(self, shared):
         return {"question": shared["question"]}
 
+    def _rank(self, question: str) -> dict:
+        s = self.ctx.settings
+        return _rank(self.ctx.catalog, question,
+                     retrieve(question, self.ctx.examples, s.example_count, s.example_threshold))
+
     def exec(self, p):
         cat, s = self.ctx.catalog, self.ctx.settings
-        out = _rank(cat, p["question"])
+        out = self._rank(p["question"])
         ranked = out["ranked"]
         if len(cat.tables) <= s.table_llm_threshold:
             return {**out, "selected": list(cat.tables)}
@@ -76,11 +97,12 @@ class TableSelector(TracedNode):
 
     def exec_fallback(self, p, exc):
         cat = self.ctx.catalog
-        out = _rank(cat, p["question"])
+        out = self._rank(p["question"])
         # The LLM's pick failed twice: the pre-ranker's top 3 (and their parents).
         return {**out, "selected": with_parents(cat, [r.table for r in out["ranked"][:3]])}
 
     def post(self, shared, p, res):
         shared["value_matches"] = [asdict(v) for v in res["values"]]
+        shared["examples"] = [{**ex.as_dict(), "similarity": score} for ex, score in res["examples"]]
         shared["selected_tables"] = res["selected"]
         return "default"

@@ -29,6 +29,7 @@ ENV_VARS = {
     "DUCKASK_THREADS": "n_threads",
     "DUCKASK_BACKEND": "backend",
     "DUCKASK_DESCRIPTIONS": "descriptions",
+    "DUCKASK_EXAMPLES": "examples",
 }
 
 
@@ -73,6 +74,11 @@ class Settings:
     resample_temperature: float = 0.7   # their temperature, and that of a retry that repeats a failed query
     schema_char_budget: int = 3600      # above this, wide tables show only their relevant columns
     descriptions: str | None = None     # YAML file documenting tables/columns (merged into the schema)
+    # Knowledge: verified example question -> SQL pairs
+    examples: str | None = None         # YAML/JSONL file of pairs for this database
+    knowledge_file: str | None = None   # the store of taught pairs (default <cache_dir>/knowledge.duckdb)
+    example_count: int = 3              # pairs shown to SQLGenerator at most
+    example_threshold: float = 0.3      # least similarity (0..1) for a pair to be shown
     # Safe execution
     timeout_s: float = 20.0
     row_cap: int = 1000
@@ -93,6 +99,12 @@ class Settings:
     @property
     def resolved_cache_dir(self) -> Path:
         return Path(self.cache_dir).expanduser() if self.cache_dir else default_cache_dir()
+
+    @property
+    def resolved_knowledge_file(self) -> Path:
+        if self.knowledge_file:
+            return Path(self.knowledge_file).expanduser()
+        return self.resolved_cache_dir / "knowledge.duckdb"
 
 
 _FIELDS = {f.name: f for f in dataclasses.fields(Settings)}

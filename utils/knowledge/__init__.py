@@ -1,0 +1,63 @@
+"""What duckask learns about a database beyond its schema: verified example question → SQL pairs.
+
+- ``examples``: the ``Example`` type, example files (YAML/JSONL) and ``verify`` (the SQL must pass the
+  safe executor and return rows before it is kept);
+- ``store``: the per-database knowledge store, a DuckDB file in the user's cache (never the user's
+  database), keyed to the database so that pairs never cross databases;
+- ``retrieve``: the few most similar pairs for a question (lexical, deterministic), the one function
+  an embedding retriever could replace.
+"""
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+from duckask.utils.knowledge.examples import Example, ExampleError, load_examples, verify
+from duckask.utils.knowledge.store import KnowledgeStore, database_identity
+
+__all__ = ["Example", "ExampleError", "KnowledgeStore", "database_identity", "examples_for", "teach"]
+
+_FILES: dict[tuple, list[Example]] = {}
+_LOCK = threading.Lock()
+
+
+def _mtime(path: Path) -> int:
+    return path.stat().st_mtime_ns if path.exists() else 0
+
+
+def examples_for(db, settings) -> list[Example]:
+    """Every pair for ``db`` (a ``Database``): the settings' ``examples`` file (each pair verified once
+    per file version and database; a pair that fails is an ``ExampleError`` naming it) and the pairs
+    taught for this database in the knowledge store."""
+    out: list[Example] = []
+    if settings.examples:
+        path = Path(settings.examples).expanduser()
+        key = (str(path.resolve()), _mtime(path), db.key)
+        with _LOCK:
+            if key not in _FILES:
+                checked = []
+                for ex in load_examples(path):
+                    try:
+                        checked.append(Example(question=ex.question, sql=ex.sql, id=ex.id,
+                                               tables=verify(db, ex.question, ex.sql).tables))
+                    except ExampleError as e:
+                        raise ExampleError(f"{ex.id}: {e} (fix or remove this pair in {path})") from None
+                _FILES[key] = checked
+            out += _FILES[key]
+    store = settings.resolved_knowledge_file
+    if store.exists():
+        out += KnowledgeStore(store).list(database_identity(db.source))
+    return out
+
+
+def teach(question: str, sql: str, db: str, settings=None) -> Example:
+    """Verify a pair on ``db`` (it must run through the safe executor and return rows) and store it
+    for that database; returns it with its id. ``ExampleError`` says why a pair was refused."""
+    from duckask.utils.config import load_settings
+    from duckask.utils.db.database import open_database
+
+    settings = settings or load_settings()
+    database = open_database(db, settings)
+    ex = verify(database, question, sql)
+    ex.id = str(KnowledgeStore(settings.resolved_knowledge_file).add(database_identity(database.source), ex))
+    return ex

@@ -1,0 +1,106 @@
+"""The knowledge store: example pairs a user taught duckask, per database, in a DuckDB file of its own.
+
+The file is ``<cache>/knowledge.duckdb`` (setting ``knowledge_file``), never the user's database,
+which duckask only ever opens read-only. Every pair is keyed to its database by the database's
+resolved path, so pairs for one database never reach another. Teaching the same question again
+replaces its SQL. The file is opened for each operation and closed at once, so several duckask
+processes can share it.
+
+Run on its own::
+
+    python -m duckask.utils.knowledge.store --db PATH            # list the pairs taught for PATH
+"""
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+
+import duckdb
+
+from duckask.utils.knowledge.examples import Example
+
+SCHEMA = """
+CREATE SEQUENCE IF NOT EXISTS example_id START 1;
+CREATE TABLE IF NOT EXISTS examples (
+    id INTEGER PRIMARY KEY DEFAULT nextval('example_id'),
+    db VARCHAR NOT NULL,            -- the database's resolved path
+    question VARCHAR NOT NULL,
+    sql VARCHAR NOT NULL,
+    tables VARCHAR[],
+    created TIMESTAMP DEFAULT current_timestamp
+);
+"""
+
+
+def database_identity(source: str | os.PathLike) -> str:
+    """What pairs are keyed by: the resolved path of the database the user named."""
+    return str(Path(source).expanduser().resolve())
+
+
+class KnowledgeStore:
+    def __init__(self, path: str | os.PathLike):
+        self.path = Path(path).expanduser()
+
+    def _connect(self) -> duckdb.DuckDBPyConnection:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        con = duckdb.connect(str(self.path))
+        con.execute(SCHEMA)
+        return con
+
+    def add(self, db: str, example: Example) -> int:
+        """Store a verified pair for ``db`` (a ``database_identity``); returns its id."""
+        con = self._connect()
+        try:
+            con.execute("BEGIN")
+            old = con.execute("SELECT id FROM examples WHERE db = ? AND lower(question) = lower(?)",
+                              [db, example.question]).fetchone()
+            if old:
+                con.execute("UPDATE examples SET sql = ?, tables = ?, created = current_timestamp WHERE id = ?",
+                            [example.sql, example.tables, old[0]])
+                new_id = old[0]
+            else:
+                new_id = con.execute("INSERT INTO examples (db, question, sql, tables) VALUES (?, ?, ?, ?) "
+                                     "RETURNING id", [db, example.question, example.sql, example.tables]).fetchone()[0]
+            con.execute("COMMIT")
+            return int(new_id)
+        finally:
+            con.close()
+
+    def list(self, db: str) -> list[Example]:
+        if not self.path.exists():
+            return []
+        con = self._connect()
+        try:
+            rows = con.execute("SELECT id, question, sql, tables FROM examples WHERE db = ? ORDER BY id",
+                               [db]).fetchall()
+        finally:
+            con.close()
+        return [Example(question=q, sql=s, id=str(i), tables=list(t or [])) for i, q, s, t in rows]
+
+    def remove(self, db: str, example_id: int) -> bool:
+        """Delete one pair of ``db``; False when ``db`` has no pair with that id."""
+        if not self.path.exists():
+            return False
+        con = self._connect()
+        try:
+            hit = con.execute("DELETE FROM examples WHERE db = ? AND id = ? RETURNING id", [db, example_id]).fetchall()
+        finally:
+            con.close()
+        return bool(hit)
+
+
+def main(argv: list[str] | None = None) -> int:
+    from duckask.utils.config import load_settings
+
+    ap = argparse.ArgumentParser(description="List the example pairs taught for a database.")
+    ap.add_argument("--db", required=True)
+    args = ap.parse_args(argv)
+    settings = load_settings()
+    for ex in KnowledgeStore(settings.resolved_knowledge_file).list(database_identity(args.db)):
+        print(f"{ex.id:>4}  {ex.question}\n      {' '.join(ex.sql.split())}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
