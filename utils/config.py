@@ -72,7 +72,9 @@ class Settings:
     table_shortlist: int = 8            # pre-ranked candidates shown to the LLM
     resample_drafts: int = 4            # when the first query fails or finds nothing: sampled drafts to vote on
     resample_temperature: float = 0.7   # their temperature, and that of a retry that repeats a failed query
-    schema_char_budget: int = 3600      # above this, wide tables show only their relevant columns
+    schema_char_budget: int = 3600      # column_pruning "budget": above this, wide tables show only relevant columns
+    column_pruning: str = "budget"      # budget | wide | off  (wide: every table over wide_table_columns, always)
+    wide_table_columns: int = 12        # a wider table shows its relevant columns; the others are named in a line
     descriptions: str | None = None     # YAML file documenting tables/columns (merged into the schema)
     # Knowledge: verified example question -> SQL pairs
     examples: str | None = None         # YAML/JSONL file of pairs for this database
@@ -108,6 +110,7 @@ class Settings:
 
 
 _FIELDS = {f.name: f for f in dataclasses.fields(Settings)}
+_CHOICES = {"column_pruning": ("budget", "wide", "off")}
 
 
 def _coerce(name: str, value: Any) -> Any:
@@ -148,6 +151,9 @@ def load_settings(config_file: str | os.PathLike | None = None, **overrides: Any
     unknown = sorted(set(values) - set(_FIELDS))
     if unknown:
         raise ValueError(f"unknown setting(s): {', '.join(unknown)}; known: {', '.join(sorted(_FIELDS))}")
+    for name, allowed in _CHOICES.items():
+        if name in values and values[name] not in allowed:
+            raise ValueError(f"{name} must be one of {', '.join(allowed)}, not {values[name]!r}")
     return Settings(**{k: _coerce(k, v) for k, v in values.items()})
 
 

@@ -51,6 +51,12 @@ def tables_of(sql: str) -> list[str]:
     return out
 
 
+def columns_of(sql: str) -> set[str]:
+    """The column names (lower-case, unqualified) a query mentions."""
+    return {d["column_names"][-1].lower() for d in walk(parse(sql) or {})
+            if d.get("class") == "COLUMN_REF" and d.get("column_names")}
+
+
 def verify(db, question: str, sql: str) -> Example:
     """The pair as an ``Example`` when its SQL runs through the safe executor and returns rows;
     ``ExampleError`` otherwise. Table names are normalised to the catalog's spelling by DuckDB."""

@@ -27,10 +27,11 @@ def _sample_text(c: Column) -> str:
 
 
 def render_ddl(catalog: Catalog, tables: list[str] | None = None, *, samples: bool = True,
-               columns: dict[str, list[str]] | None = None) -> str:
+               columns: dict[str, list[str]] | None = None, name_hidden: bool = False) -> str:
     """Compact CREATE TABLE statements for ``tables`` (default: all), in the given order.
 
-    ``columns`` optionally limits a table to some of its columns; the rest are counted in a comment.
+    ``columns`` optionally limits a table to some of its columns; the rest are counted in a comment,
+    or, with ``name_hidden``, named in one line (so the model knows they exist).
     """
     names = tables if tables is not None else list(catalog.tables)
     chunks = []
@@ -54,7 +55,10 @@ def render_ddl(catalog: Catalog, tables: list[str] | None = None, *, samples: bo
             lines.append("".join(parts) + comma + (f" -- {note}" if note else ""))
         if len(t.pk) > 1:
             lines.append(f"  PRIMARY KEY ({', '.join(_ident(c) for c in t.pk)})")
-        if hidden:
+        if hidden and name_hidden:
+            shown_names = {c.name for c in shown}
+            lines.append("  -- other columns: " + ", ".join(c.name for c in t.columns if c.name not in shown_names))
+        elif hidden:
             lines.append(f"  -- ...and {hidden} more columns")
         head = f"CREATE TABLE {_ident(t.name)} (" + (f" -- {t.comment}" if t.comment else "")
         chunks.append(head + "\n" + "\n".join(lines) + "\n);")

@@ -100,13 +100,15 @@ _NAME_LIKE = re.compile(r"(^|_)(name|title|full_name|first_name|last_name|name_f
 
 
 def keep_columns(catalog: Catalog, tables: list[str], question: str, value_matches: list[ValueMatch] | None = None,
-                 max_columns: int = 12) -> dict[str, list[str]]:
+                 max_columns: int = 12, example_columns: set[str] | None = None) -> dict[str, list[str]]:
     """For each table wider than ``max_columns``: the columns worth showing the model, in table order.
 
     Kept first: keys (primary, foreign, and columns other chosen tables reference), columns whose
-    name or description matches a question word, columns holding a value from the question, and
-    name/title columns; then the leftmost others until ``max_columns``.
+    name or description matches a question word, columns holding a value from the question, columns
+    the retrieved example pairs use (``example_columns``, lower-case names), and name/title columns;
+    then the leftmost others until ``max_columns``.
     """
+    used = example_columns or set()
     terms = set(question_terms(question))
     valued = {(v.table, v.column) for v in value_matches or []}
     referenced = {(fk.ref_table, fk.ref_column) for fk in catalog.foreign_links() if fk.table in tables}
@@ -123,6 +125,8 @@ def keep_columns(catalog: Catalog, tables: list[str], question: str, value_match
                 score += 4
             if (name, c.name) in valued:
                 score += 4
+            if c.name.lower() in used:
+                score += 3
             score += 2 * len(words & terms)
             if _NAME_LIKE.search(c.name):
                 score += 1.5
