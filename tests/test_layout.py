@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -30,6 +32,18 @@ def test_each_utility_runs_on_its_own(name, capsys):
         module.main(["--help"])
     assert done.value.code == 0
     assert "usage:" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("name", ["duckask.utils.knowledge.examples", "duckask.utils.knowledge.store",
+                                  "duckask.utils.schema.descriptions", "duckask.utils.schema.ddl",
+                                  "duckask.utils.llm.cache", "duckask.utils.sql.tidy"])
+def test_python_m_runs_a_module_once(name):
+    """A package that imported its own modules at import time would make ``python -m`` warn that the
+    module is found in sys.modules (and run it twice over)."""
+    done = subprocess.run([sys.executable, "-W", "error::RuntimeWarning", "-m", name, "--help"],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert "RuntimeWarning" not in done.stderr
 
 
 @pytest.mark.parametrize("name", sorted(HELPERS))

@@ -9,15 +9,24 @@
 """
 from __future__ import annotations
 
+import importlib
 import threading
 from pathlib import Path
 
-from duckask.utils.knowledge.examples import Example, ExampleError, load_examples, verify
-from duckask.utils.knowledge.store import KnowledgeStore, database_identity
-
 __all__ = ["Example", "ExampleError", "KnowledgeStore", "database_identity", "examples_for", "teach"]
 
-_FILES: dict[tuple, list[Example]] = {}
+# Re-exported lazily, so that ``python -m duckask.utils.knowledge.<module>`` does not import the
+# module twice (once as part of this package, once as __main__).
+_LAZY = {"Example": "examples", "ExampleError": "examples", "KnowledgeStore": "store", "database_identity": "store"}
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        return getattr(importlib.import_module(f"duckask.utils.knowledge.{_LAZY[name]}"), name)
+    raise AttributeError(f"module 'duckask.utils.knowledge' has no attribute {name!r}")
+
+
+_FILES: dict[tuple, list] = {}
 _LOCK = threading.Lock()
 
 
@@ -25,10 +34,13 @@ def _mtime(path: Path) -> int:
     return path.stat().st_mtime_ns if path.exists() else 0
 
 
-def examples_for(db, settings) -> list[Example]:
+def examples_for(db, settings) -> list:
     """Every pair for ``db`` (a ``Database``): the settings' ``examples`` file (each pair verified once
     per file version and database; a pair that fails is an ``ExampleError`` naming it) and the pairs
     taught for this database in the knowledge store."""
+    from duckask.utils.knowledge.examples import Example, ExampleError, load_examples, verify
+    from duckask.utils.knowledge.store import KnowledgeStore, database_identity
+
     out: list[Example] = []
     if settings.examples:
         path = Path(settings.examples).expanduser()
@@ -50,11 +62,13 @@ def examples_for(db, settings) -> list[Example]:
     return out
 
 
-def teach(question: str, sql: str, db: str, settings=None) -> Example:
+def teach(question: str, sql: str, db: str, settings=None):
     """Verify a pair on ``db`` (it must run through the safe executor and return rows) and store it
     for that database; returns it with its id. ``ExampleError`` says why a pair was refused."""
     from duckask.utils.config import load_settings
     from duckask.utils.db.database import open_database
+    from duckask.utils.knowledge.examples import verify
+    from duckask.utils.knowledge.store import KnowledgeStore, database_identity
 
     settings = settings or load_settings()
     database = open_database(db, settings)

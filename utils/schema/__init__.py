@@ -17,12 +17,13 @@ from __future__ import annotations
 import hashlib
 import threading
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from duckask.utils.config import Settings, load_settings
 from duckask.utils.db.database import Database, open_database
-from duckask.utils.schema.catalog import Catalog
-from duckask.utils.schema.descriptions import apply_descriptions
-from duckask.utils.schema.introspect import introspect
+
+if TYPE_CHECKING:    # the modules themselves load on first use, so that `python -m` runs each once
+    from duckask.utils.schema.catalog import Catalog
 
 __all__ = ["get_catalog", "main"]
 
@@ -41,6 +42,8 @@ def get_catalog(db: Database | str, settings: Settings | None = None) -> Catalog
         key = (cat.key, str(Path(settings.descriptions).resolve()), Path(settings.descriptions).stat().st_mtime_ns)
         with _MEM_LOCK:
             if key not in _DESCRIBED:
+                from duckask.utils.schema.descriptions import apply_descriptions
+
                 _DESCRIBED[key] = apply_descriptions(cat, settings.descriptions)
             return _DESCRIBED[key]
     return cat
@@ -50,6 +53,9 @@ _DESCRIBED: dict[tuple, Catalog] = {}
 
 
 def _base_catalog(db: Database, settings: Settings) -> Catalog:
+    from duckask.utils.schema.catalog import Catalog
+    from duckask.utils.schema.introspect import introspect
+
     with _MEM_LOCK:
         if db.key in _MEM:
             return _MEM[db.key]
