@@ -36,17 +36,21 @@ __all__ = [
     "COLUMN_RENAMES",
     "COLUMN_TYPES",
     "DEFAULT_PATH",
+    "DEMO_EXAMPLES",
     "PRIMARY_KEYS",
     "TABLE_NAMES",
     "build_lahman",
     "column_name",
     "demo_db_path",
+    "is_demo_db",
     "main",
     "parse_readme",
     "source_zip",
 ]
 
 DEFAULT_PATH = Path(__file__).resolve().parent / "lahman.duckdb"
+#: What the demo is taught: verified example pairs written from the databank's documentation.
+DEMO_EXAMPLES = Path(__file__).resolve().parent / "lahman_examples.yaml"
 
 # CSV file stem -> table name.
 TABLE_NAMES: dict[str, str] = {
@@ -464,6 +468,11 @@ def demo_db_path(build_if_missing: bool = True) -> Path:
         except FileExistsError:  # built concurrently by another process
             pass
     return DEFAULT_PATH
+
+
+def is_demo_db(db: str | Path) -> bool:
+    """Whether ``db`` is the demo database (which ``ask`` then teaches with ``DEMO_EXAMPLES``)."""
+    return Path(db).expanduser().resolve() == DEFAULT_PATH
 
 
 def comment_coverage(db: str | Path) -> tuple[int, int]:

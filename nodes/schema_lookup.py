@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from duckask.nodes._base import TracedNode
 from duckask.utils.knowledge.examples import columns_of
-from duckask.utils.schema.ddl import render_ddl
+from duckask.utils.schema.ddl import render_schema
 from duckask.utils.schema.ranker import keep_columns
 from duckask.utils.schema.values import ValueMatch
 
@@ -32,10 +32,10 @@ class SchemaLookup(TracedNode):
         if s.column_pruning == "wide":
             used = set().union(*(columns_of(sql) for sql in p["example_sql"])) if p["example_sql"] else set()
             keep = keep_columns(cat, known, p["question"], p["values"], s.wide_table_columns, used)
-            return render_ddl(cat, known, columns=keep, name_hidden=True)
-        ddl = render_ddl(cat, known)
+            return render_schema(cat, known, columns=keep, name_hidden=True)
+        ddl = render_schema(cat, known)
         if s.column_pruning == "budget" and len(ddl) > s.schema_char_budget:
-            ddl = render_ddl(cat, known, columns=keep_columns(cat, known, p["question"], p["values"]))
+            ddl = render_schema(cat, known, columns=keep_columns(cat, known, p["question"], p["values"]))
         return ddl
 
     def post(self, shared, p, ddl):

@@ -181,3 +181,18 @@ def test_the_store_tolerates_a_missing_file_and_is_a_duckdb_file(settings):
     store.add("x", Example("q", "SELECT 1", tables=[]))
     with duckdb.connect(str(store.path), read_only=True) as con:
         assert con.execute("SELECT count(*) FROM examples").fetchone()[0] == 1
+
+
+def test_the_demo_is_taught_unless_told_otherwise(isolated_env):
+    from duckask.data.lahman import DEFAULT_PATH, DEMO_EXAMPLES
+
+    if not DEFAULT_PATH.exists():
+        pytest.skip("the demo database is not built (python -m duckask.data.lahman)")
+    assert all(e.tables for e in load_examples(DEMO_EXAMPLES))
+    sql = "SELECT name_first FROM people LIMIT 1"
+    llm = ScriptedLLM({"SQLGenerator": [sql]})
+    r = ask("Who hit the most home runs in a single season?", llm=llm)
+    assert r.examples and "Examples of questions" in llm.calls[0]["messages"][-1]["content"]
+    llm = ScriptedLLM({"SQLGenerator": [sql]})
+    r = ask("Who hit the most home runs in a single season?", llm=llm, examples="")
+    assert not r.examples and "Examples of questions" not in llm.calls[0]["messages"][-1]["content"]

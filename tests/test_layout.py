@@ -20,7 +20,8 @@ HELPERS = {"duckask.utils.app", "duckask.utils.db", "duckask.utils.eval", "ducka
            "duckask.utils.app.commands", "duckask.utils.db.sqlite_source", "duckask.utils.db.table_builder",
            "duckask.utils.llm.base", "duckask.utils.llm.endpoint", "duckask.utils.llm.local",
            "duckask.utils.llm.scripted", "duckask.utils.schema.catalog", "duckask.utils.schema.introspect",
-           "duckask.utils.schema.values", "duckask.utils.sql.edit", "duckask.utils.sql.facts",
+           "duckask.utils.schema.values", "duckask.utils.schema.semantic_md", "duckask.utils.sql.edit",
+           "duckask.utils.sql.facts",
            "duckask.utils.sql.join_repair"}
 
 

@@ -119,6 +119,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("schema", help="print the schema exactly as the model sees it")
     _add_common(p)
     p.add_argument("--tables", help="comma-separated subset")
+    p.add_argument("--descriptions", help="semantic file (YAML or markdown) to apply, as ask would")
     p.set_defaults(func=cmd_schema)
 
     p = sub.add_parser("sql", help="run your own SQL through the same safe executor")

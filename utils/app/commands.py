@@ -113,15 +113,15 @@ def cmd_chat(args) -> int:
 def cmd_schema(args) -> int:
     from duckask.utils.config import load_settings
     from duckask.utils.schema import get_catalog
-    from duckask.utils.schema.ddl import render_ddl
+    from duckask.utils.schema.ddl import render_schema
 
-    cat = get_catalog(_db_or_demo(args.db), load_settings(args.config))
+    cat = get_catalog(_db_or_demo(args.db), load_settings(args.config, **_settings_options(args)))
     tables = args.tables.split(",") if args.tables else None
     unknown = [t for t in tables or [] if t not in cat.tables]
     if unknown:
         print(f"unknown table(s): {', '.join(unknown)}", file=sys.stderr)
         return EXIT_FAIL
-    ddl = render_ddl(cat, tables)
+    ddl = render_schema(cat, tables)
     if args.json:
         print(json.dumps({"tables": list(cat.tables), "ddl": ddl}))
     else:

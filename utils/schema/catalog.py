@@ -37,12 +37,23 @@ class ForeignKey(NamedTuple):
 
 
 @dataclass
+class Metric:
+    """A named measure users ask for by name (``ppg: PTS / GP``), shown to the model with its table."""
+    name: str
+    expression: str
+    description: str = ""
+    table: str = ""
+
+
+@dataclass
 class Column:
     name: str
     type: str
     comment: str = ""
     pk: bool = False
     ref: Reference | None = None     # what this column references, when it is a foreign key
+    synonyms: list[str] = field(default_factory=list)   # words users say for it (semantic file)
+    allowed: list[str] = field(default_factory=list)    # the values it may hold, shown to the model (semantic file)
     samples: list[str] = field(default_factory=list)
 
 
@@ -53,6 +64,7 @@ class Table:
     comment: str = ""
     rows: int = 0
     pk: list[str] = field(default_factory=list)
+    synonyms: list[str] = field(default_factory=list)   # words users say for it (semantic file)
 
     def column(self, name: str) -> Column | None:
         low = name.lower()
@@ -65,6 +77,9 @@ class Catalog:
     tables: dict[str, Table]
     # lower-cased text value -> list of [table, column, value as stored]
     values: dict[str, list[list[str]]] = field(default_factory=dict)
+    # From a semantic (descriptions) file: notes for the whole database, and named metrics.
+    instructions: str = ""
+    metrics: list[Metric] = field(default_factory=list)
 
     def to_json(self) -> str:
         return json.dumps({"version": CATALOG_VERSION, "key": self.key,

@@ -1,5 +1,6 @@
-"""What the model sees of a database: ``render_ddl(catalog, tables)`` renders compact CREATE TABLE
-statements with primary and foreign keys, comments and a few sample values.
+"""What the model sees of a database: ``render_schema(catalog, tables)`` is the semantic file's
+instructions, compact CREATE TABLE statements (``render_ddl``: primary and foreign keys, comments,
+synonyms, allowed values or a few sample values), and the named metrics of those tables.
 
 Run on its own::
 
@@ -15,7 +16,11 @@ from duckask.utils.schema.catalog import Catalog, Column, is_text
 
 
 def _sample_text(c: Column) -> str:
-    """A few example values: three short strings, one date or timestamp, two numbers."""
+    """The values a column may hold when the semantic file lists them; else a few example values:
+    three short strings, one date or timestamp, two numbers."""
+    if c.allowed:
+        quote = is_text(c.type.upper())
+        return "one of " + ", ".join(("'" + v.replace("'", "''") + "'") if quote else v for v in c.allowed[:12])
     if not c.samples or c.pk or c.ref:
         return ""
     t = c.type.upper()
@@ -51,7 +56,9 @@ def render_ddl(catalog: Catalog, tables: list[str] | None = None, *, samples: bo
                 parts.append(f" REFERENCES {c.ref}")
             comma = "," if i < len(shown) - 1 or len(t.pk) > 1 else ""
             comment = c.comment if len(c.comment) <= 48 else c.comment[:45].rstrip() + "..."
-            note = "; ".join(x for x in (comment, _sample_text(c) if samples else "") if x)
+            aka = "aka " + ", ".join(c.synonyms) if c.synonyms else ""
+            values = _sample_text(c) if samples or c.allowed else ""
+            note = "; ".join(x for x in (comment, aka, values) if x)
             lines.append("".join(parts) + comma + (f" -- {note}" if note else ""))
         if len(t.pk) > 1:
             lines.append(f"  PRIMARY KEY ({', '.join(_ident(c) for c in t.pk)})")
@@ -60,9 +67,28 @@ def render_ddl(catalog: Catalog, tables: list[str] | None = None, *, samples: bo
             lines.append("  -- other columns: " + ", ".join(c.name for c in t.columns if c.name not in shown_names))
         elif hidden:
             lines.append(f"  -- ...and {hidden} more columns")
-        head = f"CREATE TABLE {_ident(t.name)} (" + (f" -- {t.comment}" if t.comment else "")
+        about = "; ".join(x for x in (t.comment, "aka " + ", ".join(t.synonyms) if t.synonyms else "") if x)
+        head = f"CREATE TABLE {_ident(t.name)} (" + (f" -- {about}" if about else "")
         chunks.append(head + "\n" + "\n".join(lines) + "\n);")
     return "\n".join(chunks)
+
+
+def render_schema(catalog: Catalog, tables: list[str] | None = None, **ddl_options) -> str:
+    """What the model reads: the semantic file's instructions, the DDL of ``tables``, and the named
+    metrics that belong to them (or to no table in particular)."""
+    names = tables if tables is not None else list(catalog.tables)
+    parts = []
+    if catalog.instructions:
+        parts.append("\n".join("-- " + line for line in catalog.instructions.splitlines() if line.strip()))
+    parts.append(render_ddl(catalog, names, **ddl_options))
+    metrics = [m for m in catalog.metrics if not m.table or m.table in names]
+    if metrics:
+        rows = []
+        for m in metrics:
+            about = "; ".join(x for x in (m.description, f"from {m.table}" if m.table else "") if x)
+            rows.append(f"--   {m.name} = {m.expression}" + (f"  ({about})" if about else ""))
+        parts.append("-- Metrics:\n" + "\n".join(rows))
+    return "\n".join(parts)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -73,7 +99,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     cat = get_catalog(args.db)
     tables = args.tables.split(",") if args.tables else None
-    print(render_ddl(cat, tables, samples=not args.no_samples))
+    print(render_schema(cat, tables, samples=not args.no_samples))
     return 0
 
 

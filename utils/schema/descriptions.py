@@ -1,6 +1,27 @@
-"""The descriptions file: documentation for a database that has none, for both the ranker and the
-model. ``apply_descriptions(catalog, path)`` returns a copy of the catalog with table and column
-descriptions (and declared joins) from a YAML file filled in.
+"""The semantic file: what a deployer tells duckask about a database that its schema does not say.
+
+``apply_descriptions(catalog, path)`` returns a copy of the catalog with the file applied; the
+ranker and the DDL the model reads both see it. YAML::
+
+    instructions: |                  # notes for the whole database, shown before the schema
+      "This season" means 2025-26.
+    metrics:                         # named measures, shown with their table
+      ppg: {expression: PTS / GP, table: nbacom_player_totals, description: points per game}
+    tables:
+      nbacom_standings:
+        description: Regular-season standings, 2025-26 (wins, losses, conference rank)
+        synonyms: [standings, records]
+        columns:
+          WINS: regular-season wins                     # a description alone
+          TEAM_ID:
+            description: NBA.com team id
+            references: kaggle_team.id                  # a join the database has no key for
+          age_group:
+            synonyms: [age bracket]
+            values: [U8, U9, U10]                       # the values it holds, shown to the model
+
+The same content can be written as markdown (``.md``; see ``semantic_md.py``). Descriptions replace
+existing comments. Unknown tables or columns, and misshapen entries, are errors that name the line.
 
 Run on its own::
 
@@ -14,47 +35,117 @@ from pathlib import Path
 
 import yaml
 
-from duckask.utils.schema.catalog import Catalog, Reference
+from duckask.utils.schema.catalog import Catalog, Metric, Reference
+
+
+class SemanticFileError(ValueError):
+    """A semantic file that cannot be applied; the message names the file, the line and the fix."""
+
+
+def _lines(path: Path, text: str) -> dict[tuple, int]:
+    """{key path: line number} for every mapping key of a YAML document (for error messages)."""
+    out: dict[tuple, int] = {}
+
+    def walk(node, trail):
+        if isinstance(node, yaml.MappingNode):
+            for k, v in node.value:
+                out[(*trail, k.value)] = k.start_mark.line + 1
+                walk(v, (*trail, k.value))
+
+    try:
+        walk(yaml.compose(text), ())
+    except yaml.YAMLError as e:
+        raise SemanticFileError(f"{path}: not valid YAML: {e}") from e
+    return out
+
+
+def load_semantic(path: str | Path) -> tuple[dict, dict[tuple, int]]:
+    """The file as a dict (markdown converted) and the line of each key."""
+    p = Path(path).expanduser()
+    if not p.is_file():
+        raise SemanticFileError(f"semantic file not found: {p}")
+    if p.suffix.lower() in (".md", ".markdown"):
+        from duckask.utils.schema.semantic_md import parse_markdown
+
+        return parse_markdown(p)
+    text = p.read_text(encoding="utf-8")
+    lines = _lines(p, text)
+    data = yaml.safe_load(text) or {}
+    if not isinstance(data, dict):
+        raise SemanticFileError(f"{p}: expected a mapping with tables: (and optionally instructions:, metrics:)")
+    if "tables" not in data and not {"instructions", "metrics"} & set(data):
+        data = {"tables": data}          # the older form: table entries at the top level
+        lines = {("tables", *k): v for k, v in lines.items()}
+    return data, lines
+
+
+def _words(value, where: str) -> list[str]:
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list) or not all(isinstance(v, (str, int, float)) for v in value):
+        raise SemanticFileError(f"{where}: expected a list of words, e.g. [points, scoring]")
+    return [str(v).strip() for v in value if str(v).strip()]
 
 
 def apply_descriptions(catalog: Catalog, path: str | Path) -> Catalog:
-    """A copy of ``catalog`` with table and column descriptions from a YAML file filled in.
+    """A copy of ``catalog`` with the semantic file at ``path`` applied (see the module docstring)."""
+    data, lines = load_semantic(path)
 
-    The file documents a database that has no comments::
+    def at(*keys) -> str:
+        line = lines.get(keys) or lines.get(keys[:-1]) or lines.get(keys[:1])
+        return f"{path}, line {line}" if line else str(path)
 
-        tables:
-          nbacom_standings:
-            description: Regular-season standings, 2025-26 (wins, losses, conference rank)
-            columns:
-              WINS: regular-season wins
-              TEAM_ID:
-                description: NBA.com team id
-                references: kaggle_team.id
-    A column's ``references`` declares a join the database has no foreign key for: the schema shows
-    it as REFERENCES, and table selection brings the referenced table along. Descriptions replace
-    existing comments; unknown tables or columns are an error (a typo would otherwise silently do
-    nothing).
-    """
-    data = yaml.safe_load(Path(path).read_text()) or {}
-    data = data.get("tables", data) if isinstance(data, dict) else {}
     out = copy.deepcopy(catalog)
     out.key = f"{catalog.key}+{Path(path).resolve()}:{Path(path).stat().st_mtime_ns}"
-    for tname, spec in data.items():
+    if data.get("instructions"):
+        out.instructions = str(data["instructions"]).strip()
+    tables = data.get("tables") or {}
+    if not isinstance(tables, dict):
+        raise SemanticFileError(f"{at('tables')}: tables: must map table names to their entries")
+    for tname, spec in tables.items():
         t = out.tables.get(tname)
         if t is None:
-            raise ValueError(f"{path}: no table {tname!r} in this database")
+            raise SemanticFileError(f"{at('tables', tname)}: no table {tname!r} in this database")
         spec = spec if isinstance(spec, dict) else {"description": spec}
+        unknown = set(spec) - {"description", "synonyms", "columns"}
+        if unknown:
+            raise SemanticFileError(f"{at('tables', tname)}: unknown key(s) {sorted(unknown)} for table {tname} "
+                                    "(description, synonyms, columns)")
         if spec.get("description"):
             t.comment = str(spec["description"]).strip()
+        if spec.get("synonyms"):
+            t.synonyms = _words(spec["synonyms"], at("tables", tname, "synonyms"))
         for cname, text in (spec.get("columns") or {}).items():
+            where = at("tables", tname, "columns", cname)
             c = t.column(cname)
             if c is None:
-                raise ValueError(f"{path}: table {tname!r} has no column {cname!r}")
+                raise SemanticFileError(f"{where}: table {tname!r} has no column {cname!r}")
             col = text if isinstance(text, dict) else {"description": text}
+            unknown = set(col) - {"description", "references", "synonyms", "values"}
+            if unknown:
+                raise SemanticFileError(f"{where}: unknown key(s) {sorted(unknown)} for column {tname}.{cname} "
+                                        "(description, references, synonyms, values)")
             if col.get("description"):
                 c.comment = str(col["description"]).strip()
             if col.get("references"):
-                c.ref = _declared_ref(out, str(col["references"]), f"{path}: {tname}.{cname}")
+                c.ref = _declared_ref(out, str(col["references"]), where)
+            if col.get("synonyms"):
+                c.synonyms = _words(col["synonyms"], at("tables", tname, "columns", cname, "synonyms"))
+            if col.get("values"):
+                c.allowed = _words(col["values"], at("tables", tname, "columns", cname, "values"))
+    metrics = data.get("metrics") or {}
+    if not isinstance(metrics, dict):
+        raise SemanticFileError(f"{at('metrics')}: metrics: must map names to an expression")
+    for name, spec in metrics.items():
+        where = at("metrics", name)
+        spec = spec if isinstance(spec, dict) else {"expression": spec}
+        if not str(spec.get("expression") or "").strip():
+            raise SemanticFileError(f"{where}: metric {name!r} needs an expression, e.g. PTS / GP")
+        table = str(spec.get("table") or "")
+        if table and table not in out.tables:
+            raise SemanticFileError(f"{where}: metric {name!r} names table {table!r}, which this database lacks")
+        out.metrics.append(Metric(str(name), str(spec["expression"]).strip(),
+                                  str(spec.get("description") or ""), table))
     return out
 
 
@@ -64,7 +155,7 @@ def _declared_ref(catalog: Catalog, target: str, where: str) -> Reference:
     t = catalog.tables.get(rt) or next((x for x in catalog.tables.values() if x.name.lower() == rt.lower()), None)
     c = t.column(rc) if t is not None else None
     if c is None:
-        raise ValueError(f"{where}: references {target!r}, which is not a table.column of this database")
+        raise SemanticFileError(f"{where}: references {target!r}, which is not a table.column of this database")
     return Reference(t.name, c.name)
 
 
@@ -72,13 +163,14 @@ def main(argv: list[str] | None = None) -> int:
     from duckask.utils.schema import get_catalog
     from duckask.utils.schema.ddl import render_ddl
 
-    ap = argparse.ArgumentParser(description="Check a descriptions file against a database and print the result.")
+    ap = argparse.ArgumentParser(description="Check a semantic (descriptions) file against a database and print "
+                                             "the schema the model would see.")
     ap.add_argument("--db", required=True)
     ap.add_argument("file")
     args = ap.parse_args(argv)
     try:
         cat = apply_descriptions(get_catalog(args.db), args.file)
-    except (ValueError, OSError, yaml.YAMLError) as e:
+    except (ValueError, OSError) as e:
         print(f"error: {e}")
         return 1
     print(render_ddl(cat))

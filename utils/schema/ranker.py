@@ -41,9 +41,11 @@ def _term_index(catalog: Catalog) -> tuple[dict[str, dict[str, set[str]]], dict[
     docs: dict[str, dict[str, set[str]]] = {}
     df: dict[str, int] = defaultdict(int)
     for t in catalog.tables.values():
-        name_terms = set(split_ident(t.name))
+        # A synonym from the semantic file counts as much as the name it stands for.
+        name_terms = set(split_ident(t.name)) | {w for s in t.synonyms for w in text_terms(s)}
         col_terms = {w for c in t.columns for w in split_ident(c.name)}
         col_terms |= {stem("".join(split_ident(c.name))) for c in t.columns}
+        col_terms |= {w for c in t.columns for s in c.synonyms for w in text_terms(s)}
         doc_terms = {w for text in [t.comment] + [c.comment for c in t.columns] for w in text_terms(text)}
         docs[t.name] = {"name": name_terms, "col": col_terms, "doc": doc_terms}
         for w in name_terms | col_terms | doc_terms:
@@ -120,6 +122,7 @@ def keep_columns(catalog: Catalog, tables: list[str], question: str, value_match
         scored = []
         for i, c in enumerate(t.columns):
             words = set(split_ident(c.name)) | {stem("".join(split_ident(c.name)))} | set(split_ident(c.comment))
+            words |= {w for s in c.synonyms for w in text_terms(s)}
             score = 0.0
             if c.pk or c.ref or (name, c.name) in referenced:
                 score += 4
