@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 
 from duckask.nodes._base import TracedNode
+from duckask.utils.sql.dialect import dialect_notes
 from duckask.utils.sql.extract import extract_sql
 from duckask.utils.sql.tidy import tidy_sql
 
@@ -46,7 +47,7 @@ def question_hints(question: str) -> list[str]:
 
 
 def build_messages(schema: str, question: str, values: list[dict], feedback: dict | None,
-                   examples: list[dict] | None = None) -> list[dict]:
+                   examples: list[dict] | None = None, notes: list[str] | None = None) -> list[dict]:
     user = [f"Schema:\n{schema}\n"]
     if examples:
         shown = "\n".join(f"-- {e['question']}\n{' '.join(e['sql'].split())};" for e in examples)
@@ -54,6 +55,8 @@ def build_messages(schema: str, question: str, values: list[dict], feedback: dic
     if values:
         hints = "; ".join(f"{v['table']}.{v['column']} = '{v['value']}'" for v in values)
         user.append(f"Values found in the data: {hints}\n")
+    if notes:
+        user.append("DuckDB syntax that may help:\n" + "\n".join(f"- {n}" for n in notes) + "\n")
     user.append(f"Question: {question}")
     user.extend(question_hints(question))
     if feedback:
@@ -68,14 +71,17 @@ class SQLGenerator(TracedNode):
         values = [v for v in shared.get("value_matches") or [] if v["table"] in selected][:MAX_VALUE_HINTS]
         s = self.ctx.settings
         return {"schema": shared["table_schemas"], "question": shared["question"], "values": values,
-                "examples": shared.get("examples") or [],
+                "examples": shared.get("examples") or [], "selected": sorted(selected),
                 "feedback": None if shared.get("resample") else shared.get("feedback"),
                 "tried": [a["sql"] for a in shared.get("attempts", [])],
                 "resample": s.resample_drafts if shared.get("resample") else 0,
                 "failed": shared.get("sql_query") or "", "temperature": s.resample_temperature}
 
     def exec(self, p):
-        msgs = build_messages(p["schema"], p["question"], p["values"], p["feedback"], p["examples"])
+        cat = self.ctx.catalog
+        notes = dialect_notes(p["question"], [cat.tables[t] for t in p["selected"] if t in cat.tables]) \
+            if self.ctx.settings.dialect_notes == "auto" else []
+        msgs = build_messages(p["schema"], p["question"], p["values"], p["feedback"], p["examples"], notes)
         if p["resample"]:
             # Fixed seeds: the same question gets the same drafts (and a reply cache can serve them).
             drafts = [self._generate(msgs, p["question"], temperature=p["temperature"], seed=i)

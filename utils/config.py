@@ -81,6 +81,7 @@ class Settings:
     knowledge_file: str | None = None   # the store of taught pairs (default <cache_dir>/knowledge.duckdb)
     example_count: int = 3              # pairs shown to SQLGenerator at most
     example_threshold: float = 0.3      # least similarity (0..1) for a pair to be shown
+    dialect_notes: str = "off"          # auto: short DuckDB syntax notes when the question or tables call for them
     # Safe execution
     timeout_s: float = 20.0
     row_cap: int = 1000
@@ -110,7 +111,7 @@ class Settings:
 
 
 _FIELDS = {f.name: f for f in dataclasses.fields(Settings)}
-_CHOICES = {"column_pruning": ("budget", "wide", "off")}
+_CHOICES = {"column_pruning": ("budget", "wide", "off"), "dialect_notes": ("auto", "off")}
 
 
 def _coerce(name: str, value: Any) -> Any:

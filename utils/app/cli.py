@@ -64,6 +64,8 @@ def _add_graph_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--model-path", help="your own GGUF file for the embedded backend")
     g.add_argument("--descriptions", help="YAML file of table/column descriptions for an undocumented database")
     g.add_argument("--examples", help="YAML/JSONL file of verified question/SQL pairs for this database")
+    g.add_argument("--dialect-notes", choices=["auto", "off"],
+                   help="show the model short DuckDB syntax notes when the question calls for them (default off)")
     g.add_argument("--column-pruning", choices=["budget", "wide", "off"],
                    help="how wide tables are shown to the model (default budget; see docs/design.md)")
     p.add_argument("--trace", action="store_true", help="show the node path with ms, calls and tokens")
