@@ -109,30 +109,22 @@ def test_the_prompt_and_duckask_schema_show_it(small_db, isolated_env, semantic,
     assert "biggest_arena = max(capacity)" in shown and "one of 'Los Angeles'" in shown
 
 
-@pytest.mark.parametrize("text, message", [
-    ("tables:\n  arenas:\n    columns:\n      seats: x\n", r"line 4: table 'arenas' has no column 'seats'"),
-    ("tables:\n  stadiums:\n    description: x\n", r"line 2: no table 'stadiums'"),
-    ("tables:\n  arenas:\n    colums: {}\n", r"line 2: unknown key\(s\) \['colums'\]"),
-    ("tables:\n  arenas:\n    synonyms: {a: b}\n", r"line 3: expected a list of words"),
-    ("metrics:\n  ppg: {table: players}\n", r"line 2: metric 'ppg' needs an expression"),
-    ("metrics:\n  ppg: {expression: x, table: nope}\n", r"line 2: metric 'ppg' names table 'nope'"),
-    ("tables: [unclosed\n", "not valid YAML"),
+@pytest.mark.parametrize("suffix, text, message", [
+    ("yaml", "tables:\n  arenas:\n    columns:\n      seats: x\n", r"line 4: table 'arenas' has no column 'seats'"),
+    ("yaml", "tables:\n  stadiums:\n    description: x\n", r"line 2: no table 'stadiums'"),
+    ("yaml", "tables:\n  arenas:\n    colums: {}\n", r"line 2: unknown key\(s\) \['colums'\]"),
+    ("yaml", "tables:\n  arenas:\n    synonyms: {a: b}\n", r"line 3: expected a list of words"),
+    ("yaml", "metrics:\n  ppg: {table: players}\n", r"line 2: metric 'ppg' needs an expression"),
+    ("yaml", "metrics:\n  ppg: {expression: x, table: nope}\n", r"line 2: metric 'ppg' names table 'nope'"),
+    ("yaml", "tables: [unclosed\n", "not valid YAML"),
+    ("md", "stray text\n# Table arenas\n", "line 1: text before the first heading"),
+    ("md", "# Tables\n", "line 1: unknown section 'Tables'"),
+    ("md", "# Table arenas\n| column | description |\n|---|---|\n| seats | x |\n",
+     r"line 4: table 'arenas' has no column"),
+    ("md", "# Metrics\n| metric | expression |\n|---|---|\n| ppg | |\n", "line 4: a metric row needs"),
 ])
-def test_a_malformed_semantic_file_names_the_line(small_db, settings, tmp_path, text, message):
-    p = tmp_path / "bad.yaml"
-    p.write_text(text)
-    with pytest.raises(SemanticFileError, match=message):
-        apply_descriptions(get_catalog(open_database(small_db, settings), settings), p)
-
-
-@pytest.mark.parametrize("text, message", [
-    ("stray text\n# Table arenas\n", "line 1: text before the first heading"),
-    ("# Tables\n", "line 1: unknown section 'Tables'"),
-    ("# Table arenas\n| column | description |\n|---|---|\n| seats | x |\n", r"line 4: table 'arenas' has no column"),
-    ("# Metrics\n| metric | expression |\n|---|---|\n| ppg | |\n", "line 4: a metric row needs"),
-])
-def test_a_malformed_markdown_file_names_the_line(small_db, settings, tmp_path, text, message):
-    p = tmp_path / "bad.md"
+def test_a_malformed_semantic_file_names_the_line(small_db, settings, tmp_path, suffix, text, message):
+    p = tmp_path / f"bad.{suffix}"
     p.write_text(text)
     with pytest.raises(SemanticFileError, match=message):
         apply_descriptions(get_catalog(open_database(small_db, settings), settings), p)

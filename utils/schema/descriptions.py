@@ -87,6 +87,12 @@ def _words(value, where: str) -> list[str]:
     return [str(v).strip() for v in value if str(v).strip()]
 
 
+def _known_keys(entry: dict, allowed: tuple[str, ...], where: str, what: str) -> None:
+    unknown = set(entry) - set(allowed)
+    if unknown:
+        raise SemanticFileError(f"{where}: unknown key(s) {sorted(unknown)} for {what} ({', '.join(allowed)})")
+
+
 def apply_descriptions(catalog: Catalog, path: str | Path) -> Catalog:
     """A copy of ``catalog`` with the semantic file at ``path`` applied (see the module docstring)."""
     data, lines = load_semantic(path)
@@ -107,10 +113,7 @@ def apply_descriptions(catalog: Catalog, path: str | Path) -> Catalog:
         if t is None:
             raise SemanticFileError(f"{at('tables', tname)}: no table {tname!r} in this database")
         spec = spec if isinstance(spec, dict) else {"description": spec}
-        unknown = set(spec) - {"description", "synonyms", "columns"}
-        if unknown:
-            raise SemanticFileError(f"{at('tables', tname)}: unknown key(s) {sorted(unknown)} for table {tname} "
-                                    "(description, synonyms, columns)")
+        _known_keys(spec, ("description", "synonyms", "columns"), at("tables", tname), f"table {tname}")
         if spec.get("description"):
             t.comment = str(spec["description"]).strip()
         if spec.get("synonyms"):
@@ -121,10 +124,7 @@ def apply_descriptions(catalog: Catalog, path: str | Path) -> Catalog:
             if c is None:
                 raise SemanticFileError(f"{where}: table {tname!r} has no column {cname!r}")
             col = text if isinstance(text, dict) else {"description": text}
-            unknown = set(col) - {"description", "references", "synonyms", "values"}
-            if unknown:
-                raise SemanticFileError(f"{where}: unknown key(s) {sorted(unknown)} for column {tname}.{cname} "
-                                        "(description, references, synonyms, values)")
+            _known_keys(col, ("description", "references", "synonyms", "values"), where, f"column {tname}.{cname}")
             if col.get("description"):
                 c.comment = str(col["description"]).strip()
             if col.get("references"):
