@@ -84,3 +84,15 @@ def test_notes_reach_the_prompt_only_when_asked(small_db, isolated_env, mode, sh
     prompt = llm.calls[0]["messages"][-1]["content"]
     assert ("DuckDB syntax that may help:\n- Windows: rank() OVER" in prompt) is shown
     assert prompt.index("Question:") > (prompt.find("DuckDB syntax") if shown else -1)
+
+
+def test_nested_columns_show_enough_of_a_value_to_see_its_keys():
+    from duckask.utils.schema.catalog import Catalog
+    from duckask.utils.schema.ddl import render_ddl
+
+    payload = '{"device": {"os": "ios"}, "price": 12.5, "items": [1, 2]}'
+    cat = Catalog("k", {"t": Table("t", [Column("payload", "JSON", samples=[payload]),
+                                         Column("tags", "VARCHAR[]", samples=["[garden, eco]"]),
+                                         Column("n", "INTEGER", samples=["1234567890123"])])})
+    ddl = render_ddl(cat)
+    assert f"e.g. {payload}" in ddl and "e.g. [garden, eco]" in ddl and "e.g. 1234567890," not in ddl
