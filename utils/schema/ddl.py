@@ -24,12 +24,12 @@ def _sample_text(c: Column) -> str:
     if not c.samples or c.pk or c.ref:
         return ""
     t = c.type.upper()
+    if t in ("JSON", "MAP") or t.startswith(("STRUCT", "MAP(", "UNION")) or t.endswith("[]"):
+        return "e.g. " + c.samples[0][:60]      # enough of one value to show its keys or elements
     if is_text(t):
         return "e.g. " + ", ".join("'" + s.replace("'", "''")[:20] + "'" for s in c.samples[:3])
     if t.startswith(("DATE", "TIME")):
         return "e.g. " + c.samples[0][:19]
-    if t in ("JSON", "MAP") or t.startswith(("STRUCT", "MAP(", "UNION")) or t.endswith("[]"):
-        return "e.g. " + c.samples[0][:60]      # enough of one value to show its keys or elements
     return "e.g. " + ", ".join(s[:10] for s in c.samples[:2])
 
 
