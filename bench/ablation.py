@@ -5,9 +5,12 @@ question it triggers on, with and without it, in the same code otherwise. Varian
 
 - ``as-is``: the graph as shipped;
 - ``no-flag-hints``: without the yes/no flag value hints (``match_flags``);
-- ``not-note``: with a prompt note for negations (tried, rejected: see docs/benchmarks.md).
+- ``not-note``: with a prompt note for negations (tried, rejected: see docs/benchmarks.md);
+- ``wide-pruning``: ``column_pruning: wide`` (tables over 12 columns show their relevant columns and
+  name the others) instead of the default ``budget``.
 
-``--trigger flags|negation`` writes the ids of the questions the change can affect and runs only
+``--trigger flags|negation|wide`` (``wide``: the question's database has a table of more than 12
+columns, 268 dev questions) writes the ids of the questions the change can affect and runs only
 those. Records go to ``--out`` (resumable, like ``duckask eval``).
 
     .venv/bin/python bench/ablation.py --trigger flags --variant as-is --out /tmp/flags_on.jsonl
@@ -43,8 +46,8 @@ def main(argv: list[str] | None = None) -> int:
     from duckask.utils.schema.values import match_flags
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--trigger", choices=("flags", "negation"), required=True)
-    ap.add_argument("--variant", choices=("as-is", "no-flag-hints", "not-note"), required=True)
+    ap.add_argument("--trigger", choices=("flags", "negation", "wide"), required=True)
+    ap.add_argument("--variant", choices=("as-is", "no-flag-hints", "not-note", "wide-pruning"), required=True)
     ap.add_argument("--out", required=True)
     ap.add_argument("--questions", default=str(SPIDER))
     args = ap.parse_args(argv)
@@ -58,7 +61,9 @@ def main(argv: list[str] | None = None) -> int:
         for q in questions:
             if q.db_id not in cats:
                 cats[q.db_id] = get_catalog(open_database(Path(db_dir) / q.db_id))
-            if match_flags(cats[q.db_id], q.question):
+            if args.trigger == "flags" and match_flags(cats[q.db_id], q.question):
+                ids.append(q.id)
+            elif args.trigger == "wide" and any(len(t.columns) > 12 for t in cats[q.db_id].tables.values()):
                 ids.append(q.id)
     print(f"{len(ids)} questions trigger '{args.trigger}'")
 
@@ -71,7 +76,8 @@ def main(argv: list[str] | None = None) -> int:
 
         shipped = sg.question_hints
         sg.question_hints = lambda q: shipped(q) + ([NOT_NOTE] if negated(q) else [])
-    df = evaluate(questions, db_dir=db_dir, ids=ids, out=args.out)
+    options = {"column_pruning": "wide"} if args.variant == "wide-pruning" else {}
+    df = evaluate(questions, db_dir=db_dir, ids=ids, out=args.out, **options)
     print(f"EX {100 * df['correct'].mean():.1f} % on {len(df)} questions ({int(df['correct'].sum())} correct)")
     return 0
 
