@@ -70,10 +70,13 @@ class KnowledgeStore:
     def list(self, db: str) -> list[Example]:
         if not self.path.exists():
             return []
-        con = self._connect()
+        # Read-only, so that any number of duckask processes can read while none writes.
+        con = duckdb.connect(str(self.path), read_only=True)
         try:
             rows = con.execute("SELECT id, question, sql, tables FROM examples WHERE db = ? ORDER BY id",
                                [db]).fetchall()
+        except duckdb.CatalogException:      # a file that was never written to
+            rows = []
         finally:
             con.close()
         return [Example(question=q, sql=s, id=str(i), tables=list(t or [])) for i, q, s, t in rows]
