@@ -61,8 +61,9 @@ def _lahman() -> str:
 
 
 CASES = [
+    # The demo is taught (data/lahman_examples.yaml): a player is one full-name column.
     ("lahman", "Who hit the most home runs in 2019?",
-     "SELECT p.name_first, p.name_last FROM batting b JOIN people p USING (player_id) "
+     "SELECT p.name_first || ' ' || p.name_last AS player, b.hr FROM batting b JOIN people p USING (player_id) "
      "WHERE b.year_id = 2019 ORDER BY b.hr DESC LIMIT 1"),
     ("lahman", "How many teams played in the 2019 season?",
      "SELECT count(*) FROM teams WHERE year_id = 2019"),
