@@ -5,7 +5,7 @@
 #   examples      - + bench/nba_examples.yaml (about 40 verified pairs written from the warehouse)
 # Usage: bash bench/nba_ablation.sh [QUESTIONS.yaml] [CONFIG ...]
 #   default questions: bench/nba_questions_heldout.yaml (20 held-out); default configs: all three.
-# Writes docs/results/nba_ablation/<questions stem>.<config>.{jsonl,md,json}; RESUME=1 continues a run.
+# Writes docs/results/nba_ablation/<questions stem>-<config>.{jsonl,md,json}; RESUME=1 continues a run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 QUESTIONS=${1:-bench/nba_questions_heldout.yaml}
@@ -20,7 +20,7 @@ for config in $CONFIGS; do
     examples)     extra=(--column-pruning wide --examples bench/nba_examples.yaml) ;;
     *) echo "unknown configuration: $config (descriptions, pruning, examples)" >&2; exit 2 ;;
   esac
-  OUT=docs/results/nba_ablation/$STEM.$config
+  OUT=docs/results/nba_ablation/$STEM-$config
   [ "${RESUME:-0}" = 1 ] || rm -f "$OUT.jsonl"
   echo "== $config: ${extra[*]}" >&2
   .venv/bin/duckask eval "$QUESTIONS" --db ../shared/data/nba --descriptions bench/nba_descriptions.yaml \
