@@ -27,13 +27,13 @@ class ErrorFixer(TracedNode):
 
     def exec(self, p):
         cat = self.ctx.catalog
-        columns = cat.column_sets()
+        facts = SchemaFacts.of(cat, links=not p["resample"])
         if p["sql"] and p["repairs"] < MAX_REPAIRS:
             # While a resample is still to come, only the fixes DuckDB's message names: joining a
             # forgotten table (foreign keys) is then left to the vote, where SQLExecutor applies it
             # to this query and to every draft (measured: the drafts sometimes know better, e.g.
             # pet_age where the join would read the student's Age; docs/benchmarks.md).
-            fixed = repair(p["sql"], p["error"], SchemaFacts.of(cat, links=not p["resample"]))
+            fixed = repair(p["sql"], p["error"], facts)
             if fixed:
                 # Moving a column to the alias that has it can turn "T1.a = T2.a" into "T1.a = T1.a".
                 fixed = tidy_sql(fixed, cat, p["question"])
@@ -44,7 +44,8 @@ class ErrorFixer(TracedNode):
             return {"action": "resample"}
         if p["retries"] >= p["max"]:
             return {"action": "give_up"}
-        hint = column_hint(p["error"], columns, {t.lower(): t for t in cat.tables}) + value_hint(p["error"], cat.values)
+        tables = {t.lower(): t for t in cat.tables}
+        hint = column_hint(p["error"], facts.columns, tables) + value_hint(p["error"], cat.values)
         return {"action": "retry", "message": error_summary(p["error"]) + hint}
 
     def post(self, shared, p, res):
