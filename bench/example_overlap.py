@@ -26,8 +26,11 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     examples = load_examples(args.examples)
     lines = [f"# Evaluation questions vs the example pairs of {args.examples}", "",
-             f"{len(examples)} example pairs. Similarity is the retriever's (IDF-weighted cosine of stemmed terms, "
-             f"0..1); pairs at or above {args.threshold} are shown to the model.", "",
+             f"{len(examples)} example pairs. Similarity is the retriever's: the share (0..1) of the question's "
+             "IDF-weighted stemmed terms that the pair's question and the table and column names of its SQL "
+             "cover, so a short question over a well-covered table can score 1.00 without being a rewording; "
+             f"both questions are listed for the reader to judge. Pairs at or above {args.threshold} are shown "
+             "to the model.", "",
              "| question | most similar example | similarity |", "|---|---|---:|"]
     sims = []
     for path in args.questions:

@@ -41,6 +41,14 @@ def test_the_most_similar_pair_wins(question, best):
     assert [s for _, s in got] == sorted((s for _, s in got), reverse=True)
 
 
+def test_a_pair_is_found_by_the_names_its_sql_reads():
+    # The pair's question says neither "arena" nor "capacity"; its SQL reads arenas.capacity, and that counts.
+    pairs = [Example("Which venue is the largest?", "SELECT name FROM arenas ORDER BY capacity DESC LIMIT 1", "venue"),
+             Example("List the teams of Boston", "SELECT name FROM teams WHERE city = 'Boston'", "teams")]
+    got = retrieve("What is the capacity of each arena?", pairs, k=3, threshold=0.3)
+    assert [ex.id for ex, _ in got] == ["venue"]
+
+
 def test_the_threshold_and_k_hold():
     assert retrieve("What is the weather in Paris tomorrow?", EXAMPLES, k=3, threshold=0.3) == []
     assert len(retrieve("points capacity teams arena", EXAMPLES, k=1, threshold=0.0)) == 1
