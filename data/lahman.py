@@ -37,11 +37,13 @@ __all__ = [
     "COLUMN_TYPES",
     "DEFAULT_PATH",
     "DEMO_EXAMPLES",
+    "DEMO_SEMANTIC",
     "PRIMARY_KEYS",
     "TABLE_NAMES",
     "build_lahman",
     "column_name",
     "demo_db_path",
+    "demo_knowledge",
     "is_demo_db",
     "main",
     "parse_readme",
@@ -51,6 +53,8 @@ __all__ = [
 DEFAULT_PATH = Path(__file__).resolve().parent / "lahman.duckdb"
 #: What the demo is taught: verified example pairs written from the databank's documentation.
 DEMO_EXAMPLES = Path(__file__).resolve().parent / "lahman_examples.yaml"
+#: ... and its semantic file: instructions, metrics, synonyms and values from the same documentation.
+DEMO_SEMANTIC = Path(__file__).resolve().parent / "lahman_semantic.yaml"
 
 # CSV file stem -> table name.
 TABLE_NAMES: dict[str, str] = {
@@ -471,8 +475,19 @@ def demo_db_path(build_if_missing: bool = True) -> Path:
 
 
 def is_demo_db(db: str | Path) -> bool:
-    """Whether ``db`` is the demo database (which ``ask`` then teaches with ``DEMO_EXAMPLES``)."""
+    """Whether ``db`` is the demo database (which ``ask`` then teaches: ``demo_knowledge``)."""
     return Path(db).expanduser().resolve() == DEFAULT_PATH
+
+
+def demo_knowledge(settings, db: str | Path):
+    """``settings`` with the demo's knowledge when ``db`` is the demo database: its example pairs and its
+    semantic file, each unless the caller chose one ("" chooses none). Other databases: unchanged."""
+    import dataclasses
+
+    if not is_demo_db(db):
+        return settings
+    chosen = {"examples": str(DEMO_EXAMPLES), "descriptions": str(DEMO_SEMANTIC)}
+    return dataclasses.replace(settings, **{k: v for k, v in chosen.items() if getattr(settings, k) is None})
 
 
 def comment_coverage(db: str | Path) -> tuple[int, int]:

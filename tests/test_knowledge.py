@@ -203,7 +203,36 @@ def test_the_demo_is_taught_unless_told_otherwise(isolated_env):
     def generator_prompt(llm):
         return next(c for c in llm.calls if c["node"] == "SQLGenerator")["messages"][-1]["content"]
 
+    # Its pairs and its semantic file's instructions both reach the model ...
     assert r.examples and "Examples of questions" in generator_prompt(llm)
+    assert "Name a person as one column" in generator_prompt(llm)
+    # ... and "" turns either off.
     llm = ScriptedLLM({"SQLGenerator": [sql]})
-    r = ask("Who hit the most home runs in a single season?", llm=llm, examples="")
+    r = ask("Who hit the most home runs in a single season?", llm=llm, examples="", descriptions="")
     assert not r.examples and "Examples of questions" not in generator_prompt(llm)
+    assert "Name a person as one column" not in generator_prompt(llm)
+
+
+def test_the_demo_knowledge_stays_with_the_demo(tmp_path, isolated_env):
+    from duckask.data.lahman import DEMO_EXAMPLES, DEMO_SEMANTIC, demo_knowledge
+    from duckask.utils.config import load_settings
+
+    s = load_settings(None)
+    other = tmp_path / "other.duckdb"
+    assert demo_knowledge(s, other) == s
+    demo_db = DEMO_EXAMPLES.parent / "lahman.duckdb"
+    demo = demo_knowledge(s, demo_db)
+    assert (demo.examples, demo.descriptions) == (str(DEMO_EXAMPLES), str(DEMO_SEMANTIC))
+    mine = demo_knowledge(load_settings(None, descriptions="mine.yaml", examples=""), demo_db)
+    assert (mine.examples, mine.descriptions) == ("", "mine.yaml")
+
+
+def test_the_demo_semantic_file_applies_to_the_demo(isolated_env):
+    from duckask.data.lahman import DEFAULT_PATH, DEMO_SEMANTIC
+    from duckask.utils.schema.descriptions import apply_descriptions
+
+    if not DEFAULT_PATH.exists():
+        pytest.skip("the demo database is not built (python -m duckask.data.lahman)")
+    cat = apply_descriptions(get_catalog(str(DEFAULT_PATH)), DEMO_SEMANTIC)
+    assert "CAN" in cat.tables["people"].column("birth_country").comment
+    assert {m.name for m in cat.metrics} >= {"batting_average", "innings_pitched"}

@@ -137,13 +137,11 @@ def ask(question: str, db: str | None = None, *, llm: LLM | None = None, setting
         settings = load_settings(config, **options)
     elif options:  # options override the given settings too, as documented
         settings = dataclasses.replace(settings, **{k: v for k, v in options.items() if v is not None})
-    from duckask.data.lahman import DEMO_EXAMPLES, demo_db_path, is_demo_db
+    from duckask.data.lahman import demo_db_path, demo_knowledge
 
     if db is None:
         db = str(demo_db_path())
-    if settings.examples is None and is_demo_db(db):
-        # The demo is taught: its example pairs, unless the caller chose a file (or "" for none).
-        settings = dataclasses.replace(settings, examples=str(DEMO_EXAMPLES))
+    settings = demo_knowledge(settings, db)  # the demo is taught, unless the caller chose otherwise
     database = open_database(db, settings)
     catalog = get_catalog(database, settings)
     metered = MeteredLLM(llm if llm is not None else get_llm(settings))

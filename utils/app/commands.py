@@ -111,11 +111,13 @@ def cmd_chat(args) -> int:
 
 
 def cmd_schema(args) -> int:
+    from duckask.data.lahman import demo_knowledge
     from duckask.utils.config import load_settings
     from duckask.utils.schema import get_catalog
     from duckask.utils.schema.ddl import render_schema
 
-    cat = get_catalog(_db_or_demo(args.db), load_settings(args.config, **_settings_options(args)))
+    db = _db_or_demo(args.db)
+    cat = get_catalog(db, demo_knowledge(load_settings(args.config, **_settings_options(args)), db))
     tables = args.tables.split(",") if args.tables else None
     unknown = [t for t in tables or [] if t not in cat.tables]
     if unknown:

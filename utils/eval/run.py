@@ -60,8 +60,10 @@ def _error_record(q: Question, db: str, err: str, seconds: float, gold_error: st
 
 def evaluate_one(q: Question, db: str, *, llm: LLM, settings: Settings, mode: str = "spider",
                  baseline: str | None = None) -> dict[str, Any]:
+    from duckask.data.lahman import demo_knowledge
     from duckask.utils.app.api import ask
 
+    settings = demo_knowledge(settings, db)  # as ``ask`` will: the gold runs against the same catalog
     try:
         database = open_database(db, settings)
         catalog = get_catalog(database, settings)
@@ -110,6 +112,7 @@ def evaluate_one(q: Question, db: str, *, llm: LLM, settings: Settings, mode: st
             completion_tokens=sum(c["completion_tokens"] for c in r.llm_calls),
             reused_tokens=sum(c.get("reused_tokens", 0) for c in r.llm_calls),
             tables=r.tables, seconds=round(seconds, 3),
+            examples=[{"id": e["id"], "similarity": e["similarity"]} for e in r.examples],
             trace=[{k: t[k] for k in ("node", "action", "ms", "llm_calls")} for t in r.trace])
     rec["gold_error"] = gold_error
     if baseline == "single-prompt":
