@@ -10,7 +10,8 @@ example costs prompt seconds and can mislead a small model.
 
 Chosen on the 30 NBA tuning questions (``bench/retrieval_quality.py``): at threshold 0.3 it shows a
 pair for 19 of 30 (the question-only cosine it replaced: 15) and the first pair reads a gold table for
-10 (was 5); on the 20 held-out questions, 14 and 9 (were 9 and 6). This is the one function an embedding-based retriever would replace.
+10 (was 5); on the 20 held-out questions, 14 and 9 (were 9 and 6). This is the one function an
+embedding-based retriever would replace.
 
 Run on its own::
 
