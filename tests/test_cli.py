@@ -250,3 +250,18 @@ def test_console_script_sql_refused(small_db, isolated_env):
                        capture_output=True, text=True, timeout=60, env=_env(isolated_env))
     assert p.returncode == 1, p.stderr
     assert json.loads(p.stdout)["status"] == "refused"
+
+
+# --------------------------------------------------------------------------- chat
+def test_chat_good_keeps_the_last_answer_as_an_example(scripted, small_db, capsys, monkeypatch):
+    scripted({"SQLGenerator": [LAKERS_SQL]})
+    lines = iter(["/good", LAKERS_Q, "/good", "/help", ""])
+    monkeypatch.setattr("builtins.input", lambda prompt="": next(lines))
+    code, out, err = run_cli(capsys, "chat", "--db", str(small_db))
+    assert code == EXIT_OK
+    assert "/good: nothing to keep yet" in err          # before any answer: refused, said why
+    assert "kept as example" in err and "commands: /good" in err
+    # The pair is stored for this database: the examples command lists it.
+    assert main(["examples", "--db", str(small_db), "--json"]) == 0
+    kept = json.loads(capsys.readouterr().out)
+    assert [(e["question"], e["sql"]) for e in kept] == [(LAKERS_Q, LAKERS_SQL)]

@@ -90,12 +90,17 @@ def cmd_ask(args) -> int:
     return _print_result(r, args)
 
 
+CHAT_HELP = """commands: /good keeps the last answer as an example pair for this database (duckask shows it
+for similar questions from now on); /help; an empty line, quit or Ctrl-D ends the chat"""
+
+
 def cmd_chat(args) -> int:
     from duckask.utils.app.api import ask
+    from duckask.utils.knowledge import ExampleError
 
     db = _db_or_demo(args.db)
-    print(f"duckask chat on {db} — empty line or Ctrl-D to quit", file=sys.stderr)
-    code = EXIT_OK
+    print(f"duckask chat on {db} — /help for commands, empty line or Ctrl-D to quit", file=sys.stderr)
+    code, last = EXIT_OK, None
     while True:
         try:
             q = input("question> ").strip()
@@ -103,9 +108,24 @@ def cmd_chat(args) -> int:
             break
         if not q or q in ("quit", "exit"):
             break
-        r = ask(q, db=db, config=args.config, ask_user=_interactive_prompt(args.json), on_node=_progress(args.json),
-                **_settings_options(args))
-        code = _print_result(r, args)
+        if q in ("/help", "/?"):
+            print(CHAT_HELP, file=sys.stderr)
+            continue
+        if q == "/good":
+            if last is None or not last.ok:
+                print("/good: nothing to keep yet; ask a question first (only an answered one can be kept)",
+                      file=sys.stderr)
+                continue
+            try:
+                ex = last.save_as_example()
+                print(f"kept as example {ex.id}: {ex.question!r} (duckask examples --db ... lists them)",
+                      file=sys.stderr)
+            except ExampleError as e:
+                print(f"/good: not kept: {e}", file=sys.stderr)
+            continue
+        last = ask(q, db=db, config=args.config, ask_user=_interactive_prompt(args.json),
+                   on_node=_progress(args.json), **_settings_options(args))
+        code = _print_result(last, args)
         print()
     return code
 
