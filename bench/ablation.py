@@ -15,6 +15,8 @@ those. Records go to ``--out`` (resumable, like ``duckask eval``).
 
     .venv/bin/python bench/ablation.py --trigger flags --variant as-is --out /tmp/flags_on.jsonl
     .venv/bin/python bench/ablation.py --trigger flags --variant no-flag-hints --out /tmp/flags_off.jsonl
+    .venv/bin/python bench/ablation.py --trigger wide --variant wide-pruning \
+        --out docs/results/ablations/wide_pruning.jsonl --against docs/results/spider_dev_full.jsonl.gz
 """
 from __future__ import annotations
 
@@ -50,6 +52,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--variant", choices=("as-is", "no-flag-hints", "not-note", "wide-pruning"), required=True)
     ap.add_argument("--out", required=True)
     ap.add_argument("--questions", default=str(SPIDER))
+    ap.add_argument("--against", help="records of a reference run (e.g. docs/results/spider_dev_full.jsonl.gz): "
+                                      "print the paired comparison on the same questions")
     args = ap.parse_args(argv)
 
     questions, db_dir = load_questions(args.questions)
@@ -79,7 +83,22 @@ def main(argv: list[str] | None = None) -> int:
     options = {"column_pruning": "wide"} if args.variant == "wide-pruning" else {}
     df = evaluate(questions, db_dir=db_dir, ids=ids, out=args.out, **options)
     print(f"EX {100 * df['correct'].mean():.1f} % on {len(df)} questions ({int(df['correct'].sum())} correct)")
+    if args.against:
+        paired(df.to_dict("records"), args.against)
     return 0
+
+
+def paired(records: list[dict], against: str) -> None:
+    """Both right / only this run / only the reference / both wrong, on the questions both ran."""
+    from duckask.utils.eval.records import read_records
+
+    ref = {r["id"]: bool(r.get("correct")) for r in read_records(against)}
+    pairs = [(bool(r["correct"]), ref[r["id"]]) for r in records if r["id"] in ref]
+    count = {k: sum(1 for p in pairs if p == k) for k in [(True, True), (True, False), (False, True), (False, False)]}
+    n = len(pairs) or 1
+    print(f"paired on {len(pairs)} questions: this run {100 * sum(a for a, _ in pairs) / n:.1f} %, reference "
+          f"{100 * sum(b for _, b in pairs) / n:.1f} %; both right {count[(True, True)]}, gained "
+          f"{count[(True, False)]}, lost {count[(False, True)]}, both wrong {count[(False, False)]}")
 
 
 if __name__ == "__main__":
