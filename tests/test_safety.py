@@ -22,11 +22,22 @@ from duckask.utils.db.safety import UnsafeSQLError, check_sql
 
 # (statement, a phrase the refusal must contain)
 REFUSED = [
-    ("SELECT * FROM read_csv('/etc/passwd')", "read or write files"),
-    ("SELECT * FROM read_text('/etc/passwd')", "read or write files"),
-    ("SELECT * FROM read_parquet('/etc/passwd')", "read or write files"),
-    ("SELECT * FROM glob('/etc/*')", "read or write files"),
-    ("SELECT * FROM 'leak.csv'", "read or write files"),
+    ("SELECT * FROM read_csv('/etc/passwd')", "read_csv() reads files"),
+    ("SELECT * FROM read_text('/etc/passwd')", "read_text() reads files"),
+    ("SELECT * FROM read_parquet('/etc/passwd')", "read_parquet() reads files"),
+    ("SELECT * FROM glob('/etc/*')", "glob() reads files"),
+    ("SELECT * FROM 'leak.csv'", "'leak.csv' is a file"),
+    # The server's paths and settings: metadata functions and views pass a SELECT-only rule, not this one.
+    ("SELECT path FROM duckdb_databases()", "duckdb_databases() is a system function"),
+    ("SELECT * FROM duckdb_databases", "duckdb_databases is a system view"),
+    ("SELECT * FROM pragma_database_list", "pragma_database_list is a system view"),
+    ("SELECT name, value FROM duckdb_settings()", "duckdb_settings() is a system function"),
+    ("SELECT current_setting('allowed_directories')", "current_setting() reads the server's settings"),
+    ("SELECT t.i, (SELECT max(path) FROM duckdb_databases()) FROM t", "duckdb_databases() is a system function"),
+    ("SELECT * FROM pg_catalog.pg_settings", "pg_catalog.pg_settings is a system view"),
+    ("SELECT * FROM information_schema.schemata", "information_schema.schemata is a system view"),
+    ("SELECT * FROM query('SELECT * FROM duckdb_settings()')", "query() runs SQL text"),
+    ("SELECT getvariable('x')", "getvariable() reads the server's settings"),
     ("COPY t TO 'leak.csv'", "COPY statement"),
     ("COPY (SELECT * FROM t) TO 'leak.parquet' (FORMAT parquet)", "COPY statement"),
     ("EXPORT DATABASE 'dump'", "EXPORT statement"),
@@ -126,9 +137,21 @@ def test_check_sql_itself():
 
 def test_locked_configuration_stays_locked(source, settings):
     db = open_database(source[0], settings)
-    out = db.run("SELECT current_setting('enable_external_access') AS ext, "
-                 "current_setting('lock_configuration') AS locked")
-    assert out.ok and out.df.values.tolist() == [[False, True]]
+    # Read through the trusted connection: untrusted SQL may not read settings at all.
+    got = db.con.execute("SELECT current_setting('enable_external_access'), current_setting('lock_configuration')")
+    assert got.fetchall() == [(False, True)]
+    assert db.run("SET lock_configuration=false").status == "refused"
+
+
+def test_the_databases_own_tables_stay_readable_whatever_their_names(tmp_path, settings):
+    path = tmp_path / "odd.duckdb"
+    with duckdb.connect(str(path)) as con:
+        con.execute("CREATE TABLE pg_teams AS SELECT 1 AS id")
+        con.execute("CREATE VIEW duckdb_notes AS SELECT 'hi' AS note")
+    db = open_database(path, settings)
+    assert db.run("SELECT id FROM pg_teams").ok
+    assert db.run("SELECT note FROM duckdb_notes").ok
+    assert db.run("SELECT * FROM pg_settings").status == "refused"
 
 
 def test_plain_select_and_with_work(source, settings):

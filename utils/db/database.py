@@ -136,6 +136,10 @@ class Database:
         except duckdb.Error as e:
             raise DatabaseError(f"cannot open {file} as a DuckDB database: {str(e).splitlines()[0]}") from e
         self._lock = threading.Lock()
+        # The database's own tables and views stay readable whatever their names (a user's "pg_teams").
+        self.user_tables = frozenset(n for (n,) in self.con.execute(
+            "SELECT lower(table_name) FROM duckdb_tables() UNION SELECT lower(view_name) FROM duckdb_views() "
+            "WHERE NOT internal").fetchall())
 
     def run(self, sql: str, *, timeout_s: float | None = None, row_cap: int | None = None) -> QueryOutcome:
         """Run one untrusted query; never raises for SQL problems, the outcome says what happened."""
@@ -143,7 +147,7 @@ class Database:
         row_cap = self.settings.row_cap if row_cap is None else row_cap
         t0 = time.perf_counter()
         try:
-            stmt = check_sql(sql)
+            stmt = check_sql(sql, self.user_tables)
         except UnsafeSQLError as e:
             return QueryOutcome(sql=sql, status="refused", error=str(e))
         cur = self.con.cursor()

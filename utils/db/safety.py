@@ -1,4 +1,12 @@
-"""Statement safety: exactly one read-only SELECT/WITH statement, checked by DuckDB's own parser.
+"""Statement safety: exactly one read-only SELECT/WITH statement, checked by DuckDB's own parser, that
+reads only the database's data.
+
+``check_sql`` also walks the statement's serialized AST (``sql.ast``) and refuses what describes the
+server rather than the data: DuckDB's system and metadata functions and views (``duckdb_*``,
+``pragma_*``, ``current_setting``, ``information_schema``, ``pg_catalog``: they print the database's
+absolute path, ``allowed_directories`` and every setting), table functions other than the row
+generators (``query()`` runs SQL text, ``read_csv`` & co. read files) and file paths used as tables.
+duckask's own introspection never goes through here.
 
 This is one of two layers. The other is the connection itself (see ``duckask.utils.db.database``):
 read-only, ``enable_external_access=false`` (no file or network reads such as read_csv or
@@ -12,8 +20,11 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Collection
 
 import duckdb
+
+from duckask.utils.sql.ast import parse, walk
 
 
 class UnsafeSQLError(ValueError):
@@ -22,9 +33,56 @@ class UnsafeSQLError(ValueError):
 
 _ALLOWED = {duckdb.StatementType.SELECT}
 
+#: The table functions a query may read from: row generators and unnesting. Every other one reads files,
+#: runs SQL text (``query``), or describes the server.
+TABLE_FUNCTIONS = {"range", "generate_series", "unnest", "json_each", "json_tree"}
+#: Scalar functions that read the server's settings, variables, secrets or the running statement.
+SERVER_FUNCTIONS = {"current_setting", "getvariable", "current_query", "which_secret", "json_execute_serialized_sql"}
+SYSTEM_PREFIXES = ("duckdb_", "pragma_", "sqlite_", "pg_")
+SYSTEM_SCHEMAS = {"information_schema", "pg_catalog"}
+_FILE_SUFFIXES = (".csv", ".tsv", ".txt", ".parquet", ".json", ".jsonl", ".ndjson", ".gz", ".zst", ".xlsx",
+                  ".db", ".duckdb", ".sqlite", ".arrow")
+_WHY = "which describes the DuckDB server (its files, settings or catalog), not the data; query the database's tables"
 
-def check_sql(sql: str) -> str:
-    """Return the single statement's text (trailing ';' removed) or raise UnsafeSQLError."""
+
+def reads_server(sql: str, user_tables: Collection[str] = ()) -> str | None:
+    """Why the statement reaches past the data (a refusal message), or None. ``user_tables`` (lower-case)
+    are the database's own tables and views, which stay readable whatever their names."""
+    node = parse(sql)
+    if node is None:
+        return None
+    ctes = {e.get("key", "").lower() for d in walk(node) for e in (d.get("cte_map") or {}).get("map", [])
+            if isinstance(e, dict)}
+    for d in walk(node):
+        if d.get("type") == "TABLE_FUNCTION":
+            fn = (d.get("function") or {}).get("function_name", "").lower()
+            if fn.startswith(("duckdb_", "pragma_")) or fn in SERVER_FUNCTIONS:
+                return f"refused: {fn}() is a system function, {_WHY}"
+            if fn not in TABLE_FUNCTIONS:
+                what = "reads files" if fn.startswith(("read_", "parquet_", "sniff_", "glob")) else (
+                    "runs SQL text" if fn in ("query", "query_table") else "is not a row generator")
+                return (f"refused: the table function {fn}() {what}; a query reads the database's tables and "
+                        f"at most the generators {', '.join(f + '()' for f in sorted(TABLE_FUNCTIONS))}")
+        elif d.get("class") == "FUNCTION":
+            fn = (d.get("function_name") or "").lower()
+            if fn in SERVER_FUNCTIONS or fn.startswith(("duckdb_", "pragma_")):
+                return f"refused: {fn}() reads the server's settings or state, {_WHY}"
+        elif d.get("type") == "BASE_TABLE":
+            schema, name = (d.get("schema_name") or "").lower(), (d.get("table_name") or "").lower()
+            if schema in SYSTEM_SCHEMAS:
+                return f"refused: {schema}.{name} is a system view, {_WHY}"
+            if name in ctes or name in user_tables:
+                continue
+            if "/" in name or "\\" in name or name.endswith(_FILE_SUFFIXES):
+                return f"refused: '{name}' is a file, and only the database's own tables may be read"
+            if name.startswith(SYSTEM_PREFIXES):
+                return f"refused: {name} is a system view, {_WHY}"
+    return None
+
+
+def check_sql(sql: str, user_tables: Collection[str] = ()) -> str:
+    """Return the single statement's text (trailing ';' removed) or raise UnsafeSQLError.
+    ``user_tables``: the database's own table names (lower-case), readable whatever their names."""
     if sql is None or not sql.strip():
         raise UnsafeSQLError("refused: the query is empty")
     try:
@@ -44,6 +102,9 @@ def check_sql(sql: str) -> str:
     text = st.query.strip()
     while text.endswith(";"):
         text = text[:-1].rstrip()
+    why = reads_server(text, user_tables)
+    if why:
+        raise UnsafeSQLError(why)
     return text
 
 
