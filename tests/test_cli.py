@@ -252,6 +252,21 @@ def test_console_script_sql_refused(small_db, isolated_env):
     assert json.loads(p.stdout)["status"] == "refused"
 
 
+@pytest.mark.parametrize("sql, status", [
+    ("SELECT name FROM players", "ok"),
+    ("DELETE FROM players", "refused"),
+    ("SELECT path FROM duckdb_databases()", "refused"),
+    ("SELECT nosuch FROM players", "error"),
+    ("SELECT count(*) FROM range(10000000000) a", "timeout"),
+])
+def test_console_script_ends_cleanly(small_db, isolated_env, sql, status):
+    # Whatever the outcome, the process exits without DuckDB's "nanobind: leaked instances" report.
+    p = subprocess.run([str(DUCKASK), "sql", sql, "--db", str(small_db), "--json", "--timeout", "0.5"],
+                       capture_output=True, text=True, timeout=60, env=_env(isolated_env))
+    assert json.loads(p.stdout)["status"] == status
+    assert "nanobind" not in p.stderr and "leaked" not in p.stderr, p.stderr
+
+
 # --------------------------------------------------------------------------- chat
 def test_chat_good_keeps_the_last_answer_as_an_example(scripted, small_db, capsys, monkeypatch):
     scripted({"SQLGenerator": [LAKERS_SQL]})

@@ -57,7 +57,8 @@ def _add_graph_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--grader", choices=["auto", "rules", "llm", "off"])
     g.add_argument("--analyzer", choices=["auto", "template", "llm"])
     g.add_argument("--clarify", choices=["rules", "llm", "off"])
-    g.add_argument("--timeout-s", type=float)
+    g.add_argument("--timeout", "--timeout-s", dest="timeout_s", type=float, metavar="SECONDS",
+                   help="stop a query after this many seconds")
     g.add_argument("--row-cap", type=int)
     g.add_argument("--base-url", help="OpenAI-compatible endpoint (else the embedded model)")
     g.add_argument("--model", help="endpoint model name")
@@ -127,7 +128,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("sql", help="run your own SQL through the same safe executor")
     p.add_argument("sql")
     _add_common(p)
-    p.add_argument("--timeout-s", type=float)
+    p.add_argument("--timeout", "--timeout-s", dest="timeout_s", type=float, metavar="SECONDS",
+                   help="stop the query after this many seconds")
     p.add_argument("--row-cap", type=int)
     p.add_argument("--max-rows", type=int, default=50)
     p.set_defaults(func=cmd_sql)

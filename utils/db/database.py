@@ -18,6 +18,7 @@ Run on its own::
 from __future__ import annotations
 
 import argparse
+import atexit
 import hashlib
 import json
 import os
@@ -199,6 +200,16 @@ def _dedupe(cols: list[str]) -> list[str]:
 
 _OPEN: dict[str, Database] = {}
 _OPEN_LOCK = threading.Lock()
+
+
+@atexit.register
+def close_all() -> None:
+    """Close every shared connection. Run at exit: a DuckDB connection still alive when the
+    interpreter tears its modules down makes DuckDB's bindings print "nanobind: leaked N instances"."""
+    with _OPEN_LOCK:
+        for database in _OPEN.values():
+            database.close()
+        _OPEN.clear()
 
 
 def open_database(db: str | os.PathLike, settings: Settings | None = None) -> Database:

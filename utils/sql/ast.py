@@ -12,6 +12,7 @@ Run on its own::
 from __future__ import annotations
 
 import argparse
+import atexit
 import functools
 import json
 import threading
@@ -21,6 +22,7 @@ import duckdb
 
 _PARSER = duckdb.connect()  # in-memory, no data: only parses
 _LOCK = threading.Lock()
+atexit.register(_PARSER.close)  # closed before the interpreter tears DuckDB's bindings down (no leak report)
 
 
 @functools.lru_cache(maxsize=512)
