@@ -118,3 +118,24 @@ def small_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def sha256(path: Path) -> str:
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+@pytest.fixture(scope="module", params=["file", "export_dir"])
+def db_source(request, tmp_path_factory, test_cache_dir) -> tuple[str, list[Path]]:
+    """A database to attack (``attack_cases.make_db``: table ``t``, view ``v``), as a DuckDB file or as
+    an EXPORT DATABASE folder (imported into the test cache). Returns (db argument, folders to watch)."""
+    from attack_cases import make_db
+
+    from duckask.utils.db.database import resolve_db_file
+
+    root = tmp_path_factory.mktemp("attacked")
+    db_file = make_db(root / "data.duckdb")
+    if request.param == "file":
+        return str(db_file), [root]
+    export = root / "export"
+    with duckdb.connect(str(db_file)) as con:
+        con.execute(f"EXPORT DATABASE '{export}'")
+    db_file.unlink()
+    imported = resolve_db_file(export, Settings(cache_dir=str(test_cache_dir)))  # the cache isolated_env uses
+    assert imported.parent == Path(test_cache_dir) / "imports"
+    return str(export), [root, imported.parent]

@@ -1,8 +1,6 @@
-"""The safe executor refuses everything but one read-only SELECT/WITH, and changes nothing on disk.
-
-Each refused statement is run against a real DuckDB file and against a DuckDB ``EXPORT DATABASE``
-folder (imported into the test cache), from a fresh working directory: the refusal must say why,
-and afterwards the database files hash the same and no file has appeared anywhere we can see.
+"""The safe executor: plain queries work, the timeout and the row cap hold, the connection itself is
+read-only, and ``duckask sql`` reports each outcome. The table of hostile statements is
+tests/test_attacks.py's.
 """
 from __future__ import annotations
 
@@ -13,92 +11,12 @@ from pathlib import Path
 
 import duckdb
 import pytest
+from attack_cases import make_db
 from conftest import sha256
 
 from duckask.utils.app.cli import main as cli_main
-from duckask.utils.config import Settings
-from duckask.utils.db.database import open_database, resolve_db_file
+from duckask.utils.db.database import open_database
 from duckask.utils.db.safety import UnsafeSQLError, check_sql
-
-# (statement, a phrase the refusal must contain)
-REFUSED = [
-    ("SELECT * FROM read_csv('/etc/passwd')", "read_csv() reads files"),
-    ("SELECT * FROM read_text('/etc/passwd')", "read_text() reads files"),
-    ("SELECT * FROM read_parquet('/etc/passwd')", "read_parquet() reads files"),
-    ("SELECT * FROM glob('/etc/*')", "glob() reads files"),
-    ("SELECT * FROM 'leak.csv'", "'leak.csv' is a file"),
-    # The server's paths and settings: metadata functions and views pass a SELECT-only rule, not this one.
-    ("SELECT path FROM duckdb_databases()", "duckdb_databases() is a system function"),
-    ("SELECT * FROM duckdb_databases", "duckdb_databases is a system view"),
-    ("SELECT * FROM pragma_database_list", "pragma_database_list is a system view"),
-    ("SELECT name, value FROM duckdb_settings()", "duckdb_settings() is a system function"),
-    ("SELECT current_setting('allowed_directories')", "current_setting() reads the server's settings"),
-    ("SELECT t.i, (SELECT max(path) FROM duckdb_databases()) FROM t", "duckdb_databases() is a system function"),
-    ("SELECT * FROM pg_catalog.pg_settings", "pg_catalog.pg_settings is a system view"),
-    ("SELECT * FROM information_schema.schemata", "information_schema.schemata is a system view"),
-    ("SELECT * FROM query('SELECT * FROM duckdb_settings()')", "query() runs SQL text"),
-    ("SELECT getvariable('x')", "getvariable() reads the server's settings"),
-    ("COPY t TO 'leak.csv'", "COPY statement"),
-    ("COPY (SELECT * FROM t) TO 'leak.parquet' (FORMAT parquet)", "COPY statement"),
-    ("EXPORT DATABASE 'dump'", "EXPORT statement"),
-    ("ATTACH 'x.duckdb' AS x", "ATTACH statement"),
-    ("INSTALL httpfs", "LOAD statement"),
-    ("LOAD httpfs", "LOAD statement"),
-    ("SET enable_external_access=true", "SET statement"),
-    ("SET lock_configuration=false", "SET statement"),
-    ("PRAGMA version", "PRAGMA statement"),
-    ("CALL pragma_version()", "CALL statement"),
-    ("SELECT 1; DROP TABLE t", "exactly one statement is allowed, got 2 (SELECT, DROP)"),
-    ("DROP TABLE t", "DROP statement"),
-    ("DELETE FROM t", "DELETE statement"),
-    ("INSERT INTO t VALUES (1)", "INSERT statement"),
-    ("CREATE TABLE u(i INT)", "CREATE statement"),
-    ("UPDATE t SET i=2", "UPDATE statement"),
-    ("CHECKPOINT", "only read-only SELECT/WITH queries are allowed"),
-    ("VACUUM", "VACUUM statement"),
-    ("", "the query is empty"),
-    ("  \n ", "the query is empty"),
-    ("SELEC * FROM t", "does not parse"),
-]
-
-
-def _make_db(path: Path) -> Path:
-    con = duckdb.connect(str(path))
-    try:
-        con.execute("CREATE TABLE t (i INTEGER, s VARCHAR)")
-        con.execute("INSERT INTO t VALUES (1, 'one'), (2, 'two'), (3, 'three')")
-        con.execute("CHECKPOINT")
-    finally:
-        con.close()
-    return path
-
-
-def _tree(root: Path) -> dict[str, str]:
-    """{relative path: sha256} of every file under root."""
-    return {str(p.relative_to(root)): sha256(p) for p in sorted(root.rglob("*")) if p.is_file()}
-
-
-@pytest.fixture(scope="module", params=["file", "export_dir"])
-def source(request, tmp_path_factory, test_cache_dir):
-    """A database to attack: a DuckDB file, or an EXPORT DATABASE folder. Returns (db arg, watched dirs).
-
-    Module-scoped (built once per kind): every test checks that nothing changed on disk anyway."""
-    settings = Settings(cache_dir=str(test_cache_dir))     # the cache dir ``isolated_env`` points at
-    root = tmp_path_factory.mktemp("safety-db")
-    db_file = _make_db(root / "data.duckdb")
-    if request.param == "file":
-        return str(db_file), [root]
-    export = root / "export"
-    con = duckdb.connect(str(db_file))
-    try:
-        con.execute(f"EXPORT DATABASE '{export}'")
-    finally:
-        con.close()
-    db_file.unlink()
-    assert (export / "schema.sql").is_file() and (export / "load.sql").is_file()
-    imported = resolve_db_file(export, settings)          # built once into the test cache
-    assert imported.parent == settings.resolved_cache_dir / "imports"
-    return str(export), [root, imported.parent]
 
 
 @pytest.fixture
@@ -109,24 +27,6 @@ def cwd(tmp_path, monkeypatch) -> Path:
     return work
 
 
-@pytest.mark.parametrize("sql,reason", REFUSED, ids=[s[:40] or "empty" for s, _ in REFUSED])
-def test_refused_and_nothing_changes(source, settings, cwd, sql, reason):
-    db_arg, watched = source
-    before = {str(d): _tree(d) for d in watched}
-    db = open_database(db_arg, settings)
-    out = db.run(sql)
-    assert out.status == "refused"
-    assert not out.ok and out.df is None
-    assert out.error.startswith("refused: ")
-    assert reason in out.error
-    assert "root:" not in repr(out)
-    assert os.listdir(cwd) == []
-    assert {str(d): _tree(d) for d in watched} == before
-    # The data is intact and the connection still works.
-    after = db.run("SELECT count(*) AS n, sum(i) AS s FROM t")
-    assert after.ok and after.df.values.tolist() == [[3, 6]]
-
-
 def test_check_sql_itself():
     assert check_sql("  SELECT 1 ;; ") == "SELECT 1"
     assert check_sql("WITH a AS (SELECT 1 AS x) SELECT x FROM a") == "WITH a AS (SELECT 1 AS x) SELECT x FROM a"
@@ -135,8 +35,8 @@ def test_check_sql_itself():
             check_sql(bad)
 
 
-def test_locked_configuration_stays_locked(source, settings):
-    db = open_database(source[0], settings)
+def test_locked_configuration_stays_locked(db_source, settings):
+    db = open_database(db_source[0], settings)
     # Read through the trusted connection: untrusted SQL may not read settings at all.
     got = db.con.execute("SELECT current_setting('enable_external_access'), current_setting('lock_configuration')")
     assert got.fetchall() == [(False, True)]
@@ -154,8 +54,8 @@ def test_the_databases_own_tables_stay_readable_whatever_their_names(tmp_path, s
     assert db.run("SELECT * FROM pg_settings").status == "refused"
 
 
-def test_plain_select_and_with_work(source, settings):
-    db = open_database(source[0], settings)
+def test_plain_select_and_with_work(db_source, settings):
+    db = open_database(db_source[0], settings)
     out = db.run("SELECT i, s FROM t WHERE i >= 2 ORDER BY i;")
     assert out.status == "ok" and out.error is None
     assert out.sql == "SELECT i, s FROM t WHERE i >= 2 ORDER BY i"
@@ -168,13 +68,13 @@ def test_plain_select_and_with_work(source, settings):
     assert out.ok and out.df.values.tolist() == [["three"]]
 
 
-def test_duplicate_column_names_are_kept_apart(source, settings):
-    out = open_database(source[0], settings).run("SELECT i, i FROM t ORDER BY i LIMIT 1")
+def test_duplicate_column_names_are_kept_apart(db_source, settings):
+    out = open_database(db_source[0], settings).run("SELECT i, i FROM t ORDER BY i LIMIT 1")
     assert out.ok and list(out.df.columns) == ["i", "i_1"]
 
 
-def test_timeout_interrupts_a_long_query(source, settings):
-    db = open_database(source[0], settings)
+def test_timeout_interrupts_a_long_query(db_source, settings):
+    db = open_database(db_source[0], settings)
     t0 = time.perf_counter()
     out = db.run("SELECT count(*) FROM range(10000000000) a", timeout_s=0.5)
     elapsed = time.perf_counter() - t0
@@ -185,8 +85,8 @@ def test_timeout_interrupts_a_long_query(source, settings):
     assert again.ok and again.df.values.tolist() == [[42]]
 
 
-def test_row_cap_truncates(source, settings):
-    db = open_database(source[0], settings)
+def test_row_cap_truncates(db_source, settings):
+    db = open_database(db_source[0], settings)
     out = db.run("SELECT * FROM range(100)", row_cap=10)
     assert out.ok and len(out.df) == 10 and out.truncated is True
     assert out.df.iloc[:, 0].tolist() == list(range(10))
@@ -196,7 +96,7 @@ def test_row_cap_truncates(source, settings):
 
 def test_read_only_connection_refuses_writes_even_past_the_allowlist(tmp_path, settings):
     """Defence in depth: the connection itself is read-only, whatever the statement check says."""
-    db = open_database(_make_db(tmp_path / "ro.duckdb"), settings)
+    db = open_database(make_db(tmp_path / "ro.duckdb"), settings)
     with pytest.raises(duckdb.Error, match="read-only"):
         db.con.cursor().execute("INSERT INTO t VALUES (4, 'four')")
     with pytest.raises(duckdb.Error):
@@ -206,7 +106,7 @@ def test_read_only_connection_refuses_writes_even_past_the_allowlist(tmp_path, s
 # --------------------------------------------------------------------------- duckask sql
 @pytest.fixture
 def cli_db(tmp_path, isolated_env) -> Path:
-    return _make_db(tmp_path / "cli.duckdb")
+    return make_db(tmp_path / "cli.duckdb")
 
 
 def test_cli_sql_refused_exit_1_reason_on_stderr(cli_db, cwd, capsys):

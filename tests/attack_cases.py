@@ -1,0 +1,66 @@
+"""The hostile-SQL table (tests/fixtures/attacks.yaml) as cases, and one function that runs a case.
+
+Shared by tests/test_attacks.py (pytest) and bench/attacks.py (the figures of docs/security.md).
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import duckdb
+import yaml
+
+FILE = Path(__file__).parent / "fixtures" / "attacks.yaml"
+TIMEOUT_S = 0.5
+
+#: Cases too big to write in the table.
+BUILDERS = {
+    "long_select": lambda: "SELECT i FROM t WHERE i IN (" + ", ".join(map(str, range(5000))) + ")",  # ~24 KB
+    "deep_expression": lambda: "SELECT " + " + ".join(["1"] * 20000) + " AS n",   # past DuckDB's depth limit
+    "deep_parens": lambda: "SELECT " + "(" * 5000 + "1" + ")" * 4999,           # unbalanced, very deep
+}
+
+
+@dataclass
+class Case:
+    n: int
+    category: str
+    sql: str
+    expect: str
+    reason: str = ""
+
+    @property
+    def id(self) -> str:
+        text = " ".join(self.sql.split())
+        return f"{self.n:03d}-{self.category}-{text[:32]}"
+
+
+def load_cases(path: Path = FILE) -> list[Case]:
+    out = []
+    for n, row in enumerate(yaml.safe_load(path.read_text(encoding="utf-8")), 1):
+        sql = BUILDERS[row["build"]]() if "build" in row else row["sql"]
+        out.append(Case(n, row["category"], sql, row["expect"], str(row.get("reason", ""))))
+    return out
+
+
+def make_db(path: Path) -> Path:
+    """The database attacked: a table ``t`` of three rows and a view ``v``."""
+    with duckdb.connect(str(path)) as con:
+        con.execute("CREATE TABLE t (i INTEGER, s VARCHAR)")
+        con.execute("INSERT INTO t VALUES (1, 'one'), (2, 'two'), (3, 'three')")
+        con.execute("CREATE VIEW v AS SELECT i FROM t")
+        con.execute("CHECKPOINT")
+    return path
+
+
+def run_case(db, case: Case) -> dict:
+    """Run one case on a ``Database``; the record says what happened and whether it was as expected.
+    ``harmful``: a case that should have been refused or stopped returned rows."""
+    t0 = time.perf_counter()
+    out = db.run(case.sql, timeout_s=TIMEOUT_S, row_cap=1000)
+    seconds = time.perf_counter() - t0
+    as_expected = out.status == case.expect and (case.expect != "refused" or case.reason in (out.error or ""))
+    return {"n": case.n, "category": case.category, "sql": case.sql[:120], "expect": case.expect,
+            "status": out.status, "error": (out.error or "")[:300], "seconds": round(seconds, 3),
+            "as_expected": as_expected, "harmful": case.expect in ("refused", "timeout") and out.status == "ok"}
