@@ -11,6 +11,9 @@ item is one of
 
 - ``"text"``: a 200 completion whose message content is the text;
 - ``(status, body)``: that status and JSON body as they are (``body=None``: an OpenAI-style error);
+  ``(status, body, headers)`` also sends those headers (``{"Retry-After": "2"}``);
+- ``RESET``: the connection is closed without an answer (the client sees a connection error);
+- ``GARBAGE``: a 200 whose body is not JSON;
 - ``{"content": ..., "model": ..., "usage": {...}, "finish_reason": ..., "delay": seconds}``: a 200
   completion with those fields overridden; ``delay`` sleeps before answering (to provoke timeouts);
 - a callable ``(body) -> item``.
@@ -34,6 +37,10 @@ CHAT_PATH = "/v1/chat/completions"
 
 _ERROR_TYPES = {400: "invalid_request_error", 401: "authentication_error", 403: "permission_error",
                 404: "not_found_error", 422: "invalid_request_error", 429: "rate_limit_exceeded"}
+
+
+RESET = "<stub: reset the connection>"
+GARBAGE = "<stub: a body that is not JSON>"
 
 
 def error_body(status: int, message: str | None = None) -> dict[str, Any]:
@@ -116,14 +123,20 @@ class StubOpenAI:
                     body = json.loads(raw or b"{}")
                 except ValueError:
                     body = {"_raw": raw.decode("utf-8", "replace")}
-                status, payload, delay = stub._answer(self.path, body, dict(self.headers))
+                status, payload, delay, headers = stub._answer(self.path, body, dict(self.headers))
                 if delay:
                     time.sleep(delay)
-                data = json.dumps(payload).encode()
+                if payload is RESET:
+                    self.close_connection = True
+                    self.connection.shutdown(socket.SHUT_RDWR)
+                    return
+                data = b"<html>502 oops" if payload is GARBAGE else json.dumps(payload).encode()
                 try:
                     self.send_response(status)
                     self.send_header("Content-Type", "application/json")
                     self.send_header("Content-Length", str(len(data)))
+                    for k, v in headers.items():
+                        self.send_header(k, v)
                     self.end_headers()
                     self.wfile.write(data)
                 except (BrokenPipeError, ConnectionResetError):
@@ -166,7 +179,7 @@ class StubOpenAI:
         self.stop()
 
     # ------------------------------------------------------------------ answering
-    def _answer(self, path: str, body: dict, headers: dict) -> tuple[int, dict, float]:
+    def _answer(self, path: str, body: dict, headers: dict) -> tuple[int, Any, float, dict]:
         with self._lock:
             self.requests.append({"path": path, "body": body, "headers": {k.lower(): v for k, v in headers.items()},
                                   "time": time.monotonic()})
@@ -174,22 +187,25 @@ class StubOpenAI:
             self._counter += 1
             n = self._counter
         if path.rstrip("/") != CHAT_PATH:
-            status, payload, delay = 404, error_body(404, f"no route POST {path}"), 0.0
+            status, payload, delay, extra = 404, error_body(404, f"no route POST {path}"), 0.0, {}
         else:
             if item is None:
                 item = self.responder if self.responder is not None else (
                     400, error_body(400, "stub: no scripted response left"))
-            status, payload, delay = self._render(item, body, n)
+            status, payload, delay, extra = self._render(item, body, n)
         with self._lock:
-            self.responses.append({"status": status, "body": payload})
-        return status, payload, delay
+            self.responses.append({"status": "reset" if payload is RESET else status, "body": payload})
+        return status, payload, delay, extra
 
-    def _render(self, item: Any, body: dict, n: int) -> tuple[int, dict, float]:
+    def _render(self, item: Any, body: dict, n: int) -> tuple[int, Any, float, dict]:
         while callable(item):
             item = item(body)
+        if item is RESET or item is GARBAGE:
+            return 200, item, 0.0, {}
         if isinstance(item, tuple):
-            status, payload = item
-            return int(status), (payload if payload is not None else error_body(int(status))), 0.0
+            status, payload, *headers = item
+            return (int(status), (payload if payload is not None else error_body(int(status))), 0.0,
+                    headers[0] if headers else {})
         spec = {"content": item} if isinstance(item, str) else dict(item)
         content, _ = apply_stop(str(spec.get("content", "")), body.get("stop"))
         messages = body.get("messages") or []
@@ -210,4 +226,98 @@ class StubOpenAI:
             "usage": usage,
             "system_fingerprint": "fp_stub",
         }
-        return 200, payload, float(spec.get("delay") or 0.0)
+        return 200, payload, float(spec.get("delay") or 0.0), {}
+
+
+# ---------------------------------------------------------------------- fault injection
+def repetition(body: dict) -> dict:
+    """A model stuck in a loop: the same words until max_tokens, cut off there."""
+    n = int(body.get("max_tokens") or 256)
+    return {"content": " ".join(["SELECT"] * n), "finish_reason": "length"}
+
+
+#: What a misbehaving endpoint does, by name: an item for ``StubOpenAI`` (see the module docstring),
+#: or a callable (good reply, request body) -> item. ``slow`` answers after ``Faults.slow_s``.
+FAULT_KINDS: dict[str, Any] = {
+    "429": (429, None, {"Retry-After": "0.05"}),
+    "500": (500, None),
+    "503": (503, None, {"Retry-After": "0"}),
+    "reset": RESET,
+    "garbage": GARBAGE,
+    "slow": None,   # filled in by Faults (it needs the delay)
+    "empty": "",
+    "nonsense": "I am sorry, as an AI I cannot help with databases. 🦆 <|im_end|> ###",
+    "bad_yaml": "verdict: [pass\ncritique: {unclosed: 'yes",
+    "prose_sql": lambda good, body: "Sure! Here is what you asked for. " + good + " I hope this helps!",
+    "truncated": lambda good, body: good[: max(1, len(good) // 2)],
+    "repetition": lambda good, body: repetition(body),
+}
+
+
+class Faults:
+    """A responder for ``StubOpenAI``: each request is, with probability ``rate``, answered by one of
+    the ``kinds`` of fault (drawn at random, seeded), else by ``good(body)``. ``injected`` counts them."""
+
+    def __init__(self, good: Callable[[dict], Any], rate: float, kinds: list[str] | None = None, seed: int = 0,
+                 slow_s: float = 1.0):
+        import random
+
+        self.good, self.rate, self.slow_s = good, rate, slow_s
+        self.kinds = list(kinds or FAULT_KINDS)
+        self.rng = random.Random(seed)
+        self.injected: dict[str, int] = {}
+        self.served = 0
+        self._lock = threading.Lock()
+
+    def __call__(self, body: dict) -> Any:
+        with self._lock:
+            self.served += 1
+            kind = self.rng.choice(self.kinds) if self.rng.random() < self.rate else None
+            if kind:
+                self.injected[kind] = self.injected.get(kind, 0) + 1
+        good = self.good(body)
+        if kind is None:
+            return good
+        if kind == "slow":
+            return {"content": good if isinstance(good, str) else "", "delay": self.slow_s}
+        fault = FAULT_KINDS[kind]
+        return fault(good if isinstance(good, str) else "", body) if callable(fault) else fault
+
+
+# ---------------------------------------------------------------------- a cooperative model
+#: A one-table database, the question asked of it, and what a cooperative model answers.
+QUESTION = "What is the population of each city in France?"
+SQL = "SELECT name, population FROM cities WHERE country = 'France' ORDER BY population DESC"
+ROWS = [["Paris", 2100000], ["Lyon", 520000]]
+ANSWER = "Paris is the most populous French city with 2,100,000 people, followed by Lyon with 520,000."
+
+
+def make_cities_db(path):
+    import duckdb
+
+    with duckdb.connect(str(path)) as con:
+        con.execute("CREATE TABLE cities (name VARCHAR, country VARCHAR, population BIGINT)")
+        con.execute("INSERT INTO cities VALUES ('Paris', 'France', 2100000), ('Lyon', 'France', 520000), "
+                    "('Berlin', 'Germany', 3600000)")
+    return path
+
+
+def smart_responder(body: dict):
+    """Answer like a cooperative model, from what the request asks for."""
+    msgs = body["messages"]
+    system = " ".join(m["content"] for m in msgs if m["role"] == "system")
+    prompt = msgs[-1]["content"]
+    if "DuckDB SQL" in system:
+        return f"```sql\n{SQL}\n```"
+    if "Answer the question" in prompt:
+        return ANSWER
+    if "verdict" in prompt:
+        return 'verdict: pass\ncritique: ""'
+    return (400, error_body(400, "stub: unexpected request"))
+
+
+def node_of(body: dict) -> str:
+    msgs = body["messages"]
+    if any("DuckDB SQL" in m["content"] for m in msgs if m["role"] == "system"):
+        return "SQLGenerator"
+    return "DataAnalyzer" if "Answer the question" in msgs[-1]["content"] else "ResponseGrader"

@@ -7,10 +7,19 @@ overrides), settings from env/YAML selecting the endpoint, and ``duckask.ask`` e
 """
 from __future__ import annotations
 
-import duckdb
 import openai
 import pytest
-from openai_stub import StubOpenAI, error_body, free_port
+from openai_stub import (
+    ANSWER,
+    QUESTION,
+    SQL,
+    StubOpenAI,
+    error_body,
+    free_port,
+    make_cities_db,
+    node_of,
+    smart_responder,
+)
 
 import duckask
 from duckask.utils import llm as llm_mod
@@ -342,43 +351,11 @@ def test_get_llm_honours_settings_that_differ_only_in_retries_or_nodes(stub):
 
 
 # --------------------------------------------------------------------------- 9. ask() end to end
-SQL = "SELECT name, population FROM cities WHERE country = 'France' ORDER BY population DESC"
-ANSWER = "Paris is the most populous French city with 2,100,000 people, followed by Lyon with 520,000."
-
-
 @pytest.fixture
 def tiny_db(tmp_path):
-    path = tmp_path / "tiny.duckdb"
-    con = duckdb.connect(str(path))
-    con.execute("CREATE TABLE cities (name VARCHAR, country VARCHAR, population BIGINT)")
-    con.execute("INSERT INTO cities VALUES ('Paris', 'France', 2100000), ('Lyon', 'France', 520000), "
-                "('Berlin', 'Germany', 3600000)")
-    con.close()
-    return str(path)
+    return str(make_cities_db(tmp_path / "tiny.duckdb"))
 
 
-def smart_responder(body: dict):
-    """Answer like a cooperative model, from what the request asks for."""
-    msgs = body["messages"]
-    system = " ".join(m["content"] for m in msgs if m["role"] == "system")
-    prompt = msgs[-1]["content"]
-    if "DuckDB SQL" in system:
-        return f"```sql\n{SQL}\n```"
-    if "Answer the question" in prompt:
-        return ANSWER
-    if "verdict" in prompt:
-        return 'verdict: pass\ncritique: ""'
-    return (400, error_body(400, "stub: unexpected request"))
-
-
-def _node_of(body: dict) -> str:
-    msgs = body["messages"]
-    if any("DuckDB SQL" in m["content"] for m in msgs if m["role"] == "system"):
-        return "SQLGenerator"
-    return "DataAnalyzer" if "Answer the question" in msgs[-1]["content"] else "ResponseGrader"
-
-
-QUESTION = "What is the population of each city in France?"
 
 
 def _assert_answered(res, stub, cache_dir):
@@ -393,7 +370,7 @@ def _assert_answered(res, stub, cache_dir):
     assert (cache_dir / "catalogs").is_dir()
 
     ok = [i for i, r in enumerate(stub.responses) if r["status"] == 200]
-    served = {_node_of(stub.bodies[i]): stub.responses[i]["body"]["usage"] for i in ok}
+    served = {node_of(stub.bodies[i]): stub.responses[i]["body"]["usage"] for i in ok}
     assert set(served) == {"SQLGenerator", "DataAnalyzer", "ResponseGrader"}
     assert len(ok) == 3
 
@@ -423,7 +400,7 @@ def test_ask_end_to_end_against_the_stub(stub, tiny_db, tmp_path):
                       cache_dir=str(cache))
     _assert_answered(res, stub, cache)
     assert len(stub.requests) == 3
-    assert [_node_of(b) for b in stub.bodies] == ["SQLGenerator", "DataAnalyzer", "ResponseGrader"]
+    assert [node_of(b) for b in stub.bodies] == ["SQLGenerator", "DataAnalyzer", "ResponseGrader"]
     sql_req = stub.bodies[0]
     assert sql_req["model"] == "stub-model" and sql_req["temperature"] == 0
     assert "cities" in sql_req["messages"][1]["content"] and QUESTION in sql_req["messages"][1]["content"]
@@ -440,7 +417,7 @@ def test_ask_end_to_end_survives_a_429(stub, tiny_db, tmp_path):
     _assert_answered(res, stub, cache)
     assert [r["status"] for r in stub.responses] == [429, 200, 200, 200]
     assert stub.bodies[0] == stub.bodies[1]  # the SQL request, retried as is
-    assert [_node_of(b) for b in stub.bodies] == ["SQLGenerator", "SQLGenerator", "DataAnalyzer", "ResponseGrader"]
+    assert [node_of(b) for b in stub.bodies] == ["SQLGenerator", "SQLGenerator", "DataAnalyzer", "ResponseGrader"]
 
 
 def test_ask_options_reach_the_wire(stub, tiny_db, tmp_path):
@@ -456,9 +433,9 @@ def test_ask_options_reach_the_wire(stub, tiny_db, tmp_path):
     assert res.answer == ANSWER
     assert res.attempts[0]["status"] == "error" and "RateLimitError" in res.attempts[0]["error"]
     assert [r["status"] for r in stub.responses] == [429, 200, 200, 200]
-    analyzer = [b for b in stub.bodies if _node_of(b) == "DataAnalyzer"]
+    analyzer = [b for b in stub.bodies if node_of(b) == "DataAnalyzer"]
     assert [(b["model"], b["temperature"]) for b in analyzer] == [("writer", 0.4)]
-    assert {b["model"] for b in stub.bodies if _node_of(b) != "DataAnalyzer"} == {"stub-model"}
+    assert {b["model"] for b in stub.bodies if node_of(b) != "DataAnalyzer"} == {"stub-model"}
     assert {c["model"] for c in res.llm_calls if c["node"] == "DataAnalyzer"} == {"writer"}
 
 

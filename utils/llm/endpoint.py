@@ -1,11 +1,13 @@
 """``OpenAIBackend``: any OpenAI-compatible endpoint (OpenAI, Azure, Ollama, vLLM, llama.cpp server)
 through the ``openai`` package. tenacity retries transient errors (429, 5xx, timeouts, connection
-errors) with exponential backoff and never other 4xx client errors; the client's own retries are off."""
+errors) with exponential backoff, or after the server's ``Retry-After`` when it sends one (capped at
+``RETRY_AFTER_CAP_S``), and never other 4xx client errors; the client's own retries are off."""
 from __future__ import annotations
 
+import email.utils
 import time
 
-from tenacity import retry, retry_if_exception, stop_after_attempt, wait_exponential
+from tenacity import RetryCallState, retry, retry_if_exception, stop_after_attempt, wait_exponential
 
 from duckask.utils.config import Settings
 from duckask.utils.llm.base import LLMError, LLMReply
@@ -19,6 +21,32 @@ def _is_transient(exc: BaseException) -> bool:
     if isinstance(exc, openai.APIStatusError):
         return exc.status_code == 429 or exc.status_code >= 500
     return False
+
+
+#: The longest a server's Retry-After is honoured; a larger one waits this long (the attempt budget holds).
+RETRY_AFTER_CAP_S = 30.0
+_BACKOFF = wait_exponential(multiplier=0.5, min=0.2, max=8)
+
+
+def retry_after_s(exc: BaseException | None) -> float | None:
+    """The seconds a 429/503 response's ``Retry-After`` header asks for (delta-seconds or an HTTP date)."""
+    response = getattr(exc, "response", None)
+    value = response.headers.get("retry-after") if response is not None else None
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        return max(0.0, email.utils.parsedate_to_datetime(value).timestamp() - time.time())
+    except (TypeError, ValueError):
+        return None
+
+
+def _wait(state: RetryCallState) -> float:
+    asked = retry_after_s(state.outcome.exception() if state.outcome else None)
+    return min(asked, RETRY_AFTER_CAP_S) if asked is not None else _BACKOFF(state)
 
 
 class OpenAIBackend:
@@ -39,7 +67,7 @@ class OpenAIBackend:
         self._create = retry(
             retry=retry_if_exception(_is_transient),
             stop=stop_after_attempt(max(1, settings.max_http_retries)),
-            wait=wait_exponential(multiplier=0.5, min=0.2, max=8),
+            wait=_wait,
             reraise=True,
         )(self.client.chat.completions.create)
 
