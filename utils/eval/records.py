@@ -41,13 +41,13 @@ class RecordWriter:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
-        # A previous run killed mid-line leaves a partial last line: end it so the next record is whole.
+        # A previous run killed mid-line leaves a partial last line: cut it off (its question reruns), so
+        # the file stays whole JSONL lines.
         if self.path.exists() and self.path.stat().st_size:
-            with self.path.open("rb") as f:
-                f.seek(-1, os.SEEK_END)
-                if f.read(1) != b"\n":
-                    with self.path.open("a") as g:
-                        g.write("\n")
+            data = self.path.read_bytes()
+            if not data.endswith(b"\n"):
+                with self.path.open("r+b") as f:
+                    f.truncate(data.rfind(b"\n") + 1)
 
     def append(self, rec: dict[str, Any]) -> None:
         line = json.dumps(rec, default=str) + "\n"
