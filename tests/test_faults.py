@@ -3,7 +3,7 @@
 Faults (``openai_stub.FAULT_KINDS``): 429 with Retry-After, 500, 503, connection resets, answers
 slower than the client timeout, a body that is not JSON, empty content, nonsense, invalid YAML, SQL
 wrapped in prose, SQL cut in half, and endless repetition up to max_tokens. At each rate, ``ask`` and
-``duckask eval`` (4 workers) must end every question with an answer or a clear error status, never
+``duckask eval`` (8 workers) must end every question with an answer or a clear error status, never
 raise, keep every HTTP retry run within ``max_http_retries`` and every graph loop within its budget,
 and leave a results file of valid JSONL, one record per question. An answer given is the right one.
 """
@@ -63,7 +63,7 @@ def test_ask_keeps_going_and_keeps_its_budgets(cities, isolated_env, rate):
 
 
 @pytest.mark.parametrize("rate", [0.3, 0.6])
-def test_eval_with_workers_writes_one_valid_record_per_question(cities, isolated_env, tmp_path, capsys, rate):
+def test_eval_with_8_workers_writes_one_valid_record_per_question(cities, isolated_env, tmp_path, capsys, rate):
     questions = tmp_path / "q.jsonl"
     questions.write_text("".join(json.dumps({"id": f"q{i}", "question": QUESTION, "gold_sql":
                                              "SELECT name, population FROM cities WHERE country = 'France'"}) + "\n"
@@ -73,7 +73,7 @@ def test_eval_with_workers_writes_one_valid_record_per_question(cities, isolated
     config.write_text("".join(f"{k}: {v}\n" for k, v in BUDGET.items()))
     faults = Faults(smart_responder, rate, seed=7, slow_s=0.8)
     with StubOpenAI(faults) as stub:
-        code = cli_main(["eval", str(questions), "--db", cities, "--out", str(out), "--workers", "4",
+        code = cli_main(["eval", str(questions), "--db", cities, "--out", str(out), "--workers", "8",
                          "--base-url", stub.base_url, "--config", str(config)])
     assert sum(faults.injected.values()) > 0
     capsys.readouterr()

@@ -19,12 +19,14 @@ from __future__ import annotations
 
 import argparse
 import atexit
+import contextlib
 import hashlib
 import json
 import os
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -127,20 +129,56 @@ class Database:
         self.settings = settings
         st = file.stat()
         self.key = f"{file}:{st.st_size}:{st.st_mtime_ns}"
+        self._idle = threading.Condition()
+        self._in_flight = 0
+        self._reopening = False
+        self.con = self._connect(settings)
+        # The database's own tables and views stay readable whatever their names (a user's "pg_teams").
+        self.user_tables = frozenset(n for (n,) in self.con.execute(
+            "SELECT lower(table_name) FROM duckdb_tables() UNION SELECT lower(view_name) FROM duckdb_views() "
+            "WHERE NOT internal").fetchall())
+
+    def _connect(self, settings: Settings) -> duckdb.DuckDBPyConnection:
         config = {
             "enable_external_access": False,
             "memory_limit": settings.memory_limit,
             "lock_configuration": True,
         }
         try:
-            self.con = duckdb.connect(str(file), read_only=True, config=config)
+            return duckdb.connect(str(self.file), read_only=True, config=config)
         except duckdb.Error as e:
-            raise DatabaseError(f"cannot open {file} as a DuckDB database: {str(e).splitlines()[0]}") from e
-        self._lock = threading.Lock()
-        # The database's own tables and views stay readable whatever their names (a user's "pg_teams").
-        self.user_tables = frozenset(n for (n,) in self.con.execute(
-            "SELECT lower(table_name) FROM duckdb_tables() UNION SELECT lower(view_name) FROM duckdb_views() "
-            "WHERE NOT internal").fetchall())
+            raise DatabaseError(f"cannot open {self.file} as a DuckDB database: {str(e).splitlines()[0]}") from e
+
+    @contextlib.contextmanager
+    def cursor(self) -> Iterator[duckdb.DuckDBPyConnection]:
+        """A cursor of the caller's own (cursors are never shared between threads), counted so that
+        ``reconfigure`` waits for it."""
+        with self._idle:
+            self._idle.wait_for(lambda: not self._reopening)
+            self._in_flight += 1
+            cur = self.con.cursor()
+        try:
+            yield cur
+        finally:
+            cur.close()
+            with self._idle:
+                self._in_flight -= 1
+                self._idle.notify_all()
+
+    def reconfigure(self, settings: Settings) -> None:
+        """Reopen with ``settings``' connection-level options (the memory limit): DuckDB fixes them per
+        open database, and the configuration is locked against SET. Waits for running queries; new
+        ones wait for the reopened connection."""
+        with self._idle:
+            self._reopening = True
+            try:
+                self._idle.wait_for(lambda: self._in_flight == 0)
+                self.con.close()
+                self.con = self._connect(settings)
+                self.settings = settings
+            finally:
+                self._reopening = False
+                self._idle.notify_all()
 
     def run(self, sql: str, *, timeout_s: float | None = None, row_cap: int | None = None) -> QueryOutcome:
         """Run one untrusted query; never raises for SQL problems, the outcome says what happened."""
@@ -151,34 +189,34 @@ class Database:
             stmt = check_sql(sql, self.user_tables)
         except UnsafeSQLError as e:
             return QueryOutcome(sql=sql, status="refused", error=str(e))
-        cur = self.con.cursor()
-        timed_out = threading.Event()
+        with self.cursor() as cur:
+            timed_out = threading.Event()
 
-        def interrupt() -> None:
-            timed_out.set()
-            cur.interrupt()
+            def interrupt() -> None:
+                timed_out.set()
+                cur.interrupt()
 
-        timer = threading.Timer(timeout_s, interrupt)
-        timer.daemon = True
-        timer.start()
-        try:
-            res = cur.execute(stmt)
-            cols = [d[0] for d in (res.description or [])]
-            rows = res.fetchmany(row_cap + 1)
-        except duckdb.Error as e:
-            ms = (time.perf_counter() - t0) * 1000
-            if timed_out.is_set():
-                return QueryOutcome(sql=stmt, status="timeout", ms=ms,
-                                    error=f"refused: the query ran longer than the {timeout_s:g}s timeout and "
-                                          "was interrupted")
-            msg = str(e).strip()
-            if isinstance(e, duckdb.PermissionException):
-                msg = ("refused: the query tries to read or write files or settings, which is disabled ("
-                       + msg.splitlines()[0] + ")")
-            return QueryOutcome(sql=stmt, status="refused" if msg.startswith("refused") else "error", error=msg, ms=ms)
-        finally:
-            timer.cancel()
-            cur.close()
+            timer = threading.Timer(timeout_s, interrupt)
+            timer.daemon = True
+            timer.start()
+            try:
+                res = cur.execute(stmt)
+                cols = [d[0] for d in (res.description or [])]
+                rows = res.fetchmany(row_cap + 1)
+            except duckdb.Error as e:
+                ms = (time.perf_counter() - t0) * 1000
+                if timed_out.is_set():
+                    return QueryOutcome(sql=stmt, status="timeout", ms=ms,
+                                        error=f"refused: the query ran longer than the {timeout_s:g}s timeout "
+                                              "and was interrupted")
+                msg = str(e).strip()
+                if isinstance(e, duckdb.PermissionException):
+                    msg = ("refused: the query tries to read or write files or settings, which is disabled ("
+                           + msg.splitlines()[0] + ")")
+                return QueryOutcome(sql=stmt, status="refused" if msg.startswith("refused") else "error", error=msg,
+                                    ms=ms)
+            finally:
+                timer.cancel()
         truncated = len(rows) > row_cap
         df = pd.DataFrame.from_records(rows[:row_cap], columns=_dedupe(cols))
         return QueryOutcome(sql=stmt, status="ok", df=df, truncated=truncated,
@@ -213,7 +251,8 @@ def close_all() -> None:
 
 
 def open_database(db: str | os.PathLike, settings: Settings | None = None) -> Database:
-    """One shared locked-down connection per database file and process."""
+    """One shared locked-down connection per database file and process (reopened when a caller asks
+    for another memory limit)."""
     settings = settings or load_settings()
     file = resolve_db_file(db, settings)
     st = file.stat()
@@ -221,7 +260,10 @@ def open_database(db: str | os.PathLike, settings: Settings | None = None) -> Da
     with _OPEN_LOCK:
         if key not in _OPEN:
             _OPEN[key] = Database(file, settings, source=str(db))
-        return _OPEN[key]
+        database = _OPEN[key]
+    if database.settings.memory_limit != settings.memory_limit:
+        database.reconfigure(settings)  # the latest caller's memory limit holds, not the first opener's
+    return database
 
 
 def main(argv: list[str] | None = None) -> int:

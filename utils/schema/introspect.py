@@ -13,8 +13,7 @@ SAMPLES = 3
 
 
 def introspect(db: Database) -> Catalog:
-    con = db.con.cursor()
-    try:
+    with db.cursor() as con:
         trows = con.execute(
             "SELECT table_name, coalesce(comment, ''), estimated_size FROM duckdb_tables() "
             "WHERE NOT internal AND schema_name = 'main' ORDER BY table_name").fetchall()
@@ -67,8 +66,6 @@ def introspect(db: Database) -> Catalog:
                             f"LIMIT {VALUE_INDEX_MAX_DISTINCT * 2}").fetchall():
                         values.setdefault(fold(str(v)), []).append([t.name, c.name, str(v)])
         return Catalog(key=db.key, tables=tables, values=values)
-    finally:
-        con.close()
 
 
 def _imply_references(tables: dict[str, Table]) -> None:
