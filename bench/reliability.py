@@ -25,21 +25,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from kill_resume import slow, trial
-from openai_stub import QUESTION, ROWS, Faults, StubOpenAI, make_cities_db, smart_responder
+from openai_stub import QUESTION, ROWS, Faults, StubOpenAI, make_cities_db, retry_runs, smart_responder
 
 import duckask
 
 BUDGET = dict(max_http_retries=3, max_fix_retries=2, max_grader_rounds=1, resample_drafts=2, request_timeout_s=0.4)
-
-
-def retry_runs(bodies: list[dict]) -> list[int]:
-    runs: list[int] = []
-    for i, b in enumerate(bodies):
-        if i and b == bodies[i - 1]:
-            runs[-1] += 1
-        else:
-            runs.append(1)
-    return runs
 
 
 def fault_rates(rates: list[float], n: int, work: Path) -> list[dict]:

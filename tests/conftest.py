@@ -139,3 +139,12 @@ def db_source(request, tmp_path_factory, test_cache_dir) -> tuple[str, list[Path
     imported = resolve_db_file(export, Settings(cache_dir=str(test_cache_dir)))  # the cache isolated_env uses
     assert imported.parent == Path(test_cache_dir) / "imports"
     return str(export), [root, imported.parent]
+
+
+@pytest.fixture
+def empty_cwd(tmp_path, monkeypatch) -> Path:
+    """An empty working directory (tests assert that nothing appears in it)."""
+    work = tmp_path / "cwd"
+    work.mkdir()
+    monkeypatch.chdir(work)
+    return work

@@ -254,6 +254,17 @@ FAULT_KINDS: dict[str, Any] = {
 }
 
 
+def retry_runs(bodies: list[dict]) -> list[int]:
+    """Lengths of the runs of identical consecutive requests (one logical call and its retries)."""
+    runs: list[int] = []
+    for i, b in enumerate(bodies):
+        if i and b == bodies[i - 1]:
+            runs[-1] += 1
+        else:
+            runs.append(1)
+    return runs
+
+
 class Faults:
     """A responder for ``StubOpenAI``: each request is, with probability ``rate``, answered by one of
     the ``kinds`` of fault (drawn at random, seeded), else by ``good(body)``. ``injected`` counts them."""

@@ -42,14 +42,6 @@ def target(db_source, test_cache_dir):
     assert _snapshot(watched) == before, "an attack changed a file on disk"
 
 
-@pytest.fixture
-def empty_cwd(tmp_path, monkeypatch) -> Path:
-    work = tmp_path / "cwd"
-    work.mkdir()
-    monkeypatch.chdir(work)
-    return work
-
-
 def test_the_table_is_big_and_covers_every_category():
     assert len(CASES) >= 60
     assert {c.category for c in CASES} >= {"ddl-dml", "multi-statement", "files", "settings", "metadata",

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from openai_stub import QUESTION, ROWS, Faults, StubOpenAI, make_cities_db, smart_responder
+from openai_stub import QUESTION, ROWS, Faults, StubOpenAI, make_cities_db, retry_runs, smart_responder
 
 import duckask
 from duckask.utils.app.cli import main as cli_main
@@ -25,17 +25,6 @@ STATUSES = {"answered", "error", "needs_clarification", "no_sql"}
 @pytest.fixture
 def cities(tmp_path):
     return str(make_cities_db(tmp_path / "cities.duckdb"))
-
-
-def retry_runs(bodies: list[dict]) -> list[int]:
-    """Lengths of the runs of identical consecutive requests (one logical call and its retries)."""
-    runs: list[int] = []
-    for i, b in enumerate(bodies):
-        if i and b == bodies[i - 1]:
-            runs[-1] += 1
-        else:
-            runs.append(1)
-    return runs
 
 
 @pytest.mark.parametrize("rate", [0.1, 0.3, 0.6])

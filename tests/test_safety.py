@@ -19,14 +19,6 @@ from duckask.utils.db.database import open_database
 from duckask.utils.db.safety import UnsafeSQLError, check_sql
 
 
-@pytest.fixture
-def cwd(tmp_path, monkeypatch) -> Path:
-    work = tmp_path / "cwd"
-    work.mkdir()
-    monkeypatch.chdir(work)
-    return work
-
-
 def test_check_sql_itself():
     assert check_sql("  SELECT 1 ;; ") == "SELECT 1"
     assert check_sql("WITH a AS (SELECT 1 AS x) SELECT x FROM a") == "WITH a AS (SELECT 1 AS x) SELECT x FROM a"
@@ -109,17 +101,17 @@ def cli_db(tmp_path, isolated_env) -> Path:
     return make_db(tmp_path / "cli.duckdb")
 
 
-def test_cli_sql_refused_exit_1_reason_on_stderr(cli_db, cwd, capsys):
+def test_cli_sql_refused_exit_1_reason_on_stderr(cli_db, empty_cwd, capsys):
     before = sha256(cli_db)
     code = cli_main(["sql", "DROP TABLE t", "--db", str(cli_db)])
     out, err = capsys.readouterr()
     assert code == 1
     assert out == ""
     assert "duckask: refused: only read-only SELECT/WITH queries are allowed, this is a DROP statement" in err
-    assert sha256(cli_db) == before and os.listdir(cwd) == []
+    assert sha256(cli_db) == before and os.listdir(empty_cwd) == []
 
 
-def test_cli_sql_read_text_refused(cli_db, cwd, capsys):
+def test_cli_sql_read_text_refused(cli_db, empty_cwd, capsys):
     code = cli_main(["sql", "SELECT * FROM read_text('/etc/passwd')", "--db", str(cli_db)])
     out, err = capsys.readouterr()
     assert code == 1
@@ -127,7 +119,7 @@ def test_cli_sql_read_text_refused(cli_db, cwd, capsys):
     assert "root:" not in out + err
 
 
-def test_cli_sql_refused_json(cli_db, cwd, capsys):
+def test_cli_sql_refused_json(cli_db, empty_cwd, capsys):
     code = cli_main(["sql", "COPY t TO 'leak.csv'", "--db", str(cli_db), "--json"])
     out, _ = capsys.readouterr()
     d = json.loads(out)
@@ -135,7 +127,7 @@ def test_cli_sql_refused_json(cli_db, cwd, capsys):
     assert d["status"] == "refused"
     assert "COPY statement" in d["error"]
     assert "rows" not in d
-    assert os.listdir(cwd) == []
+    assert os.listdir(empty_cwd) == []
 
 
 def test_cli_sql_ok(cli_db, capsys):
