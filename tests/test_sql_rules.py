@@ -81,6 +81,15 @@ def test_self_compare_join_condition_is_rewritten_from_the_foreign_key():
     assert fix_self_joins(same_table, F(links=links)) == same_table
 
 
+def test_a_metric_used_as_a_column_gets_its_expression():
+    facts = SchemaFacts({"games": {"home_pts", "away_pts"}}, metrics={"game_margin": "ABS(HOME_PTS - AWAY_PTS)"})
+    err = 'Binder Error: Referenced column "GAME_MARGIN" not found in FROM clause!\nCandidate bindings: "HOME_PTS"'
+    assert repair("SELECT MAX(GAME_MARGIN) AS m FROM games", err, facts) == \
+        "SELECT MAX((ABS(HOME_PTS - AWAY_PTS))) AS m FROM games"
+    # Without the metric, the same error is left to the other rules.
+    assert repair("SELECT MAX(GAME_MARGIN) AS m FROM games", err, SchemaFacts({"games": {"home_pts"}})) is None
+
+
 def test_repairs_named_by_duckdb():
     err = 'Binder Error: Referenced column "nme" not found in FROM clause!\nCandidate bindings: "name"\n'
     assert repair("SELECT nme FROM ship", err) == "SELECT name FROM ship"
@@ -169,4 +178,5 @@ def test_every_rule_says_which_slip_it_fixes_and_runs_from_one_list():
     for rule in RULES + REPAIRS:
         assert rule.__doc__ and len(rule.__doc__.split()) >= 8, rule.__name__
     assert [r.__name__ for r in RULES] == ["fix_self_joins", "fix_key_mismatches", "prune_unused_joins"]
-    assert REPAIRS[0].__name__ == "join_forgotten_table"     # a forgotten join before a close spelling
+    assert REPAIRS[0].__name__ == "expand_metric"            # a metric's name is no misspelt column
+    assert REPAIRS[1].__name__ == "join_forgotten_table"     # a forgotten join before a close spelling

@@ -1,5 +1,6 @@
 """``SchemaFacts``: what the SQL rules and repairs know of the schema, built once per query from the
-catalog: column names per table, foreign keys, and the tables the question names."""
+catalog: column names per table, foreign keys, the tables the question names, and the semantic
+file's named metrics."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -13,11 +14,13 @@ class SchemaFacts:
     columns: dict[str, set[str]] = field(default_factory=dict)   # {table: {column}}, lower-case
     links: list[ForeignKey] | None = None      # None: unknown (no join is judged by its keys)
     named: set[str] | None = None              # tables the question names (lower-case); None: no question
+    metrics: dict[str, str] = field(default_factory=dict)       # {metric name, lower-case: expression}
 
     @classmethod
     def of(cls, catalog, question: str | None = None, *, links: bool = True) -> SchemaFacts:
         return cls(columns=catalog.column_sets(), links=catalog.foreign_links() if links else None,
-                   named=None if question is None else named_tables(catalog, question))
+                   named=None if question is None else named_tables(catalog, question),
+                   metrics={m.name.lower(): m.expression for m in getattr(catalog, "metrics", [])})
 
 
 def named_tables(catalog, question: str) -> set[str]:

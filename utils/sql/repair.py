@@ -90,8 +90,18 @@ def add_to_group_by(sql: str, err: QueryError, facts: SchemaFacts) -> str | None
     return sql[:end] + f", {ref}" + sql[end:]
 
 
+def expand_metric(sql: str, err: QueryError, facts: SchemaFacts) -> str | None:
+    """A named metric of the semantic file used as if it were a column (``MAX(game_margin)``): put its
+    expression in its place (``MAX((ABS(HOME_PTS - AWAY_PTS)))``)."""
+    if err.kind != "column_not_found" or "." in err.name:
+        return None
+    expression = facts.metrics.get(err.name.lower())
+    return replace_ident(sql, err.name, f"({expression})") if expression else None
+
+
 #: Tried in this order; the first fix that changes the query wins.
 REPAIRS = (
+    expand_metric,               # a metric's name is never a misspelling of a column
     join_forgotten_table,        # needs foreign keys: a column of a table the query did not join
     respell_column,
     requalify_column,            # needs column names: before a respelling of the same column
