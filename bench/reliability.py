@@ -4,7 +4,8 @@
    ``rate``, with one of 12 faults (tests/openai_stub.py FAULT_KINDS: 429 + Retry-After, 500, 503,
    connection reset, slower than the client timeout, non-JSON body, empty, nonsense, invalid YAML,
    SQL in prose, SQL cut in half, repetition to max_tokens). Per rate: answered (and right), ended with
-   an error status, crashed (must be 0), wrong answers (must be 0), requests and the longest retry run.
+   an error status, crashed (must be 0), wrong answers (must be 0), requests and the most HTTP attempts
+   any one call made (grouped by its Idempotency-Key; must stay within max_http_retries).
 2. Kill/resume trials: ``duckask eval`` killed with SIGKILL at random points until it finishes, the
    records compared with a clean run's (tests/kill_resume.py).
 
@@ -25,7 +26,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from kill_resume import slow, trial
-from openai_stub import QUESTION, ROWS, Faults, StubOpenAI, make_cities_db, retry_runs, smart_responder
+from openai_stub import QUESTION, ROWS, Faults, StubOpenAI, attempts_per_call, make_cities_db, smart_responder
 
 import duckask
 
@@ -50,13 +51,14 @@ def fault_rates(rates: list[float], n: int, work: Path) -> list[dict]:
                 except Exception:
                     outcome["crashed"] += 1
                 seconds.append(time.perf_counter() - t0)
-                longest = max(longest, *retry_runs(stub.bodies[start:]))
+                longest = max(longest, *attempts_per_call(stub.requests[start:]))
             requests = len(stub.requests)
         rows.append({"rate": rate, "questions": n, "requests": requests, "faults_injected": dict(faults.injected),
-                     "outcomes": dict(outcome), "longest_retry_run": longest,
+                     "outcomes": dict(outcome), "max_attempts_per_call": longest,
                      "median_s": round(statistics.median(seconds), 3), "max_s": round(max(seconds), 3)})
         print(f"rate {rate:.0%}: {dict(outcome)}; {sum(faults.injected.values())} faults in {requests} requests; "
-              f"longest retry run {longest} (budget {BUDGET['max_http_retries']}); median {rows[-1]['median_s']} s")
+              f"most attempts for one call {longest} (budget {BUDGET['max_http_retries']}); "
+              f"median {rows[-1]['median_s']} s")
     return rows
 
 

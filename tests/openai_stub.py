@@ -254,15 +254,14 @@ FAULT_KINDS: dict[str, Any] = {
 }
 
 
-def retry_runs(bodies: list[dict]) -> list[int]:
-    """Lengths of the runs of identical consecutive requests (one logical call and its retries)."""
-    runs: list[int] = []
-    for i, b in enumerate(bodies):
-        if i and b == bodies[i - 1]:
-            runs[-1] += 1
-        else:
-            runs.append(1)
-    return runs
+def attempts_per_call(requests: list[dict]) -> list[int]:
+    """HTTP attempts of each logical call: requests grouped by the client's ``Idempotency-Key`` (the
+    same on every retry of one call)."""
+    counts: dict[str, int] = {}
+    for r in requests:
+        key = r["headers"].get("idempotency-key") or f"(no key) {id(r)}"
+        counts[key] = counts.get(key, 0) + 1
+    return list(counts.values())
 
 
 class Faults:

@@ -4,7 +4,7 @@ Faults (``openai_stub.FAULT_KINDS``): 429 with Retry-After, 500, 503, connection
 slower than the client timeout, a body that is not JSON, empty content, nonsense, invalid YAML, SQL
 wrapped in prose, SQL cut in half, and endless repetition up to max_tokens. At each rate, ``ask`` and
 ``duckask eval`` (8 workers) must end every question with an answer or a clear error status, never
-raise, keep every HTTP retry run within ``max_http_retries`` and every graph loop within its budget,
+raise, keep every call's HTTP attempts within ``max_http_retries`` and every graph loop within its budget,
 and leave a results file of valid JSONL, one record per question. An answer given is the right one.
 """
 from __future__ import annotations
@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from openai_stub import QUESTION, ROWS, Faults, StubOpenAI, make_cities_db, retry_runs, smart_responder
+from openai_stub import QUESTION, ROWS, Faults, StubOpenAI, attempts_per_call, make_cities_db, smart_responder
 
 import duckask
 from duckask.utils.app.cli import main as cli_main
@@ -41,8 +41,8 @@ def test_ask_keeps_going_and_keeps_its_budgets(cities, isolated_env, rate):
                 assert r.df.values.tolist() == ROWS
             else:
                 assert r.answer.strip(), "a failure must say what went wrong"
-            # Budgets: each logical call is retried at most max_http_retries times in all ...
-            assert max(retry_runs(stub.bodies[start:])) <= BUDGET["max_http_retries"]
+            # Budgets: each logical call makes at most max_http_retries HTTP attempts ...
+            assert max(attempts_per_call(stub.requests[start:])) <= BUDGET["max_http_retries"]
             # ... and the graph's own loops stay bounded.
             assert r.to_dict()["llm"]["calls"] <= 1 + BUDGET["resample_drafts"] + BUDGET["max_fix_retries"] + 2 * (
                 1 + BUDGET["max_grader_rounds"])

@@ -408,6 +408,15 @@ def test_ask_end_to_end_against_the_stub(stub, tiny_db, tmp_path):
     assert "Paris,2100000" in stub.bodies[1]["messages"][-1]["content"]
 
 
+def test_retries_of_one_call_share_an_idempotency_key(stub):
+    stub.push((503, None), (429, None), "ok", "second call")
+    b = backend(stub)
+    assert b.complete(MESSAGES, node="SQLGenerator").text == "ok"
+    assert b.complete(MESSAGES, node="SQLGenerator").text == "second call"
+    keys = [r["headers"]["idempotency-key"] for r in stub.requests]
+    assert keys[0] == keys[1] == keys[2] != keys[3] and keys[0].startswith("duckask-")
+
+
 def test_ask_end_to_end_survives_a_429(stub, tiny_db, tmp_path):
     stub.responder = smart_responder
     stub.push((429, error_body(429, "Rate limit reached")))

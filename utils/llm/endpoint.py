@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import email.utils
 import time
+import uuid
 
 from tenacity import RetryCallState, retry, retry_if_exception, stop_after_attempt, wait_exponential
 
@@ -86,8 +87,11 @@ class OpenAIBackend:
         t0 = time.perf_counter()
         try:
             extra = {"seed": seed} if seed is not None else {}
+            # One key per logical call, the same on each retry: a server that honours idempotency keys
+            # answers a retried request once, and a log can tell retries from new calls.
             resp = self._create(model=model, messages=msgs, temperature=float(opts.get("temperature") or 0.0),
-                                max_tokens=max_tokens, stop=stop or None, **extra)
+                                max_tokens=max_tokens, stop=stop or None,
+                                extra_headers={"Idempotency-Key": f"duckask-{uuid.uuid4().hex}"}, **extra)
         except Exception as e:
             raise LLMError(f"{node}: LLM endpoint call failed: {type(e).__name__}: {e}") from e
         ms = (time.perf_counter() - t0) * 1000
