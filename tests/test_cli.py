@@ -268,7 +268,11 @@ def test_console_script_ends_cleanly(small_db, isolated_env, sql, status):
 
 
 # --------------------------------------------------------------------------- chat
-def test_chat_good_keeps_the_last_answer_as_an_example(scripted, small_db, capsys, monkeypatch):
+def test_chat_good_keeps_the_last_answer_as_an_example(scripted, small_db, tmp_path, capsys, monkeypatch):
+    # A copy of the shared test database: the pair kept here must not reach other tests' prompts.
+    import shutil
+
+    small_db = Path(shutil.copy(small_db, tmp_path / "chat.duckdb"))
     scripted({"SQLGenerator": [LAKERS_SQL]})
     lines = iter(["/good", LAKERS_Q, "/good", "/help", ""])
     monkeypatch.setattr("builtins.input", lambda prompt="": next(lines))
