@@ -24,7 +24,7 @@ from collections.abc import Collection
 
 import duckdb
 
-from duckask.utils.sql.ast import parse, walk
+from duckask.utils.sql.ast import cte_names, parse, walk
 
 
 class UnsafeSQLError(ValueError):
@@ -38,11 +38,16 @@ _ALLOWED = {duckdb.StatementType.SELECT}
 TABLE_FUNCTIONS = {"range", "generate_series", "unnest", "json_each", "json_tree"}
 #: Scalar functions that read the server's settings, variables, secrets or the running statement.
 SERVER_FUNCTIONS = {"current_setting", "getvariable", "current_query", "which_secret", "json_execute_serialized_sql"}
-SYSTEM_PREFIXES = ("duckdb_", "pragma_", "sqlite_", "pg_")
+SERVER_PREFIXES = ("duckdb_", "pragma_")                      # functions and views of the server
+SYSTEM_PREFIXES = (*SERVER_PREFIXES, "sqlite_", "pg_")          # views of the catalog
 SYSTEM_SCHEMAS = {"information_schema", "pg_catalog"}
 _FILE_SUFFIXES = (".csv", ".tsv", ".txt", ".parquet", ".json", ".jsonl", ".ndjson", ".gz", ".zst", ".xlsx",
                   ".db", ".duckdb", ".sqlite", ".arrow")
 _WHY = "which describes the DuckDB server (its files, settings or catalog), not the data; query the database's tables"
+
+
+def _server_function(name: str) -> bool:
+    return name in SERVER_FUNCTIONS or name.startswith(SERVER_PREFIXES)
 
 
 def reads_server(sql: str, user_tables: Collection[str] = ()) -> str | None:
@@ -51,12 +56,11 @@ def reads_server(sql: str, user_tables: Collection[str] = ()) -> str | None:
     node = parse(sql)
     if node is None:
         return None
-    ctes = {e.get("key", "").lower() for d in walk(node) for e in (d.get("cte_map") or {}).get("map", [])
-            if isinstance(e, dict)}
+    ctes = cte_names(node)
     for d in walk(node):
         if d.get("type") == "TABLE_FUNCTION":
             fn = (d.get("function") or {}).get("function_name", "").lower()
-            if fn.startswith(("duckdb_", "pragma_")) or fn in SERVER_FUNCTIONS:
+            if _server_function(fn):
                 return f"refused: {fn}() is a system function, {_WHY}"
             if fn not in TABLE_FUNCTIONS:
                 what = "reads files" if fn.startswith(("read_", "parquet_", "sniff_", "glob")) else (
@@ -65,7 +69,7 @@ def reads_server(sql: str, user_tables: Collection[str] = ()) -> str | None:
                         f"at most the generators {', '.join(f + '()' for f in sorted(TABLE_FUNCTIONS))}")
         elif d.get("class") == "FUNCTION":
             fn = (d.get("function_name") or "").lower()
-            if fn in SERVER_FUNCTIONS or fn.startswith(("duckdb_", "pragma_")):
+            if _server_function(fn):
                 return f"refused: {fn}() reads the server's settings or state, {_WHY}"
         elif d.get("type") == "BASE_TABLE":
             schema, name = (d.get("schema_name") or "").lower(), (d.get("table_name") or "").lower()

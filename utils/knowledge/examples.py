@@ -19,7 +19,7 @@ from pathlib import Path
 
 import yaml
 
-from duckask.utils.sql.ast import parse, walk
+from duckask.utils.sql.ast import cte_names, parse, walk
 
 
 @dataclass
@@ -42,11 +42,11 @@ def tables_of(sql: str) -> list[str]:
     node = parse(sql)
     if node is None:
         return []
-    ctes = {e.get("key") for d in walk(node) for e in (d.get("cte_map") or {}).get("map", []) if isinstance(e, dict)}
+    ctes = cte_names(node)
     out: list[str] = []
     for d in walk(node):
         name = d.get("table_name") if d.get("type") == "BASE_TABLE" else None
-        if name and name not in ctes and name not in out:
+        if name and name.lower() not in ctes and name not in out:
             out.append(name)
     return out
 

@@ -62,6 +62,12 @@ def walk(x, skip: set[int] | None = None) -> Iterator[dict]:
             yield from walk(v, skip)
 
 
+def cte_names(node: dict | None) -> set[str]:
+    """The names (lower-case) of every CTE defined anywhere below ``node``."""
+    return {e.get("key", "").lower() for d in walk(node or {}) for e in (d.get("cte_map") or {}).get("map", [])
+            if isinstance(e, dict)}
+
+
 def span(sql: str, node: dict | None) -> str | None:
     """The text of ``sql`` a node was parsed from (None without a location)."""
     if not node or not node.get("query_location_length"):
