@@ -1,9 +1,13 @@
 """Wiring only: the duckask graph.
 
+IntentRouter -data-> ResolveFollowUp -> ClarifyQuery | -schema-> AnswerSchema | -general-> AnswerGeneral
+IntentRouter -sql-> ConfirmSQL -run-> SQLExecutor                 (the user's own SQL)
 ClarifyQuery -clear-> TableSelector -> SchemaLookup -> SQLGenerator -> SQLExecutor
 ClarifyQuery -ambiguous-> AskUser -answered-> TableSelector   (non-interactive: ends)
 SQLExecutor -error-> ErrorFixer -resample/-retry-> SQLGenerator | -repaired-> SQLExecutor | -give_up-> ReportError
 SQLExecutor -success-> DataAnalyzer -> ResponseGrader -resample/-fail-> SQLGenerator | -pass/-exhausted-> end
+With ``confirm`` on, SQLGenerator and ErrorFixer's repairs go through ConfirmSQL before SQLExecutor:
+ConfirmSQL -run-> SQLExecutor | -revise-> SQLGenerator | -replan-> TableSelector | pending/declined: end.
 """
 from __future__ import annotations
 
@@ -12,12 +16,17 @@ import warnings
 from pocketflow import Flow
 
 from duckask.nodes import (
+    AnswerGeneral,
+    AnswerSchema,
     AskUser,
     ClarifyQuery,
+    ConfirmSQL,
     Context,
     DataAnalyzer,
     ErrorFixer,
+    IntentRouter,
     ReportError,
+    ResolveFollowUp,
     ResponseGrader,
     SchemaLookup,
     SQLExecutor,
@@ -25,27 +34,47 @@ from duckask.nodes import (
     TableSelector,
 )
 
-# Terminal actions ("pass", "exhausted", AskUser/ReportError's end) have no successor by design.
+# Terminal actions ("pass", "exhausted", the answer nodes' end, ...) have no successor by design.
 warnings.filterwarnings("ignore", message="Flow ends:")
 
+#: Where a flow can start: the router (a new turn) or ConfirmSQL (a pending Result approved or edited).
+ENTRIES = ("route", "confirm")
 
-def build_flow(ctx: Context) -> Flow:
+
+def build_flow(ctx: Context, entry: str = "route") -> Flow:
+    route, resolve = IntentRouter(ctx), ResolveFollowUp(ctx)
+    schema_answer, general_answer, confirm = AnswerSchema(ctx), AnswerGeneral(ctx), ConfirmSQL(ctx)
     clarify, ask_user = ClarifyQuery(ctx), AskUser(ctx)
     select, schema, generate = TableSelector(ctx), SchemaLookup(ctx), SQLGenerator(ctx)
     execute, fix, report = SQLExecutor(ctx), ErrorFixer(ctx), ReportError(ctx)
     analyze, grade = DataAnalyzer(ctx), ResponseGrader(ctx)
 
+    route - "data" >> resolve
+    route - "schema" >> schema_answer
+    route - "general" >> general_answer
+    route - "sql" >> confirm
+    resolve >> clarify
     clarify - "clear" >> select
     clarify - "ambiguous" >> ask_user
     ask_user - "answered" >> select
-    select >> schema >> generate >> execute
+    select >> schema >> generate
+    confirm - "run" >> execute
+    confirm - "revise" >> generate
+    confirm - "replan" >> select
+    if ctx.settings.confirm:
+        generate >> confirm
+        fix - "repaired" >> confirm
+    else:
+        generate >> execute
+        fix - "repaired" >> execute
     execute - "error" >> fix
     fix - "resample" >> generate
     fix - "retry" >> generate
-    fix - "repaired" >> execute
     fix - "give_up" >> report
     execute - "success" >> analyze
     analyze >> grade
     grade - "resample" >> generate
     grade - "fail" >> generate
-    return Flow(start=clarify)
+    if entry not in ENTRIES:
+        raise ValueError(f"entry must be one of {', '.join(ENTRIES)}, not {entry!r}")
+    return Flow(start=route if entry == "route" else confirm)

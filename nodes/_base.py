@@ -23,6 +23,8 @@ class Context:
     ask_user: Callable[[str], str] | None = None     # interactive clarification; None = never block
     on_node: Callable[[str], None] | None = None      # progress callback, called as each node starts
     examples: list = field(default_factory=list)      # verified example pairs for this database (knowledge)
+    confirm: Callable[[str, list], dict] | None = None  # confirm-before-run prompt; None = end "pending"
+    on_text: Callable[[str], None] | None = None      # the answer sentence, piece by piece as it is written
 
 
 class TracedNode(Node):

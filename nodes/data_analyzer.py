@@ -1,20 +1,19 @@
-"""DataAnalyzer: the answer in plain language, and how it was derived.
+"""DataAnalyzer: the answer in plain sentences, and how it was derived.
 
-"template" (default for the embedded model): a deterministic sentence from the result, no LLM call.
-"llm" (default for endpoints): the model phrases a 1-3 sentence answer from the question and the
-first rows; on failure the template is used. Either way the derivation (tables, filters, grouping,
-order, limit) is read from the SQL by DuckDB's parser, so it is always exact.
+"llm" (what ``auto`` means for ``ask``, ``chat`` and notebooks): one short call writes one or two
+sentences from the question and at most 20 rows of the result (``duckask.utils.dialogue.sentence``),
+streamed to ``on_text`` as it is written. ``check_sentence`` then compares every number and name in
+it with the result; a sentence that disagrees is replaced by the template, and the disagreement is
+kept in ``answer_check``. Results over 20 rows, empty results and the user's own SQL get the
+deterministic template (no call). "template" (what ``auto`` means for ``eval``): no call at all.
+Either way the derivation (tables, filters, grouping, order, limit) is read from the SQL by DuckDB's
+parser, so it is always exact.
 """
 from __future__ import annotations
 
 from duckask.nodes._base import TracedNode
 from duckask.utils.app.answer import derivation, template_answer
-
-PROMPT = """Question: {question}
-SQL: {sql}
-Result ({n} rows{more}):
-{rows}
-Answer the question in one to three plain sentences using only this result. No SQL, no markdown."""
+from duckask.utils.dialogue.sentence import MAX_ROWS, check_sentence, prompt
 
 
 class DataAnalyzer(TracedNode):
@@ -22,29 +21,35 @@ class DataAnalyzer(TracedNode):
         super().__init__(ctx, max_retries=1)
 
     def prep(self, shared):
+        mode = self.ctx.settings.analyzer
         return {"question": shared["question"], "sql": shared["sql_query"], "df": shared["query_result"],
-                "truncated": shared.get("truncated", False), "mode": self.mode(self.ctx.settings.analyzer, "template")}
+                "truncated": shared.get("truncated", False), "mode": "llm" if mode == "auto" else mode,
+                "user": shared.get("sql_source") == "user"}
 
     def exec(self, p):
-        how = derivation(p["sql"])
-        if p["mode"] != "llm" or p["df"] is None or len(p["df"]) == 0:
-            return {"answer": template_answer(p["df"], p["truncated"]), "derivation": how}
-        df = p["df"]
-        rows = df.head(20).to_csv(index=False).strip()
-        reply = self.ctx.llm.complete([{"role": "user", "content": PROMPT.format(
-            question=p["question"], sql=p["sql"], n=len(df), more="+" if p["truncated"] else "", rows=rows)}],
-            node="DataAnalyzer", max_tokens=150)
-        text = reply.text.strip()
+        how, df = derivation(p["sql"]), p["df"]
+        template = template_answer(df, p["truncated"])
+        if p["mode"] != "llm" or p["user"] or df is None or len(df) == 0 or len(df) > MAX_ROWS:
+            return {"answer": template, "derivation": how, "check": {"by": "template"}}
+        reply = self.ctx.llm.complete([{"role": "user", "content": prompt(p["question"], df, p["truncated"])}],
+                                      node="DataAnalyzer", max_tokens=90, on_text=self.ctx.on_text)
+        text = " ".join(reply.text.split())
         if not text:
             raise ValueError("empty answer")
-        return {"answer": text, "derivation": how}
+        problems = check_sentence(text, df, p["question"])
+        if problems:
+            return {"answer": template, "derivation": how,
+                    "check": {"by": "template", "sentence": text, "problems": problems}}
+        return {"answer": text, "derivation": how, "check": {"by": "llm", "problems": []}}
 
     def exec_fallback(self, p, exc):
-        return {"answer": template_answer(p["df"], p["truncated"]), "derivation": derivation(p["sql"])}
+        return {"answer": template_answer(p["df"], p["truncated"]), "derivation": derivation(p["sql"]),
+                "check": {"by": "template", "problems": [f"the LLM call failed: {exc}"]}}
 
     def post(self, shared, p, res):
         shared["final_answer"] = res["answer"]
         shared["derivation"] = res["derivation"]
+        shared["answer_check"] = res["check"]
         shared["status"] = "answered"
         shared["best"] = {"sql": p["sql"], "df": p["df"], "answer": res["answer"], "derivation": res["derivation"],
                           "truncated": p["truncated"]}

@@ -3,7 +3,8 @@
 - "repaired": DuckDB's error names the fix unambiguously (a misspelt column or table with one close
   candidate, a column missing from GROUP BY): apply it and run again. Free, and capped.
 - "retry": send the error back to SQLGenerator as feedback for a corrected query.
-- "give_up": the retry budget (``max_fix_retries``) is spent; ReportError says what was tried.
+- "give_up": the retry budget (``max_fix_retries``) is spent, or the SQL is the user's own (it gets the
+  free repairs only); ReportError says what was tried.
 """
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ class ErrorFixer(TracedNode):
                 "retries": shared.get("retry_count", 0), "repairs": shared.get("repair_count", 0),
                 "tried": [a["sql"] for a in shared.get("attempts", [])],
                 "max": self.ctx.settings.max_fix_retries,
-                "resample": self.can_resample(shared)}
+                "resample": self.can_resample(shared), "user": shared.get("sql_source") == "user"}
 
     def exec(self, p):
         cat = self.ctx.catalog
@@ -39,6 +40,8 @@ class ErrorFixer(TracedNode):
                 fixed = tidy_sql(fixed, cat, p["question"])
             if fixed and fixed not in p["tried"]:
                 return {"action": "repaired", "sql": fixed}
+        if p["user"]:
+            return {"action": "give_up"}  # the user's own SQL: the model does not rewrite it unasked
         if p["resample"] and p["sql"]:
             # Fresh samples of the first prompt before any retry that shows the model its error.
             return {"action": "resample"}

@@ -3,7 +3,7 @@
 1. A deterministic pre-ranker (``duckask.utils.schema.ranker``) scores every table from its name,
    column names, comments, and literal values of the question found in the data; the tables of
    the example pairs most like the question (``knowledge.retrieve``) score too, and those pairs go
-   on to SQLGenerator.
+   on to SQLGenerator. On a follow-up, the previous turn's question and SQL come first among them.
 2. Small schemas (``table_llm_threshold`` tables or fewer) are passed whole: no LLM call.
 3. Otherwise the LLM picks from the ``table_shortlist`` best candidates (YAML: tables). Invalid or
    malformed replies are retried, then the pre-ranker's top three are used.
@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import asdict
 
 from duckask.nodes._base import TracedNode
+from duckask.utils.knowledge.examples import Example, tables_of
 from duckask.utils.knowledge.retrieve import retrieve
 from duckask.utils.llm.yaml_reply import parse_yaml
 from duckask.utils.schema.ranker import rank_tables
@@ -71,16 +72,21 @@ class TableSelector(TracedNode):
         super().__init__(ctx, max_retries=2)
 
     def prep(self, shared):
-        return {"question": shared["question"]}
+        return {"question": shared["question"], "previous": shared.get("previous_turn")}
 
-    def _rank(self, question: str) -> dict:
+    def _rank(self, question: str, previous: dict | None) -> dict:
         s = self.ctx.settings
-        return _rank(self.ctx.catalog, question,
-                     retrieve(question, self.ctx.examples, s.example_count, s.example_threshold))
+        found = retrieve(question, self.ctx.examples, s.example_count, s.example_threshold)
+        if previous:
+            # A follow-up: the previous turn's pair is the most relevant example there is.
+            pair = Example(question=previous["question"], sql=previous["sql"], id="previous turn",
+                           tables=previous.get("tables") or tables_of(previous["sql"]))
+            found = [(pair, 1.0)] + [f for f in found if f[0].sql != pair.sql][: max(0, s.example_count - 1)]
+        return _rank(self.ctx.catalog, question, found)
 
     def exec(self, p):
         cat, s = self.ctx.catalog, self.ctx.settings
-        out = self._rank(p["question"])
+        out = self._rank(p["question"], p["previous"])
         ranked = out["ranked"]
         if len(cat.tables) <= s.table_llm_threshold:
             return {**out, "selected": list(cat.tables)}
@@ -97,7 +103,7 @@ class TableSelector(TracedNode):
 
     def exec_fallback(self, p, exc):
         cat = self.ctx.catalog
-        out = self._rank(p["question"])
+        out = self._rank(p["question"], p["previous"])
         # The LLM's pick failed twice: the pre-ranker's top 3 (and their parents).
         return {**out, "selected": with_parents(cat, [r.table for r in out["ranked"][:3]])}
 

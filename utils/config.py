@@ -67,7 +67,7 @@ class Settings:
     max_grader_rounds: int = 1          # ResponseGrader critiques sent back to SQLGenerator
     clarify: str = "rules"              # rules | llm | off
     grader: str = "auto"                # auto | rules | llm | off  (auto: llm on endpoints, rules embedded)
-    analyzer: str = "auto"              # auto | llm | template  (auto: llm on endpoints, template embedded)
+    analyzer: str = "auto"              # auto | llm | template  (auto: a sentence from the LLM; eval: template)
     table_llm_threshold: int = 12       # more tables than this: the LLM picks from a short list
     table_shortlist: int = 8            # pre-ranked candidates shown to the LLM
     resample_drafts: int = 4            # when the first query fails or finds nothing: sampled drafts to vote on
@@ -81,6 +81,10 @@ class Settings:
     knowledge_file: str | None = None   # the store of taught pairs (default <cache_dir>/knowledge.duckdb)
     example_count: int = 3              # pairs shown to SQLGenerator at most
     example_threshold: float = 0.3      # least similarity (0..1) for a pair to be shown
+    # Conversations
+    router: str = "auto"                # auto | rules | off  (IntentRouter: rules, then one LLM call if undecided)
+    follow_ups: str = "auto"            # auto | rules | llm | off  (ResolveFollowUp)
+    confirm: bool = False               # show generated SQL and wait for yes / no / edit before it runs
     dialect_notes: str = "off"          # auto: short DuckDB syntax notes when the question or tables call for them
     # Safe execution
     timeout_s: float = 20.0
@@ -111,7 +115,10 @@ class Settings:
 
 
 _FIELDS = {f.name: f for f in dataclasses.fields(Settings)}
-_CHOICES = {"column_pruning": ("budget", "wide", "off"), "dialect_notes": ("auto", "off")}
+_CHOICES = {"column_pruning": ("budget", "wide", "off"), "dialect_notes": ("auto", "off"),
+            "router": ("auto", "rules", "off"), "follow_ups": ("auto", "rules", "llm", "off"),
+            "analyzer": ("auto", "llm", "template"), "clarify": ("rules", "llm", "off"),
+            "grader": ("auto", "rules", "llm", "off")}
 
 
 def _coerce(name: str, value: Any) -> Any:
@@ -123,6 +130,10 @@ def _coerce(name: str, value: Any) -> Any:
         return int(value)
     if kind.startswith("float"):
         return float(value)
+    if kind.startswith("bool") and isinstance(value, str):
+        if value.strip().lower() not in ("1", "true", "yes", "on", "0", "false", "no", "off"):
+            raise ValueError(f"{name} must be true or false, not {value!r}")
+        return value.strip().lower() in ("1", "true", "yes", "on")
     return value
 
 

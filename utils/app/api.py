@@ -1,5 +1,9 @@
 """The notebook/Python API: ``ask(question, db=PATH, **options) -> Result``.
 
+``prepare`` opens the database, catalog and LLM once; ``run_turn`` runs the graph on one shared
+store and builds the ``Result``. ``ask`` is the two for one question; ``Conversation``
+(``duckask.utils.app.conversation``) keeps the prepared resources and the history across turns.
+
 Run on its own::
 
     python -m duckask.utils.app.api --db PATH "question"
@@ -27,7 +31,7 @@ from duckask.utils.schema import get_catalog
 @dataclass
 class Result:
     question: str
-    status: str                          # answered | needs_clarification | error
+    status: str                          # answered | needs_clarification | error | pending | declined
     answer: str
     sql: str | None = None
     df: pd.DataFrame | None = None
@@ -47,6 +51,33 @@ class Result:
     db: str | None = None
     examples: list[dict] = field(default_factory=list)   # the example pairs SQLGenerator was shown
     settings: Settings | None = field(default=None, repr=False)
+    intent: str = "data"                 # data | schema | general | sql (IntentRouter)
+    resolved_question: str | None = None  # a follow-up as one standalone question (ResolveFollowUp)
+    answer_check: dict = field(default_factory=dict)   # how the answer was written, and what the check found
+    confirmations: list[dict] = field(default_factory=list)   # ConfirmSQL's decisions
+    _resume: Callable[[dict], Result] | None = field(default=None, repr=False, compare=False)
+
+    # -- confirm-before-run: a "pending" Result waits for one of these ---------------------------------
+    def _continue(self, decision: dict) -> Result:
+        if self.status != "pending" or self._resume is None:
+            raise ValueError(f"this result is {self.status!r}, not pending: only a pending result waits for "
+                             "approval (ask with confirm=True)")
+        resume, self._resume = self._resume, None  # a pending result is decided once
+        return resume(decision)
+
+    def approve(self) -> Result:
+        """Run the SQL this pending result shows; returns the answered (or failed) Result."""
+        return self._continue({"decision": "yes"})
+
+    def edit(self, sql: str) -> Result:
+        """Run ``sql`` instead (checked by the same safety layer); returns the new Result."""
+        if not (sql or "").strip():
+            raise ValueError("edit() needs the SQL to run instead")
+        return self._continue({"decision": "edit", "sql": sql})
+
+    def reject(self, comment: str | None = None) -> Result:
+        """Do not run it. With a comment, the model writes a new query from it (which waits again)."""
+        return self._continue({"decision": "no", "comment": comment or ""})
 
     def save_as_example(self, question: str | None = None):
         """Teach duckask this answer: store (question, SQL) as a verified example pair for this
@@ -72,6 +103,8 @@ class Result:
             "row_count": len(df), "truncated": self.truncated, "tables": self.tables,
             "derivation": self.derivation, "warning": self.warning,
             "clarifying_question": self.clarifying_question, "first_sql": self.first_sql,
+            "intent": self.intent, "resolved_question": self.resolved_question, "answer_check": self.answer_check,
+            "confirmations": self.confirmations,
             "vote": self.vote, "attempts": self.attempts, "grades": self.grades, "grade_status": self.grade_status,
             "trace": self.trace,
             "llm": {"calls": len(self.llm_calls),
@@ -90,8 +123,11 @@ class Result:
         return "\n".join(lines)
 
     def __repr__(self) -> str:
-        out = [f"Result(status={self.status!r}, {self.seconds:.1f}s, {len(self.llm_calls)} LLM calls)",
-               f"Q: {self.question}", f"A: {self.answer}"]
+        out = [f"Result(status={self.status!r}, intent={self.intent!r}, {self.seconds:.1f}s, "
+               f"{len(self.llm_calls)} LLM calls)", f"Q: {self.question}"]
+        if self.resolved_question and self.resolved_question != self.question:
+            out.append(f"   (understood as: {self.resolved_question})")
+        out.append(f"A: {self.answer}")
         if self.derivation:
             out.append(f"   {self.derivation}")
         if self.warning:
@@ -105,34 +141,43 @@ class Result:
         return "\n".join(out)
 
     def _repr_html_(self) -> str:
+        """The notebook view: the answer first, then how it was derived, the SQL laid out and wrapped,
+        the table, and the trace folded away."""
+        from duckask.utils.sql.format import format_sql
+
         e = html.escape
-        parts = [f"<div><b>{e(self.status)}</b> in {self.seconds:.1f}s, {len(self.llm_calls)} LLM calls",
-                 f"<p><b>Q:</b> {e(self.question)}<br><b>A:</b> {e(self.answer)}</p>"]
+        parts = [f"<div><p style='font-size:1.1em'>{e(self.answer)}</p>"]
         if self.derivation:
             parts.append(f"<p><i>{e(self.derivation)}</i></p>")
         if self.warning:
             parts.append(f"<p style='color:#b00'>{e(self.warning)}</p>")
+        asked = e(self.question) + (f" <i>(understood as: {e(self.resolved_question)})</i>"
+                                     if self.resolved_question and self.resolved_question != self.question else "")
+        parts.append(f"<p style='color:#666'>Q: {asked} · {e(self.status)}, {e(self.intent)}, "
+                     f"{self.seconds:.1f}s, {len(self.llm_calls)} LLM calls</p>")
         if self.sql:
-            parts.append(f"<pre>{e(self.sql)}</pre>")
+            parts.append("<pre style='white-space:pre-wrap;word-break:break-word'>" + e(format_sql(self.sql)) + "</pre>")
         if self.df is not None and len(self.df):
             parts.append(self.df.head(20).to_html(index=False))
+            if len(self.df) > 20:
+                parts.append(f"<p>... {len(self.df)}{'+' if self.truncated else ''} rows</p>")
         parts.append("<details><summary>trace</summary><pre>" + e(self.trace_table()) + "</pre></details></div>")
         return "\n".join(parts)
 
 
-def ask(question: str, db: str | None = None, *, llm: LLM | None = None, settings: Settings | None = None,
-        config: str | None = None, ask_user: Callable[[str], str] | None = None,
-        on_node: Callable[[str], None] | None = None, **options: Any) -> Result:
-    """Answer ``question`` about the DuckDB database ``db`` (default: the Lahman demo database).
+@dataclass
+class Prepared:
+    """What every turn on one database shares: settings, the open database, its catalog and the LLM."""
+    db: str
+    settings: Settings
+    database: Any
+    catalog: Any
+    llm: LLM
 
-    ``options`` override settings (e.g. ``max_fix_retries=3, grader="llm", base_url=...``).
-    ``ask_user`` makes clarification interactive; without it an ambiguous question returns
-    status "needs_clarification" and the clarifying question, never blocking.
-    """
-    from duckask.flow import build_flow
-    from duckask.nodes import Context
 
-    t0 = time.perf_counter()
+def prepare(db: str | None = None, *, llm: LLM | None = None, settings: Settings | None = None,
+            config: str | None = None, **options: Any) -> Prepared:
+    """Open ``db`` (default: the Lahman demo) with the settings (``options`` override them)."""
     if settings is None:
         settings = load_settings(config, **options)
     elif options:  # options override the given settings too, as documented
@@ -143,18 +188,52 @@ def ask(question: str, db: str | None = None, *, llm: LLM | None = None, setting
         db = str(demo_db_path())
     settings = demo_knowledge(settings, db)  # the demo is taught, unless the caller chose otherwise
     database = open_database(db, settings)
-    catalog = get_catalog(database, settings)
-    metered = MeteredLLM(llm if llm is not None else get_llm(settings))
-    ctx = Context(llm=metered, settings=settings, db=database, catalog=catalog, ask_user=ask_user, on_node=on_node,
-                  examples=examples_for(database, settings))
-    shared: dict[str, Any] = {"question": question, "retry_count": 0,
-                              "grader_rounds": 0, "trace": [], "attempts": []}
-    build_flow(ctx).run(shared)
+    return Prepared(db=str(db), settings=settings, database=database, catalog=get_catalog(database, settings),
+                    llm=llm if llm is not None else get_llm(settings))
+
+
+def new_shared(question: str, history: list[dict] | None = None, sql: str | None = None) -> dict[str, Any]:
+    """A fresh per-turn store: only the question, the given SQL and the conversation's history carry over."""
+    return {"question": question, "original_question": question, "given_sql": sql, "history": list(history or []),
+            "retry_count": 0,
+            "grader_rounds": 0, "trace": [], "attempts": []}
+
+
+def run_turn(prep: Prepared, shared: dict[str, Any], *, ask_user: Callable[[str], str] | None = None,
+             confirm: Callable[[str, list], dict] | None = None, on_node: Callable[[str], None] | None = None,
+             on_text: Callable[[str], None] | None = None, entry: str = "route",
+             on_result: Callable[[Result], None] | None = None) -> Result:
+    """Run the graph on ``shared`` from ``entry`` and return the Result (a pending one can be resumed)."""
+    from duckask.flow import build_flow
+    from duckask.nodes import Context
+
+    t0 = time.perf_counter()
+    ctx = Context(llm=MeteredLLM(prep.llm), settings=prep.settings, db=prep.database, catalog=prep.catalog,
+                  ask_user=ask_user, on_node=on_node, examples=examples_for(prep.database, prep.settings),
+                  confirm=confirm, on_text=on_text)
+    shared.pop("status", None)
+    build_flow(ctx, entry).run(shared)
+    shared["seconds"] = shared.get("seconds", 0.0) + time.perf_counter() - t0
+    result = _result(prep, shared)
+    if result.status == "pending":
+        def resume(decision: dict) -> Result:
+            shared["decision"] = decision
+            return run_turn(prep, shared, ask_user=ask_user, confirm=confirm, on_node=on_node, on_text=on_text,
+                            entry="confirm", on_result=on_result)
+
+        result._resume = resume
+    if on_result:
+        on_result(result)
+    return result
+
+
+def _result(prep: Prepared, shared: dict[str, Any]) -> Result:
     status = shared.get("status", "error")
     ok = status == "answered"
+    question = shared.get("original_question") or shared.get("question") or ""
     return Result(
         question=question, status=status, answer=shared.get("final_answer") or "",
-        sql=shared.get("sql_query") if ok else (shared.get("sql_query") or None),
+        sql=shared.get("sql_query") or None,
         df=shared.get("query_result") if ok else None,
         tables=shared.get("selected_tables", []), derivation=shared.get("derivation", "") if ok else "",
         warning=shared.get("warning"),
@@ -163,15 +242,40 @@ def ask(question: str, db: str | None = None, *, llm: LLM | None = None, setting
         trace=shared.get("trace", []), llm_calls=shared.get("llm_calls", []), attempts=shared.get("attempts", []),
         grades=shared.get("grades", []), grade_status=shared.get("grade_status"), first_sql=shared.get("first_sql"),
         vote=shared.get("vote") or [], truncated=bool(shared.get("truncated")),
-        seconds=time.perf_counter() - t0, db=str(db), examples=shared.get("examples") or [], settings=settings)
+        seconds=shared.get("seconds", 0.0), db=prep.db, examples=shared.get("examples") or [],
+        settings=prep.settings, intent=shared.get("intent") or "data",
+        resolved_question=shared.get("resolved_question"), answer_check=shared.get("answer_check") or {},
+        confirmations=shared.get("confirmations") or [])
+
+
+def ask(question: str | None = None, db: str | None = None, *, sql: str | None = None, llm: LLM | None = None,
+        settings: Settings | None = None, config: str | None = None,
+        ask_user: Callable[[str], str] | None = None, confirm: Callable[[str, list], dict] | None = None,
+        on_node: Callable[[str], None] | None = None, on_text: Callable[[str], None] | None = None,
+        **options: Any) -> Result:
+    """Answer ``question`` about the DuckDB database ``db`` (default: the Lahman demo database).
+
+    ``sql`` runs your own SQL instead (shown, checked by the same safety layer, run, explained).
+    ``options`` override settings (e.g. ``max_fix_retries=3, grader="llm", confirm=True, base_url=...``).
+    ``ask_user`` makes clarification interactive; without it an ambiguous question returns
+    status "needs_clarification" and the clarifying question, never blocking. With ``confirm=True``
+    and no ``confirm`` callback, the Result is "pending": call ``approve()``, ``edit(sql)`` or ``reject()``.
+    ``on_text`` receives the answer sentence as it is written.
+    """
+    if question is None and not (sql or "").strip():
+        raise ValueError("ask() needs a question or sql=\"...\"")
+    prep = prepare(db, llm=llm, settings=settings, config=config, **options)
+    shared = new_shared(question or sql or "", sql=sql)
+    return run_turn(prep, shared, ask_user=ask_user, confirm=confirm, on_node=on_node, on_text=on_text)
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description="Ask one question (Python API).")
     ap.add_argument("--db")
-    ap.add_argument("question")
+    ap.add_argument("--sql", help="run this SQL instead of a question")
+    ap.add_argument("question", nargs="?")
     args = ap.parse_args(argv)
-    print(repr(ask(args.question, db=args.db)))
+    print(repr(ask(args.question, db=args.db, sql=args.sql)))
     return 0
 
 

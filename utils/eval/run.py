@@ -14,6 +14,8 @@ Run on its own (same as ``duckask eval``)::
 """
 from __future__ import annotations
 
+import dataclasses
+
 import sys
 import time
 from collections.abc import Callable, Iterable
@@ -56,6 +58,14 @@ def _error_record(q: Question, db: str, err: str, seconds: float, gold_error: st
         rec.update(baseline_sql=None, baseline_status="error", baseline_correct=False, baseline_error=err,
                    baseline_seconds=0.0, baseline_llm_calls=0, baseline_prompt_tokens=0, baseline_completion_tokens=0)
     return rec
+
+
+def eval_settings(settings: Settings) -> Settings:
+    """What ``auto`` means in a batch run: every question file row is a data question (no router, no
+    LLM call to place it) and the answer is the template (no sentence call): both are chat features
+    whose cost an accuracy run should not pay. Set ``router``/``analyzer`` explicitly to measure them."""
+    return dataclasses.replace(settings, router="off" if settings.router == "auto" else settings.router,
+                               analyzer="template" if settings.analyzer == "auto" else settings.analyzer)
 
 
 def evaluate_one(q: Question, db: str, *, llm: LLM, settings: Settings, mode: str = "spider",
@@ -170,7 +180,7 @@ def evaluate(questions: str | Path | list[Question], *, db: str | None = None, d
         raise ValueError("mode must be spider or bird")
     if baseline not in (None, "single-prompt"):
         raise ValueError("the only baseline is 'single-prompt'")
-    settings = settings or load_settings(config, **options)
+    settings = eval_settings(settings or load_settings(config, **options))
     default_dir = None
     if isinstance(questions, (str, Path)):
         questions, default_dir = load_questions(questions)

@@ -3,6 +3,7 @@ wrappers that add behaviour around a backend (``MeteredLLM`` keeps each call for
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
+from collections.abc import Callable
 from typing import Any, Protocol
 
 
@@ -26,7 +27,10 @@ class LLM(Protocol):
 
     def complete(self, messages: list[dict[str, str]], *, node: str, prefix: str = "",
                  stop: list[str] | None = None, max_tokens: int = 256,
-                 temperature: float | None = None, seed: int | None = None) -> LLMReply: ...
+                 temperature: float | None = None, seed: int | None = None,
+                 on_text: Callable[[str], None] | None = None) -> LLMReply: ...
+    # ``on_text`` receives the reply's text piece by piece as it is generated (streaming); a backend that
+    # cannot stream calls it once with the whole text.
 
 
 class LLMError(RuntimeError):

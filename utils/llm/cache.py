@@ -46,7 +46,7 @@ class CachedLLM(WrappedLLM):
         return hashlib.sha256(blob.encode()).hexdigest()
 
     def complete(self, messages, *, node, prefix="", stop=None, max_tokens=256, temperature=None,
-                 seed=None) -> LLMReply:
+                 seed=None, on_text=None) -> LLMReply:
         k = self.key(messages, node=node, prefix=prefix, stop=stop, max_tokens=max_tokens, temperature=temperature,
                      seed=seed)
         with self._lock:
@@ -54,10 +54,12 @@ class CachedLLM(WrappedLLM):
         if row:
             self.hits += 1
             d = json.loads(row[0])
+            if on_text:
+                on_text(d["text"][len(prefix):])
             return LLMReply(**{**d, "node": node, "ms": 0.0, "reused_tokens": d.get("prompt_tokens", 0)})
         self.misses += 1
         reply = self.llm.complete(messages, node=node, prefix=prefix, stop=stop, max_tokens=max_tokens,
-                                  temperature=temperature, seed=seed)
+                                  temperature=temperature, seed=seed, on_text=on_text)
         with self._lock:
             self._con.execute("INSERT OR REPLACE INTO replies VALUES (?, ?)", (k, json.dumps(asdict(reply))))
             self._con.commit()

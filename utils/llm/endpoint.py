@@ -72,7 +72,8 @@ class OpenAIBackend:
             reraise=True,
         )(self.client.chat.completions.create)
 
-    def complete(self, messages, *, node, prefix="", stop=None, max_tokens=256, temperature=None, seed=None):
+    def complete(self, messages, *, node, prefix="", stop=None, max_tokens=256, temperature=None, seed=None,
+                 on_text=None):
         opts = self.settings.node_options(node)
         if temperature is not None:
             opts["temperature"] = temperature
@@ -97,6 +98,8 @@ class OpenAIBackend:
         ms = (time.perf_counter() - t0) * 1000
         text = (resp.choices[0].message.content or "") if resp.choices else ""
         usage = getattr(resp, "usage", None)
+        if on_text and text:
+            on_text(text)  # endpoints answer fast: the whole reply at once, no streaming protocol needed
         return LLMReply(text=text, node=node, model=resp.model or model,
                         prompt_tokens=getattr(usage, "prompt_tokens", 0) or 0,
                         completion_tokens=getattr(usage, "completion_tokens", 0) or 0, ms=ms)

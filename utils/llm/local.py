@@ -113,7 +113,8 @@ class LocalBackend:
                 _LOCAL_MODELS[path] = llama
             return _LOCAL_MODELS[path]
 
-    def complete(self, messages, *, node, prefix="", stop=None, max_tokens=256, temperature=None, seed=None):
+    def complete(self, messages, *, node, prefix="", stop=None, max_tokens=256, temperature=None, seed=None,
+                 on_text=None):
         opts = self.settings.node_options(node)
         if temperature is not None:
             opts["temperature"] = temperature
@@ -126,13 +127,23 @@ class LocalBackend:
                                f"({llama.n_ctx()}); select fewer tables or raise n_ctx")
             reused = _reusable_prefix(llama, tokens)
             t0 = time.perf_counter()
-            out = llama.create_completion(tokens, max_tokens=max_tokens,
-                                          temperature=float(opts.get("temperature") or 0.0),
-                                          top_k=1 if not opts.get("temperature") else 40,
-                                          seed=seed,
-                                          stop=list(stop or []) + ["<|im_end|>", "<|endoftext|>"])
+            args = dict(max_tokens=max_tokens, temperature=float(opts.get("temperature") or 0.0),
+                        top_k=1 if not opts.get("temperature") else 40, seed=seed,
+                        stop=list(stop or []) + ["<|im_end|>", "<|endoftext|>"])
+            if on_text is None:
+                out = llama.create_completion(tokens, **args)
+                text, usage = out["choices"][0]["text"], out.get("usage", {})
+            else:
+                pieces = []
+                for chunk in llama.create_completion(tokens, stream=True, **args):
+                    piece = chunk["choices"][0]["text"]
+                    pieces.append(piece)
+                    if piece:
+                        on_text(piece)
+                text = "".join(pieces)
+                usage = {"prompt_tokens": len(tokens),
+                         "completion_tokens": len(llama.tokenize(text.encode("utf-8"), add_bos=False)) if text else 0}
             ms = (time.perf_counter() - t0) * 1000
-        usage = out.get("usage", {})
-        return LLMReply(text=prefix + out["choices"][0]["text"], node=node, model=self.name,
+        return LLMReply(text=prefix + text, node=node, model=self.name,
                         prompt_tokens=usage.get("prompt_tokens", len(tokens)),
                         completion_tokens=usage.get("completion_tokens", 0), ms=ms, reused_tokens=reused)

@@ -20,7 +20,8 @@ class ScriptedLLM:
         self.name = name
         self.calls: list[dict[str, Any]] = []
 
-    def complete(self, messages, *, node, prefix="", stop=None, max_tokens=256, temperature=None, seed=None):
+    def complete(self, messages, *, node, prefix="", stop=None, max_tokens=256, temperature=None, seed=None,
+                 on_text=None):
         self.calls.append({"node": node, "messages": messages, "prefix": prefix, "temperature": temperature,
                            "seed": seed})
         entry = self.script.get(node)
@@ -35,6 +36,8 @@ class ScriptedLLM:
         text = str(reply)
         if prefix and not text.startswith(prefix):
             text = prefix + text
+        if on_text:
+            on_text(text[len(prefix):] if prefix else text)
         words = sum(len(m["content"].split()) for m in messages)
         return LLMReply(text=text, node=node, model=self.name, prompt_tokens=words,
                         completion_tokens=len(text.split()), ms=0.0)

@@ -49,6 +49,16 @@ def parse(sql: str) -> dict | None:
     return doc["statements"][0]["node"]
 
 
+def statement_types(sql: str) -> list[str] | None:
+    """The type of each statement in ``sql`` as DuckDB's parser reads it ("SELECT", "DROP", ...), for any
+    kind of statement (``parse`` serializes SELECTs only); None when it does not parse."""
+    try:
+        with _LOCK:
+            return [str(s.type).rsplit(".", 1)[-1] for s in _PARSER.extract_statements(sql)]
+    except duckdb.Error:
+        return None
+
+
 def walk(x, skip: set[int] | None = None) -> Iterator[dict]:
     """Every dict in a JSON AST, depth first, not descending into ``skip`` (a set of ids of dicts)."""
     if isinstance(x, dict):

@@ -1,0 +1,21 @@
+"""AnswerSchema: answer a question about the database itself ("what tables are there?", "what does
+hbp mean?", "which table has salaries?") from the catalog: introspection plus the semantic file.
+No LLM call and no query on the data (``duckask.utils.dialogue.schema_answer``)."""
+from __future__ import annotations
+
+from duckask.nodes._base import TracedNode
+from duckask.utils.dialogue.schema_answer import answer_schema
+
+
+class AnswerSchema(TracedNode):
+    def prep(self, shared):
+        return shared["question"]
+
+    def exec(self, text):
+        return answer_schema(text, self.ctx.catalog)
+
+    def post(self, shared, text, res):
+        answer, df, shape = res
+        shared.update(final_answer=answer, query_result=df, status="answered", sql_query=None,
+                      derivation=f"From the schema ({shape.replace('_', ' ')}); no query was run on the data.")
+        return None

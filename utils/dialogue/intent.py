@@ -1,0 +1,189 @@
+"""What a chat turn is: a data question, a schema question, general talk, or the user's own SQL.
+
+``classify(text, catalog, follow_up=False)`` runs small named rules in order (sqlglot-optimizer style:
+one list, each rule a function returning an intent or None). The first rule that decides wins; when
+none does, the result is ``None`` and IntentRouter asks the LLM (one short call). The rules are:
+
+1. ``pasted_sql``: DuckDB's parser accepts the text as SQL, or it starts like a statement and reads
+   like one (keywords, commas, ``=``), so a typo does not turn it into a question;
+2. ``small_talk``: greetings, thanks, "who are you", "what can you do", requests for poems, jokes,
+   weather, news, predictions, SQL lessons: general;
+3. ``follow_up``: with a conversation going, a fragment that leans on the last turn is data;
+4. ``about_schema``: tables, columns, what a field means, where something is stored: schema, unless
+   the text also asks for a count or other figure from the rows ("how many rows are in batting?");
+5. ``about_data``: a schema word, a literal value from the data, a year or a number: data.
+
+Run on its own::
+
+    python -m duckask.utils.dialogue.intent --db PATH "what tables are there?"
+"""
+from __future__ import annotations
+
+import argparse
+import re
+from collections.abc import Callable
+
+from duckask.utils.schema.catalog import Catalog
+from duckask.utils.schema.ranker import rank_tables
+from duckask.utils.schema.values import match_values
+from duckask.utils.sql.ast import statement_types
+
+INTENTS = ("data", "schema", "general", "sql")
+
+_SQL_START = re.compile(r"^\s*(--[^\n]*\n\s*)*\(?\s*(select|with|from|insert|update|delete|drop|create|alter|"
+                        r"truncate|attach|detach|copy|export|import|install|load|pragma|set|call|grant|"
+                        r"merge|replace|vacuum|checkpoint|explain|summarize)\b", re.I)
+_SQL_SHAPE = re.compile(r"\b(from|where|join|group\s+by|order\s+by|limit|table|into|values|set|as)\b|[*=;,()]", re.I)
+_SELECTISH = re.compile(r"^\s*(sel[ec]{1,2}t|selct|slect|seelct|wtih)\b", re.I)
+# SHOW TABLES / DESCRIBE t parse as SQL, but the user wants the schema explained.
+_SCHEMA_SQL = re.compile(r"^\s*(show\s+(all\s+)?tables|describe\s+\w+|show\s+\w+)\s*;?\s*$", re.I)
+
+
+_RUN_PREFIX = re.compile(r"^\s*(please\s+)?(run|execute|try|check)(\s+(this|that|the following|my))?"
+                         r"(\s+(sql|query|statement))?\s*:\s*", re.I)
+_FENCE = re.compile(r"^\s*```(?:sql)?\s*\n?(.*?)\n?```\s*$", re.S | re.I)
+
+
+def sql_of(text: str) -> str:
+    """The SQL in a pasted turn: without a "run this:" lead-in, a markdown fence or a trailing semicolon."""
+    t = _RUN_PREFIX.sub("", text, count=1)
+    m = _FENCE.match(t)
+    if m:
+        t = m.group(1)
+    return t.strip().rstrip(";").strip()
+
+
+def pasted_sql(text: str, _cat: Catalog, _follow_up: bool) -> str | None:
+    text = sql_of(text)
+    if _SCHEMA_SQL.match(text):
+        return "schema"
+    starts = _SQL_START.match(text) or _SELECTISH.match(text)
+    if not starts:
+        return None
+    body = text
+    if "?" in body and "'" not in body:
+        return None  # "select the players who ...?" is English
+    if statement_types(body):
+        return "sql"
+    # Not parsable: SQL with a typo reads as keywords and symbols, English as words.
+    shape = len(_SQL_SHAPE.findall(body))
+    words = len(re.findall(r"[A-Za-z]+", body))
+    return "sql" if shape >= 2 and shape * 3 >= words * 0.5 else None
+
+
+_GENERAL = re.compile(
+    r"^\s*(hi|hello|hey|yo|hiya|howdy|thanks?|thank you|thx|cheers|ok(ay)?|cool|great|perfect|awesome|nice|"
+    r"good (morning|afternoon|evening|night)|bye|goodbye|see you)([\s,!.']+(there|you|so|much|a|lot|very|that|"
+    r"that's|thats|is|was|perfect|great|awesome|cool|nice|good|buddy|again|all|for|the|help|everyone|friend|"
+    r"later|bot|duckask))*[\s!.?]*$"
+    r"|\b(who|what) are you\b|\bwhat can you do\b|\bhow do(es)? (you|this( tool)?) work\b|\bare you (a|an) \w+"
+    r"|^\s*(help|\?)\s*$|\bwhat('s| is) your name\b|\bhow are you\b"
+    r"|\b(poem|haiku|limerick|joke|song|story|essay|recipe|horoscope|lyrics)\b"
+    r"|\b(weather|forecast|temperature outside|stock price|news|headlines)\b"
+    r"|\btranslate\b|\bwho will win\b|\bwill \w+ win\b|\bpredict\b|\bnext (year|season|week)\b"
+    r"|\b(explain|what is|what's|what are|how does|how do i write)\b.{0,20}\b(an? )?(sql|left join|inner join|join|"
+    r"group by|subquery|cte|window function|primary key in general|database normali[sz]ation)\b\s*(is|are|works?)?\s*[?.!]*$"
+    r"|\b(capital of|meaning of life|tell me about yourself)\b",
+    re.I)
+
+
+def small_talk(text: str, _cat: Catalog, _follow_up: bool) -> str | None:
+    return "general" if _GENERAL.search(text) else None
+
+
+_SCHEMA = re.compile(
+    r"\b(what|which|list|show|name|tell me)\b[\w\s]{0,30}\btables?\b[\w\s]{0,25}(are there|exist|there are|"
+    r"do you have|does (it|this|the database) have|in (the|this) (db|database|data)|available|\?|$)"
+    r"|^\s*(list|show)( me)?( all)?( the)? (tables|columns|fields)\b"
+    r"|\b(what|which) (columns|fields|attributes)\b|\bcolumns? (of|in|does|do)\b|\bfields? (of|in)\b"
+    r"|\bwhat (does|do|is) (the )?(column |field |abbreviation )?[\"'`]?[\w.]+[\"'`]? (mean|stand for|represent|"
+    r"refer to|contain|hold|store)\b"
+    r"|\b(meaning|definition) of (the )?(column|field)\b|\bwhat is the (\w+ )?column\b"
+    r"|\bwhich (table|tables|column|columns)\b[\w\s]{0,12}\b(has|have|holds?|contains?|stores?|keeps?|records?|"
+    r"lists?|tracks?|includes?)\b"
+    r"|\bwhere (are|is|do you keep|can i find)\b.{0,40}\b(stored|kept|recorded|found|held)\b"
+    r"|\bin which table\b|\bwhat table\b"
+    r"|\b(describe|explain) (the )?[\w]+ table\b|\bdescribe (the )?table\b|\bwhat('s| is) in the \w+ table\b"
+    r"|\bschema\b|\bdata dictionary\b|\b(primary|foreign) keys?\b|\bhow (are|is) .{1,40} (related|linked|joined)\b"
+    r"|\bwhat (kind|kinds|sort|type|types) of (data|information|tables)\b|\bwhat data (is|do you have)\b"
+    r"|\bwhat (data )?type is\b|\bdata types?\b|\bdifference between\b.{0,60}\b(tables?|columns?|fields?)\b",
+    re.I)
+# A schema-shaped question that asks for a figure from the rows is a data question.
+_ROW_FIGURE = re.compile(r"\b(how many|number of|count|average|avg|total|sum|maximum|minimum|max|min|most|least|"
+                         r"top|highest|lowest|largest|smallest|oldest|youngest|latest|earliest|distinct|"
+                         r"who|when did|list (the|all) \w+ (who|that|with|whose))\b", re.I)
+_ROW_WORDS = re.compile(r"\b(rows|records|entries)\b", re.I)
+
+
+def about_schema(text: str, _cat: Catalog, _follow_up: bool) -> str | None:
+    if not _SCHEMA.search(text):
+        return None
+    if _ROW_FIGURE.search(text) and not re.search(r"\bwhich (table|column)s?\b", text, re.I):
+        return "data"
+    if _ROW_WORDS.search(text):
+        return "data"
+    return "schema"
+
+
+def follow_up(text: str, _cat: Catalog, is_follow_up: bool) -> str | None:
+    return "data" if is_follow_up else None
+
+
+def about_data(text: str, cat: Catalog, _follow_up: bool) -> str | None:
+    if re.search(r"\d", text):
+        return "data"
+    values = match_values(cat, text)
+    if values:
+        return "data"
+    ranked = rank_tables(cat, text, values)
+    if ranked and ranked[0].score > 0:
+        return "data"
+    return None
+
+
+Rule = Callable[[str, Catalog, bool], "str | None"]
+#: The rules, in the order they run.
+RULES: list[Rule] = [pasted_sql, small_talk, follow_up, about_schema, about_data]
+
+
+def classify(text: str, catalog: Catalog, follow_up: bool = False) -> tuple[str | None, str]:
+    """(intent, the rule that decided it), or (None, "undecided") when the LLM must decide."""
+    text = text or ""
+    if not text.strip():
+        return "data", "empty"  # ClarifyQuery asks what the user wants
+    for rule in RULES:
+        intent = rule(text, catalog, follow_up)
+        if intent:
+            return intent, rule.__name__
+    return None, "undecided"
+
+
+PROMPT = """A database assistant answers questions about a database with these tables: {tables}.
+Message: {text}
+Is the message a question the data in those tables can answer (data), a question about the tables or
+columns themselves (schema), or something else (general)? Reply with one word: data, schema or general."""
+
+
+def parse_intent(reply: str) -> str:
+    """The first intent word in an LLM reply; ValueError when there is none."""
+    m = re.search(r"\b(data|schema|general)\b", reply.lower())
+    if not m:
+        raise ValueError(f"no intent in reply {reply[:60]!r}")
+    return m.group(1)
+
+
+def main(argv: list[str] | None = None) -> int:
+    from duckask.utils.schema import get_catalog
+
+    ap = argparse.ArgumentParser(description="Classify a chat turn with the rules (no LLM).")
+    ap.add_argument("--db", required=True)
+    ap.add_argument("--follow-up", action="store_true", help="as if a conversation were going")
+    ap.add_argument("text")
+    args = ap.parse_args(argv)
+    intent, rule = classify(args.text, get_catalog(args.db), args.follow_up)
+    print(f"{intent or '(undecided: the LLM decides)'}  [{rule}]")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
