@@ -3,9 +3,10 @@
     from duckask import ask
     r = ask("Who hit the most home runs in 2019?")          # the Lahman demo database
     r = ask("How many ships were captured?", db="battles.duckdb")
+    c = Conversation(); c.ask("Who hit the most home runs in 2019?"); c.ask("and in 2018?")
 """
 __version__ = "0.1.0"
-__all__ = ["ask", "Result", "build_flow", "evaluate"]
+__all__ = ["ask", "Conversation", "Result", "build_flow", "evaluate"]
 
 
 def __getattr__(name):
@@ -14,6 +15,10 @@ def __getattr__(name):
         from duckask.utils.app import api
 
         return getattr(api, name)
+    if name == "Conversation":
+        from duckask.utils.app.conversation import Conversation
+
+        return Conversation
     if name == "evaluate":
         from duckask.utils.eval.run import evaluate
 

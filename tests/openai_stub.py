@@ -299,7 +299,7 @@ class Faults:
 QUESTION = "What is the population of each city in France?"
 SQL = "SELECT name, population FROM cities WHERE country = 'France' ORDER BY population DESC"
 ROWS = [["Paris", 2100000], ["Lyon", 520000]]
-ANSWER = "Paris is the most populous French city with 2,100,000 people, followed by Lyon with 520,000."
+ANSWER = "Paris is the most populous city in France with 2,100,000 people, followed by Lyon with 520,000."
 
 
 def make_cities_db(path):

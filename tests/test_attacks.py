@@ -22,6 +22,7 @@ from duckask import ask
 from duckask.utils.config import Settings
 from duckask.utils.db.database import open_database
 from duckask.utils.llm import ScriptedLLM
+from duckask.utils.sql.ast import statement_types
 
 CASES = load_cases()
 
@@ -70,7 +71,30 @@ def test_flow(target, empty_cwd, case):
                        "TableSelector": ["t"], "ResponseGrader": ["verdict: pass"], "DataAnalyzer": ["ok"]})
     t0 = time.perf_counter()
     r = ask("How many rows does t have?", db=target[0], llm=llm, settings=target[1], timeout_s=TIMEOUT_S)
-    assert r.status != "answered", f"the flow answered with {r.sql!r}"
-    assert r.df is None
+    if r.status == "answered":
+        # The model's reply is cut to its first statement (extract_sql), so "SELECT 1; DROP TABLE t"
+        # may answer as the harmless "SELECT 1": never with the rest, and the data is intact.
+        assert statement_types(r.sql) == ["SELECT"] and r.sql != case.sql, f"the flow answered with {r.sql!r}"
+        assert case.sql.lstrip().upper().startswith("SELECT") and ";" in case.sql
+    else:
+        assert r.df is None
     assert time.perf_counter() - t0 < 15
+    assert os.listdir(empty_cwd) == []
+    after = open_database(target[0], target[1]).run("SELECT count(*) AS n, sum(i) AS s FROM t")
+    assert after.ok and after.df.values.tolist() == [[3, 6]]
+
+
+@pytest.mark.parametrize("case", [c for c in CASES if c.expect in ("refused", "timeout")],
+                         ids=[c.id for c in CASES if c.expect in ("refused", "timeout")])
+def test_user_sql(target, empty_cwd, case):
+    """The same SQL handed in by the user (``ask --sql``, pasted in chat): run as given, so refused
+    whole; the model is never asked to rewrite it."""
+    llm = ScriptedLLM({})
+    if not case.sql.strip():
+        with pytest.raises(ValueError, match="needs a question or sql"):  # nothing handed in: a usage error
+            ask(sql=case.sql, db=target[0], llm=llm, settings=target[1])
+        return
+    r = ask(sql=case.sql, db=target[0], llm=llm, settings=target[1], timeout_s=TIMEOUT_S)
+    assert r.status != "answered" and r.df is None, f"the user's {case.sql!r} was answered"
+    assert r.intent == "sql" and llm.count() == 0
     assert os.listdir(empty_cwd) == []

@@ -5,6 +5,7 @@
 """
 from __future__ import annotations
 
+import io
 import json
 import os
 import subprocess
@@ -50,8 +51,11 @@ def run_cli(capsys, *argv: str) -> tuple[int, str, str]:
 
 
 # --------------------------------------------------------------------------- ask
+SENTENCE = "LeBron James leads the Lakers with 30 points, ahead of Anthony Davis with 25."
+
+
 def test_ask_json(scripted, small_db, capsys):
-    llm = scripted({"SQLGenerator": [LAKERS_SQL]})
+    llm = scripted({"SQLGenerator": [LAKERS_SQL], "DataAnalyzer": [SENTENCE]})
     code, out, _ = run_cli(capsys, "ask", LAKERS_Q, "--db", str(small_db), "--json")
     assert code == EXIT_OK == 0
     d = json.loads(out)
@@ -61,10 +65,11 @@ def test_ask_json(scripted, small_db, capsys):
     assert d["columns"] == ["name", "points"]
     assert d["rows"] == LAKERS_ROWS
     assert sorted(d["tables"]) == ["arenas", "players", "teams"]
-    assert "LeBron James" in d["answer"]
+    assert d["answer"] == SENTENCE and d["answer_check"] == {"by": "llm", "problems": []}
+    assert d["intent"] == "data" and d["resolved_question"] == LAKERS_Q
     assert [t["node"] for t in d["trace"]][-1] == "ResponseGrader"
     assert d["question"] == LAKERS_Q
-    assert llm.count() == 1
+    assert llm.count() == 2 and llm.count("DataAnalyzer") == 1   # the SQL, then the sentence
     assert len(out.strip().splitlines()) == 1          # exactly one JSON object
 
 
@@ -137,10 +142,12 @@ def test_ask_trace_prints_node_table(scripted, small_db, capsys):
     assert lines[header].split() == ["node", "action", "ms", "calls", "prompt", "compl", "try"]
     table = [line.split() for line in lines[header + 1:] if line.strip() and not line.startswith("total:")]
     assert [(row[0], row[1]) for row in table] == [
-        ("ClarifyQuery", "clear"), ("TableSelector", "default"), ("SchemaLookup", "default"),
+        ("IntentRouter", "data"), ("ResolveFollowUp", "default"), ("ClarifyQuery", "clear"),
+        ("TableSelector", "default"), ("SchemaLookup", "default"),
         ("SQLGenerator", "default"), ("SQLExecutor", "error"), ("ErrorFixer", "repaired"),
         ("SQLExecutor", "success"), ("DataAnalyzer", "default"), ("ResponseGrader", "pass")]
-    assert [row[3] for row in table] == ["0", "0", "0", "1", "0", "0", "0", "0", "0"]   # LLM calls
+    # LLM calls (no DataAnalyzer reply is scripted: its call fails and the template answers)
+    assert [row[3] for row in table] == ["0", "0", "0", "0", "0", "1", "0", "0", "0", "0", "0"]
     assert [row[-1] for row in table if row[0] == "SQLExecutor"] == ["1", "2"]            # attempt
     assert any(line.startswith("total:") and "1 LLM calls" in line for line in lines)
 
@@ -156,10 +163,10 @@ def test_ask_graph_options_reach_the_graph(scripted, small_db, capsys):
     assert d["rows"] == LAKERS_ROWS[:1] and d["truncated"] is True
 
 
-def test_usage_errors_exit_2(capsys):
-    with pytest.raises(SystemExit) as e:
-        main(["ask"])
-    assert e.value.code == EXIT_USAGE == 2
+def test_usage_errors_exit_2(capsys, monkeypatch):
+    monkeypatch.setattr("sys.stdin", io.StringIO(""))   # no question as an argument, none on stdin
+    assert main(["ask"]) == EXIT_USAGE == 2
+    assert "give a question" in capsys.readouterr().err
     with pytest.raises(SystemExit) as e:
         main(["ask", "q", "--grader", "bogus"])
     assert e.value.code == 2
@@ -274,12 +281,11 @@ def test_chat_good_keeps_the_last_answer_as_an_example(scripted, small_db, tmp_p
 
     small_db = Path(shutil.copy(small_db, tmp_path / "chat.duckdb"))
     scripted({"SQLGenerator": [LAKERS_SQL]})
-    lines = iter(["/good", LAKERS_Q, "/good", "/help", ""])
-    monkeypatch.setattr("builtins.input", lambda prompt="": next(lines))
+    monkeypatch.setattr("sys.stdin", io.StringIO("\n".join(["/good", LAKERS_Q, "/good", "/help", ""])))
     code, out, err = run_cli(capsys, "chat", "--db", str(small_db))
     assert code == EXIT_OK
     assert "/good: nothing to keep yet" in err          # before any answer: refused, said why
-    assert "kept as example" in err and "commands: /good" in err
+    assert "kept as example" in err and "/good" in out and "commands:" in out
     # The pair is stored for this database: the examples command lists it.
     assert main(["examples", "--db", str(small_db), "--json"]) == 0
     kept = json.loads(capsys.readouterr().out)

@@ -156,7 +156,8 @@ class Result:
         parts.append(f"<p style='color:#666'>Q: {asked} · {e(self.status)}, {e(self.intent)}, "
                      f"{self.seconds:.1f}s, {len(self.llm_calls)} LLM calls</p>")
         if self.sql:
-            parts.append("<pre style='white-space:pre-wrap;word-break:break-word'>" + e(format_sql(self.sql)) + "</pre>")
+            parts.append("<pre style='white-space:pre-wrap;word-break:break-word'>"
+                         + e(format_sql(self.sql)) + "</pre>")
         if self.df is not None and len(self.df):
             parts.append(self.df.head(20).to_html(index=False))
             if len(self.df) > 20:

@@ -1,7 +1,7 @@
 """The ``duckask`` command line.
 
-    duckask ask "question" [--db PATH] [--json] [--trace]   answer one question
-    duckask chat [--db PATH]                                  ask several, interactively
+    duckask ask "question" [--db PATH] [--json] [--trace]   answer one question (or on stdin, or --sql "SQL")
+    duckask chat [--db PATH] [--session FILE] [--json]        a conversation: follow-ups, schema questions, SQL
     duckask schema [--db PATH]                                the schema exactly as the model sees it
     duckask sql "SQL" [--db PATH] [--json]                    run your own SQL through the safe executor
     duckask import SRC --out DB                               build a DuckDB file from CSV/Parquet/SQLite
@@ -11,8 +11,9 @@
     duckask model [--verify]                                  assemble/verify the embedded model
     duckask eval QUESTIONS [--out results.jsonl] [--baseline single-prompt] [--report FILE]
 
-Exit codes: 0 answered / ok; 1 failed (error report, refused SQL); 2 usage error; 3 the question needs
-clarification (non-interactive).
+Exit codes: 0 answered / ok (or declined at the confirmation); 1 failed (error report, refused SQL);
+2 usage error; 3 the question needs clarification, or the SQL waits for a confirmation no one could
+give (non-interactive).
 """
 from __future__ import annotations
 
@@ -57,6 +58,12 @@ def _add_graph_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--grader", choices=["auto", "rules", "llm", "off"])
     g.add_argument("--analyzer", choices=["auto", "template", "llm"])
     g.add_argument("--clarify", choices=["rules", "llm", "off"])
+    g.add_argument("--router", choices=["auto", "rules", "off"],
+                   help="how turns are routed to data/schema/general/sql (default auto: rules, then the LLM)")
+    g.add_argument("--follow-ups", choices=["auto", "rules", "llm", "off"],
+                   help="how a follow-up becomes a standalone question (default auto: rules, then the LLM)")
+    g.add_argument("--confirm", action="store_true", default=None,
+                   help="show generated SQL and wait for yes / no / edit before it runs")
     g.add_argument("--timeout", "--timeout-s", dest="timeout_s", type=float, metavar="SECONDS",
                    help="stop a query after this many seconds")
     g.add_argument("--row-cap", type=int)
@@ -99,14 +106,17 @@ def build_parser() -> argparse.ArgumentParser:
     sub = ap.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("ask", help="answer one question")
-    p.add_argument("question")
+    p.add_argument("question", nargs="?", help='the question; "-" or none reads it from stdin')
+    p.add_argument("--sql", help="run your own SQL through the graph instead (shown, checked, run, explained)")
     _add_common(p)
     _add_graph_options(p)
     p.add_argument("--max-rows", type=int, default=20, help="rows to print (default 20)")
     p.set_defaults(func=cmd_ask)
 
-    p = sub.add_parser("chat", help="ask questions interactively")
+    p = sub.add_parser("chat", help="a conversation: follow-ups, schema questions, your own SQL")
     _add_common(p)
+    p.add_argument("--session", metavar="FILE",
+                   help="resume this session file if it exists, and save to it after each turn")
     _add_graph_options(p)
     p.add_argument("--max-rows", type=int, default=20)
     p.set_defaults(func=cmd_chat)

@@ -18,7 +18,8 @@ DEMO_QUESTION = "Who hit the most home runs in 2019?"
 
 def _settings_options(args: argparse.Namespace) -> dict[str, Any]:
     keys = ("resample_drafts", "max_fix_retries", "max_grader_rounds", "grader", "analyzer", "clarify", "timeout_s",
-            "row_cap", "base_url", "model", "model_path", "descriptions", "examples", "column_pruning", "dialect_notes")
+            "row_cap", "base_url", "model", "model_path", "descriptions", "examples", "column_pruning", "dialect_notes",
+            "router", "follow_ups", "confirm")
     return {k: getattr(args, k) for k in keys if getattr(args, k, None) is not None}
 
 
@@ -58,11 +59,18 @@ def _db_or_demo(db: str | None) -> str:
     return str(path)
 
 
-def _print_result(r, args) -> int:
+def _print_result(r, args, streamed: str = "") -> int:
     if args.json:
         print(json.dumps(r.to_dict(max_rows=args.max_rows), default=str))
     else:
-        print(r.answer)
+        if streamed:
+            print()
+        if r.resolved_question and r.resolved_question != r.question:
+            print(f"(understood as: {r.resolved_question})")
+        if " ".join(streamed.split()) != r.answer:
+            if streamed:
+                print("That sentence did not match the result; from the data:")
+            print(r.answer)
         if r.derivation:
             print(r.derivation)
         if r.warning:
@@ -79,55 +87,36 @@ def _print_result(r, args) -> int:
             llm = r.to_dict(0)["llm"]
             print(f"total: {r.seconds:.2f}s, {llm['calls']} LLM calls, {llm['prompt_tokens']} prompt + "
                   f"{llm['completion_tokens']} completion tokens")
-    return {"answered": EXIT_OK, "needs_clarification": EXIT_CLARIFY}.get(r.status, EXIT_FAIL)
+    return {"answered": EXIT_OK, "needs_clarification": EXIT_CLARIFY, "pending": EXIT_CLARIFY,
+            "declined": EXIT_OK}.get(r.status, EXIT_FAIL)
 
 
 def cmd_ask(args) -> int:
     from duckask.utils.app.api import ask
 
-    r = ask(args.question, db=_db_or_demo(args.db), config=args.config, ask_user=_interactive_prompt(args.json),
-            on_node=_progress(args.json), **_settings_options(args))
-    return _print_result(r, args)
+    question = args.question
+    if question == "-" or (question is None and not args.sql and not sys.stdin.isatty()):
+        question = sys.stdin.read().strip()  # `echo "question" | duckask ask`
+    if not (question or "").strip() and not args.sql:
+        print("duckask ask: give a question (an argument, or on stdin), or --sql \"SELECT ...\"", file=sys.stderr)
+        return EXIT_USAGE
+    from duckask.utils.app.terminal import Stream, confirm_prompt
 
-
-CHAT_HELP = """commands: /good keeps the last answer as an example pair for this database (duckask shows it
-for similar questions from now on); /help; an empty line, quit or Ctrl-D ends the chat"""
+    stream = Stream() if not args.json and sys.stdout.isatty() else None
+    r = ask(question, db=_db_or_demo(args.db), sql=args.sql, config=args.config,
+            ask_user=_interactive_prompt(args.json), confirm=confirm_prompt(args.json),
+            on_node=_progress(args.json), on_text=stream, **_settings_options(args))
+    code = _print_result(r, args, stream.text if stream else "")
+    if r.status == "pending" and not args.json:
+        print("\nNot run: --confirm needs a terminal to answer on; run it with duckask sql \"...\" or "
+              "ask without --confirm.", file=sys.stderr)
+    return code
 
 
 def cmd_chat(args) -> int:
-    from duckask.utils.app.api import ask
-    from duckask.utils.knowledge import ExampleError
+    from duckask.utils.app.chat import run_chat
 
-    db = _db_or_demo(args.db)
-    print(f"duckask chat on {db} — /help for commands, empty line or Ctrl-D to quit", file=sys.stderr)
-    code, last = EXIT_OK, None
-    while True:
-        try:
-            q = input("question> ").strip()
-        except EOFError:
-            break
-        if not q or q in ("quit", "exit"):
-            break
-        if q in ("/help", "/?"):
-            print(CHAT_HELP, file=sys.stderr)
-            continue
-        if q == "/good":
-            if last is None or not last.ok:
-                print("/good: nothing to keep yet; ask a question first (only an answered one can be kept)",
-                      file=sys.stderr)
-                continue
-            try:
-                ex = last.save_as_example()
-                print(f"kept as example {ex.id}: {ex.question!r} (duckask examples --db ... lists them)",
-                      file=sys.stderr)
-            except ExampleError as e:
-                print(f"/good: not kept: {e}", file=sys.stderr)
-            continue
-        last = ask(q, db=db, config=args.config, ask_user=_interactive_prompt(args.json),
-                   on_node=_progress(args.json), **_settings_options(args))
-        code = _print_result(last, args)
-        print()
-    return code
+    return run_chat(args, _settings_options(args))
 
 
 def cmd_schema(args) -> int:

@@ -101,7 +101,8 @@ def _modifier(mod: str) -> str:
                  r"the (?:list|results?|rows))?\s*(?:by|on)\s+(.+)", mod, re.I)
     if m:
         return f"sorted by {m.group(1)}"
-    m = re.match(r"(?:show|give|list)\s+(?:me\s+)?(?:only\s+)?(?:the\s+)?((?:top|first|bottom|last)\s+\d+.*)", mod, re.I)
+    m = re.match(r"(?:show|give|list)\s+(?:me\s+)?(?:only\s+)?(?:the\s+)?((?:top|first|bottom|last)\s+\d+.*)",
+                 mod, re.I)
     if m:
         return f"only the {m.group(1)}"
     m = re.match(r"(?:the\s+)?((?:top|first|bottom|last)\s+\d+.*)", mod, re.I)
@@ -134,7 +135,8 @@ def rewrite(text: str, previous: str) -> tuple[str | None, str]:
     return None, ""
 
 
-PROMPT = """Rewrite the follow-up as one standalone question that says everything it takes from the previous question and its answer. Reply with the question only.
+PROMPT = """Rewrite the follow-up as one standalone question that says everything it takes from the previous
+question and its answer. Reply with the question only.
 Previous question: {previous}
 Its answer: {answer}
 Follow-up: {text}

@@ -18,8 +18,10 @@ from duckask.utils.schema.catalog import Catalog
 _HELLO = re.compile(r"^\s*(hi|hello|hey|yo|hiya|howdy|good (morning|afternoon|evening))\b", re.I)
 _THANKS = re.compile(r"^\s*(thanks?|thank you|thx|cheers|ok(ay)?|cool|great)\b", re.I)
 _BYE = re.compile(r"^\s*(bye|goodbye|see you|good night)\b", re.I)
-_ABOUT = re.compile(r"\b(who|what) are you\b|\bwhat can you do\b|\bhow do(es)? (you|this( tool)?) work\b|"
-                    r"^\s*(help|\?)\s*$|\bwhat('s| is) your name\b|\bare you (a|an) \w+|\btell me about yourself\b", re.I)
+_ABOUT = re.compile(r"\b(who|what) are you\b|\bwhat can you do\b|"
+                    r"\bhow do(es)? (you|this( tool)?) work\b|"
+                    r"^\s*(help|\?)\s*$|\bwhat('s| is) your name\b|\bare you (a|an) \w+|"
+                    r"\btell me about yourself\b", re.I)
 
 
 def _tables(cat: Catalog, n: int = 8) -> str:

@@ -11,7 +11,8 @@ none does, the result is ``None`` and IntentRouter asks the LLM (one short call)
 3. ``follow_up``: with a conversation going, a fragment that leans on the last turn is data;
 4. ``about_schema``: tables, columns, what a field means, where something is stored: schema, unless
    the text also asks for a count or other figure from the rows ("how many rows are in batting?");
-5. ``about_data``: a schema word, a literal value from the data, a year or a number: data.
+5. ``about_data``: a schema word, a literal value from the data, a year or a number, or a request too
+   vague to attempt ("show me the data": ClarifyQuery asks back): data.
 
 Run on its own::
 
@@ -82,7 +83,8 @@ _GENERAL = re.compile(
     r"|\b(weather|forecast|temperature outside|stock price|news|headlines)\b"
     r"|\btranslate\b|\bwho will win\b|\bwill \w+ win\b|\bpredict\b|\bnext (year|season|week)\b"
     r"|\b(explain|what is|what's|what are|how does|how do i write)\b.{0,20}\b(an? )?(sql|left join|inner join|join|"
-    r"group by|subquery|cte|window function|primary key in general|database normali[sz]ation)\b\s*(is|are|works?)?\s*[?.!]*$"
+    r"group by|subquery|cte|window function|primary key in general|database normali[sz]ation)\b"
+    r"\s*(is|are|works?)?\s*[?.!]*$"
     r"|\b(capital of|meaning of life|tell me about yourself)\b",
     re.I)
 
@@ -130,6 +132,10 @@ def follow_up(text: str, _cat: Catalog, is_follow_up: bool) -> str | None:
 
 
 def about_data(text: str, cat: Catalog, _follow_up: bool) -> str | None:
+    from duckask.utils.dialogue.vague import fragment, no_subject
+
+    if no_subject(text, cat, False) or fragment(text, cat, False):
+        return "data"  # "show me the data", "stats?": a data request ClarifyQuery asks back about, no LLM call
     if re.search(r"\d", text):
         return "data"
     values = match_values(cat, text)

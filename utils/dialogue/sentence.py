@@ -107,7 +107,7 @@ def check_sentence(sentence: str, df: pd.DataFrame, question: str = "") -> list[
             problems.append(f"the number {raw} is not in the result")
     texts = " ".join([fold(str(v)) for c in df.columns for v in df[c].head(200) if isinstance(v, str)]
                      + [fold(str(c)).replace("_", " ") for c in df.columns] + [fold(question)])
-    for start, sentence_part in _sentences(sentence):
+    for _start, sentence_part in _sentences(sentence):
         for m in _NAME.finditer(sentence_part):
             word = m.group(0).rstrip(".'’")
             if m.start() == 0 or fold(word) in _COMMON or len(word) < 2:

@@ -15,7 +15,6 @@ Run on its own (same as ``duckask eval``)::
 from __future__ import annotations
 
 import dataclasses
-
 import sys
 import time
 from collections.abc import Callable, Iterable

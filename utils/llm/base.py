@@ -2,8 +2,8 @@
 wrappers that add behaviour around a backend (``MeteredLLM`` keeps each call for the trace)."""
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
 from collections.abc import Callable
+from dataclasses import asdict, dataclass
 from typing import Any, Protocol
 
 

@@ -1,0 +1,170 @@
+"""``duckask chat``: a conversation in the terminal, or scripted through a pipe.
+
+On a terminal: line editing and history across sessions (GNU readline, history in
+``$XDG_STATE_HOME/duckask/chat_history``), the answer sentence streamed as it is written, results
+as aligned tables and the SQL highlighted (rich), confirm-before-run with an editable SQL line.
+Piped: one turn per input line, plain text, or with ``--json`` one JSON object per turn (the keys of
+``ask --json`` plus ``resolved_question`` and ``intent``); with ``--confirm`` the line after a turn
+answers its confirmation (``y``, ``n [comment]``, or ``e`` and then the SQL on the next line).
+
+Commands: /help, /sql [SQL], /schema [TABLE], /save [FILE], /history, /good, /quit.
+"""
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from duckask.utils.app.terminal import Terminal, escape, parse_confirm
+
+CHAT_HELP = """Ask a question about the data, a follow-up ("and in 2018?", "only the left-handed ones"), a
+question about the schema ("what tables are there?", "what does hbp mean?"), or paste SQL.
+commands:
+  /sql            show the last SQL          /sql SELECT ...   run your own SQL
+  /schema         list the tables            /schema TABLE     that table's columns
+  /save [FILE]    save the session (default duckask-session.json; resume with --session FILE)
+  /history        the turns so far           /good             keep the last answer as an example pair
+  /help           this text                  /quit, an empty line or Ctrl-D   end the chat"""
+
+class Piped:
+    """The scripted side: lines from stdin, plain text or JSON out."""
+
+    def __init__(self, json_mode: bool, stream=None) -> None:
+        self.json_mode = json_mode
+        self.source = iter(stream if stream is not None else sys.stdin)
+        self.streamed = ""
+
+    def lines(self, prompt: str = "") -> Iterator[str]:
+        for line in self.source:
+            yield line.rstrip("\n")
+
+    def next_line(self) -> str:
+        try:
+            return next(self.source).rstrip("\n")
+        except StopIteration:
+            return ""
+
+    def confirm(self, sql: str, drafts: list) -> dict:
+        if not self.json_mode:
+            print(f"This SQL will run:\n{sql}")
+        return parse_confirm(self.next_line(), self.next_line)
+
+    def show(self, r, max_rows: int) -> None:
+        if self.json_mode:
+            print(json.dumps(r.to_dict(max_rows=max_rows), default=str), flush=True)
+            return
+        if r.resolved_question and r.resolved_question != r.question:
+            print(f"(understood as: {r.resolved_question})")
+        print(r.answer)
+        if r.derivation:
+            print(r.derivation)
+        if r.warning:
+            print(f"Warning: {r.warning}")
+        if r.sql and r.intent in ("data", "sql"):
+            print(f"SQL: {' '.join(r.sql.split())}")
+        if r.df is not None and len(r.df):
+            print(r.df.head(max_rows).to_string(index=False))
+            if len(r.df) > max_rows:
+                print(f"... {len(r.df)}{'+' if r.truncated else ''} rows")
+        print(flush=True)
+
+
+def run_chat(args, options: dict[str, Any]) -> int:
+    from duckask.utils.app.conversation import Conversation, SessionError
+    from duckask.utils.knowledge import ExampleError
+
+    tty = sys.stdin.isatty() and sys.stdout.isatty() and not args.json
+    ui: Any = Terminal() if tty else Piped(args.json)
+    history = None
+    if args.session and Path(args.session).expanduser().exists():
+        try:
+            history = Conversation.read_session(args.session)["turns"]
+        except SessionError as e:
+            print(f"duckask chat: {e}", file=sys.stderr)
+            return 1
+    ask_user = None
+    if tty:
+        def ask_user(question: str) -> str:
+            ui.out.print(f"[bold yellow]?[/bold yellow] {escape(question)}")
+            try:
+                return input("> ")
+            except EOFError:
+                return ""
+
+    conv = Conversation(args.db, config=args.config, history=history, ask_user=ask_user, confirm=ui.confirm,
+                        on_node=ui.node if tty else None, on_text=ui.on_text if tty else None, **options)
+    if tty:
+        ui.err.print(f"duckask chat on {conv.db}: /help for commands, an empty line or Ctrl-D to quit"
+                     + (f" (resumed {len(history)} turns)" if history else ""))
+    code = 0
+    for raw in ui.lines():
+        line = raw.strip()
+        if not line or line in ("quit", "exit", "/quit", "/exit"):
+            if not line and not tty:
+                continue  # a blank line in a script is not the end of it
+            break
+        cmd, _, arg = line.partition(" ")
+        if cmd in ("/help", "/?"):
+            print(CHAT_HELP)
+            continue
+        if cmd == "/history":
+            for i, t in enumerate(conv.history, 1):
+                print(f"{i}. [{t.get('intent')}] {t.get('text')}"
+                      + (f"  -> {t['resolved_question']}" if t.get("resolved_question") not in (None, t.get("text"))
+                         else ""))
+            continue
+        if cmd == "/save":
+            path = conv.save(arg.strip() or args.session or "duckask-session.json")
+            print(f"saved {len(conv.history)} turns to {path} (resume: duckask chat --session {path})")
+            continue
+        if cmd == "/schema":
+            from duckask.utils.schema.ddl import render_schema
+
+            tables = [t.strip() for t in arg.split(",") if t.strip()] or None
+            unknown = [t for t in tables or [] if t not in conv.prep.catalog.tables]
+            if unknown:
+                print(f"/schema: no table {', '.join(unknown)}; /schema lists them")
+            elif tables:
+                print(render_schema(conv.prep.catalog, tables))
+            else:
+                print("\n".join(f"{t.name} ({t.rows:,} rows){': ' + t.comment.splitlines()[0] if t.comment else ''}"
+                                for t in conv.prep.catalog.tables.values()))
+            continue
+        if cmd == "/sql" and not arg.strip():
+            last = next((t for t in reversed(conv.history) if t.get("sql")), None)
+            print(last["sql"] if last else "/sql: no SQL yet; ask a question, or /sql SELECT ... to run your own")
+            continue
+        if cmd == "/good":
+            last = conv.last
+            if last is None or not last.ok or not last.sql:
+                print("/good: nothing to keep yet; ask a question first (only an answered one can be kept)",
+                      file=sys.stderr)
+                continue
+            try:
+                ex = last.save_as_example(last.resolved_question or last.question)
+                print(f"kept as example {ex.id}: {ex.question!r}", file=sys.stderr)
+            except ExampleError as e:
+                print(f"/good: not kept: {e}", file=sys.stderr)
+            continue
+        if cmd.startswith("/") and cmd != "/sql":
+            print(f"unknown command {cmd}; /help lists them")
+            continue
+        r = conv.ask(sql=arg) if cmd == "/sql" else conv.ask(line)
+        ui.show(r, args.max_rows)
+        code = {"answered": 0, "needs_clarification": 3, "pending": 0, "declined": 0}.get(r.status, 1)
+        if args.session:
+            conv.save(args.session)
+    return code
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m duckask.utils.app.chat`` is ``duckask chat``."""
+    from duckask.utils.app.cli import main as cli_main
+
+    return cli_main(["chat", *(argv or [])])
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
