@@ -16,5 +16,6 @@ class AnswerGeneral(TracedNode):
         return answer_general(text, self.ctx.catalog, example)
 
     def post(self, shared, text, answer):
-        shared.update(final_answer=answer, status="answered", sql_query=None, query_result=None, derivation="")
+        shared.update({"final_answer": answer, "status": "answered", "sql_query": None, "query_result": None,
+                       "derivation": ""})
         return None

@@ -16,6 +16,6 @@ class AnswerSchema(TracedNode):
 
     def post(self, shared, text, res):
         answer, df, shape = res
-        shared.update(final_answer=answer, query_result=df, status="answered", sql_query=None,
-                      derivation=f"From the schema ({shape.replace('_', ' ')}); no query was run on the data.")
+        shared.update({"final_answer": answer, "query_result": df, "status": "answered", "sql_query": None,
+                       "derivation": f"From the schema ({shape.replace('_', ' ')}); no query was run on the data."})
         return None

@@ -24,12 +24,12 @@ class ConfirmSQL(TracedNode):
         sql = shared.get("sql_query") or ""
         return {"sql": sql, "drafts": [d for d in shared.get("sql_candidates") or [] if d],
                 "needed": self.ctx.settings.confirm and not shared.get("generation_error") and bool(sql),
-                "approved": shared.get("approved_sql"), "decision": shared.pop("decision", None),
+                "decision": shared.get("decision"),
                 "user": shared.get("sql_source") == "user", "rounds": shared.get("confirm_rounds", 0),
                 "has_schema": bool(shared.get("table_schemas"))}
 
     def exec(self, p):
-        if not p["needed"] or (p["approved"] is not None and p["approved"] == p["sql"]):
+        if not p["needed"]:
             return {"decision": "yes"}
         decision = p["decision"]
         if decision is None:
@@ -48,12 +48,12 @@ class ConfirmSQL(TracedNode):
 
     def post(self, shared, p, res):
         kind = res["decision"]
-        shared.pop("approved_sql", None)
+        shared["decision"] = None  # a decision handed in by the Result is used once
         shared.setdefault("confirmations", []).append({"sql": p["sql"], **res})
         if kind == "yes":
             return "run"
         if kind == "edit":
-            shared.update(sql_query=res["sql"], sql_candidates=None, sql_source="user")
+            shared.update({"sql_query": res["sql"], "sql_candidates": None, "sql_source": "user"})
             shared["attempts"].append({"sql": res["sql"], "source": "user edit", "after": "confirm"})
             return "run"
         if kind == "pending":
@@ -68,6 +68,6 @@ class ConfirmSQL(TracedNode):
         shared["feedback"] = {"kind": "user", "sql": p["sql"], "message": res["comment"]}
         shared["attempts"][-1].update(status="declined", error=f"declined by the user: {res['comment']}")
         if p["user"] or not p["has_schema"]:
-            shared.update(question=res["comment"], sql_source=None, resolved_question=res["comment"])
+            shared.update({"question": res["comment"], "sql_source": None, "resolved_question": res["comment"]})
             return "replan"
         return "revise"

@@ -120,7 +120,7 @@ def test_every_setting_and_environment_variable_is_documented_once():
 
 
 # --------------------------------------------------------------------------- where things live
-@pytest.mark.parametrize("package", ["llm", "db", "schema", "sql", "knowledge", "eval", "app"])
+@pytest.mark.parametrize("package", ["llm", "db", "schema", "sql", "knowledge", "eval", "app", "dialogue"])
 def test_every_utility_module_is_in_the_design(package):
     listed = section("3. Where things live").split(f"### `utils/{package}/`", 1)[1].split("\n### ", 1)[0]
     def has_code(p: Path) -> bool:      # an __init__.py that only documents its package need not be listed

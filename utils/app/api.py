@@ -55,6 +55,7 @@ class Result:
     resolved_question: str | None = None  # a follow-up as one standalone question (ResolveFollowUp)
     answer_check: dict = field(default_factory=dict)   # how the answer was written, and what the check found
     confirmations: list[dict] = field(default_factory=list)   # ConfirmSQL's decisions
+    routing: dict = field(default_factory=dict)   # which rule (or the LLM) set the intent and resolved the turn
     _resume: Callable[[dict], Result] | None = field(default=None, repr=False, compare=False)
 
     # -- confirm-before-run: a "pending" Result waits for one of these ---------------------------------
@@ -104,7 +105,7 @@ class Result:
             "derivation": self.derivation, "warning": self.warning,
             "clarifying_question": self.clarifying_question, "first_sql": self.first_sql,
             "intent": self.intent, "resolved_question": self.resolved_question, "answer_check": self.answer_check,
-            "confirmations": self.confirmations,
+            "confirmations": self.confirmations, "routing": self.routing,
             "vote": self.vote, "attempts": self.attempts, "grades": self.grades, "grade_status": self.grade_status,
             "trace": self.trace,
             "llm": {"calls": len(self.llm_calls),
@@ -195,9 +196,10 @@ def prepare(db: str | None = None, *, llm: LLM | None = None, settings: Settings
 
 def new_shared(question: str, history: list[dict] | None = None, sql: str | None = None) -> dict[str, Any]:
     """A fresh per-turn store: only the question, the given SQL and the conversation's history carry over."""
-    return {"question": question, "original_question": question, "given_sql": sql, "history": list(history or []),
-            "retry_count": 0,
-            "grader_rounds": 0, "trace": [], "attempts": []}
+    shared: dict[str, Any] = {}
+    shared.update({"question": question, "original_question": question, "given_sql": sql,
+                   "history": list(history or []), "retry_count": 0, "grader_rounds": 0, "trace": [], "attempts": []})
+    return shared
 
 
 def run_turn(prep: Prepared, shared: dict[str, Any], *, ask_user: Callable[[str], str] | None = None,
@@ -246,7 +248,8 @@ def _result(prep: Prepared, shared: dict[str, Any]) -> Result:
         seconds=shared.get("seconds", 0.0), db=prep.db, examples=shared.get("examples") or [],
         settings=prep.settings, intent=shared.get("intent") or "data",
         resolved_question=shared.get("resolved_question"), answer_check=shared.get("answer_check") or {},
-        confirmations=shared.get("confirmations") or [])
+        confirmations=shared.get("confirmations") or [],
+        routing={"intent_by": shared.get("intent_by"), "resolved_by": shared.get("resolved_by")})
 
 
 def ask(question: str | None = None, db: str | None = None, *, sql: str | None = None, llm: LLM | None = None,
