@@ -252,9 +252,19 @@ def _result(prep: Prepared, shared: dict[str, Any]) -> Result:
         routing={"intent_by": shared.get("intent_by"), "resolved_by": shared.get("resolved_by")})
 
 
+def confirm_option(confirm: Any, options: dict[str, Any]) -> Callable[[str, list], dict] | None:
+    """``confirm=True/False`` is the setting; a callable is who answers (and turns the setting on)."""
+    if isinstance(confirm, bool):
+        options["confirm"] = confirm
+        return None
+    if confirm is not None:
+        options.setdefault("confirm", True)
+    return confirm
+
+
 def ask(question: str | None = None, db: str | None = None, *, sql: str | None = None, llm: LLM | None = None,
         settings: Settings | None = None, config: str | None = None,
-        ask_user: Callable[[str], str] | None = None, confirm: Callable[[str, list], dict] | None = None,
+        ask_user: Callable[[str], str] | None = None, confirm: bool | Callable[[str, list], dict] | None = None,
         on_node: Callable[[str], None] | None = None, on_text: Callable[[str], None] | None = None,
         **options: Any) -> Result:
     """Answer ``question`` about the DuckDB database ``db`` (default: the Lahman demo database).
@@ -262,12 +272,14 @@ def ask(question: str | None = None, db: str | None = None, *, sql: str | None =
     ``sql`` runs your own SQL instead (shown, checked by the same safety layer, run, explained).
     ``options`` override settings (e.g. ``max_fix_retries=3, grader="llm", confirm=True, base_url=...``).
     ``ask_user`` makes clarification interactive; without it an ambiguous question returns
-    status "needs_clarification" and the clarifying question, never blocking. With ``confirm=True``
-    and no ``confirm`` callback, the Result is "pending": call ``approve()``, ``edit(sql)`` or ``reject()``.
+    status "needs_clarification" and the clarifying question, never blocking. ``confirm=True`` shows
+    the SQL before it runs: the Result is "pending" (call ``approve()``, ``edit(sql)`` or ``reject()``);
+    ``confirm=callable(sql, drafts) -> {"decision": "yes"|"no"|"edit", "comment", "sql"}`` answers in place.
     ``on_text`` receives the answer sentence as it is written.
     """
     if question is None and not (sql or "").strip():
         raise ValueError("ask() needs a question or sql=\"...\"")
+    confirm = confirm_option(confirm, options)
     prep = prepare(db, llm=llm, settings=settings, config=config, **options)
     shared = new_shared(question or sql or "", sql=sql)
     return run_turn(prep, shared, ask_user=ask_user, confirm=confirm, on_node=on_node, on_text=on_text)

@@ -93,7 +93,9 @@ def run_chat(args, options: dict[str, Any]) -> int:
             except EOFError:
                 return ""
 
-    conv = Conversation(args.db, config=args.config, history=history, ask_user=ask_user, confirm=ui.confirm,
+    options = dict(options)
+    confirm = ui.confirm if options.pop("confirm", False) else None  # the callback turns confirming on
+    conv = Conversation(args.db, config=args.config, history=history, ask_user=ask_user, confirm=confirm,
                         on_node=ui.node if tty else None, on_text=ui.on_text if tty else None, **options)
     if tty:
         ui.err.print(f"duckask chat on {conv.db}: /help for commands, an empty line or Ctrl-D to quit"

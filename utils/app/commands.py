@@ -104,7 +104,7 @@ def cmd_ask(args) -> int:
 
     stream = Stream() if not args.json and sys.stdout.isatty() else None
     r = ask(question, db=_db_or_demo(args.db), sql=args.sql, config=args.config,
-            ask_user=_interactive_prompt(args.json), confirm=confirm_prompt(args.json),
+            ask_user=_interactive_prompt(args.json), confirm=confirm_prompt(args.json) if args.confirm else None,
             on_node=_progress(args.json), on_text=stream, **_settings_options(args))
     code = _print_result(r, args, stream.text if stream else "")
     if r.status == "pending" and not args.json:

@@ -25,7 +25,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from duckask.utils.app.api import Prepared, Result, new_shared, prepare, run_turn
+from duckask.utils.app.api import Prepared, Result, confirm_option, new_shared, prepare, run_turn
 from duckask.utils.config import Settings
 from duckask.utils.llm import LLM
 
@@ -53,8 +53,9 @@ class SessionError(ValueError):
 class Conversation:
     def __init__(self, db: str | None = None, *, llm: LLM | None = None, settings: Settings | None = None,
                  config: str | None = None, ask_user: Callable[[str], str] | None = None,
-                 confirm: Callable[[str, list], dict] | None = None, on_node: Callable[[str], None] | None = None,
+                 confirm: bool | Callable[[str, list], dict] | None = None, on_node: Callable[[str], None] | None = None,
                  on_text: Callable[[str], None] | None = None, history: list[dict] | None = None, **options: Any):
+        confirm = confirm_option(confirm, options)
         self.prep: Prepared = prepare(db, llm=llm, settings=settings, config=config, **options)
         self.history: list[dict] = list(history or [])
         self.callbacks = {"ask_user": ask_user, "confirm": confirm, "on_node": on_node, "on_text": on_text}
