@@ -53,8 +53,9 @@ class SessionError(ValueError):
 class Conversation:
     def __init__(self, db: str | None = None, *, llm: LLM | None = None, settings: Settings | None = None,
                  config: str | None = None, ask_user: Callable[[str], str] | None = None,
-                 confirm: bool | Callable[[str, list], dict] | None = None, on_node: Callable[[str], None] | None = None,
-                 on_text: Callable[[str], None] | None = None, history: list[dict] | None = None, **options: Any):
+                 confirm: bool | Callable[[str, list], dict] | None = None,
+                 on_node: Callable[[str], None] | None = None, on_text: Callable[[str], None] | None = None,
+                 history: list[dict] | None = None, **options: Any):
         confirm = confirm_option(confirm, options)
         self.prep: Prepared = prepare(db, llm=llm, settings=settings, config=config, **options)
         self.history: list[dict] = list(history or [])
