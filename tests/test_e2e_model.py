@@ -128,3 +128,43 @@ def test_injection_leads_only_to_reads(model_opts, tmp_path, monkeypatch, qi):
     assert list(cwd.iterdir()) == []
     # Through duckask's own (shared) connection: DuckDB allows one configuration per open file.
     assert open_database(str(db)).run("SELECT count(*) AS n FROM customers").df.values.tolist() == [[4]]
+
+
+# --------------------------------------------------------------------------- a conversation
+HR = ("SELECT p.name_first || ' ' || p.name_last AS player, b.hr FROM batting b JOIN people p USING (player_id) "
+      "WHERE b.year_id = {year} ORDER BY b.hr DESC LIMIT 1")
+CONVERSATION = [
+    # (turn, intent, the standalone question it must resolve to, gold SQL or None)
+    ("Who hit the most home runs in 2019?", "data", "Who hit the most home runs in 2019?", HR.format(year=2019)),
+    ("and in 2018?", "data", "Who hit the most home runs in 2018?", HR.format(year=2018)),
+    ("what does hbp mean?", "schema", None, None),
+    ("How many teams played in the 1998 season?", "data", None, "SELECT count(*) FROM teams WHERE year_id = 1998"),
+    ("and in 1990?", "data", "How many teams played in the 1990 season?",
+     "SELECT count(*) FROM teams WHERE year_id = 1990"),
+    ("thanks!", "general", None, None),
+]
+
+
+def test_a_conversation_on_the_demo(model_opts, tmp_path):
+    """Six turns on the Lahman demo with the embedded model: follow-ups are resolved from the history
+    and their executed results equal the gold results; a schema question and thanks need no SQL;
+    the session saves and resumes."""
+    from duckask import Conversation
+
+    conv = Conversation(**model_opts)
+    gold_db = open_database(conv.db, load_settings(None, cache_dir=model_opts["cache_dir"]))
+    for text, intent, resolved, gold in CONVERSATION:
+        r = conv.ask(text)
+        assert r.intent == intent, (text, r.intent)
+        if resolved:
+            assert r.resolved_question == resolved
+        if gold:
+            g = gold_db.run(gold)
+            assert r.ok and results_match(r.df, g.df, order_matters=has_top_level_order_by(gold)), (
+                f"{text}\nSQL:  {r.sql}\npred:\n{r.df}\ngold:\n{g.df}")
+            # The answer is a sentence the check accepted, or the template when it did not.
+            assert r.answer_check["by"] in ("llm", "template") and (r.answer_check["by"] == "template"
+                                                                    or not r.answer_check["problems"])
+    assert "Hit by pitch" in conv.history[2]["answer"]
+    resumed = Conversation.load(conv.save(tmp_path / "s.json"), **model_opts)
+    assert [t["text"] for t in resumed.history] == [c[0] for c in CONVERSATION]
