@@ -2,13 +2,16 @@
 
     .venv/bin/python bench/dialogue_sets.py router bench/intents_heldout.yaml [--llm] [--out FILE.json]
     .venv/bin/python bench/dialogue_sets.py clarify bench/clarify_heldout.yaml [--out FILE.json]
+    .venv/bin/python bench/dialogue_sets.py bounces ../shared/benchmarks/spider_dev [--db DB] [--out FILE.json]
 
 ``router`` runs the rules on each turn (``history`` in an item means a conversation is going and
 its text was the previous question); a turn the rules cannot place counts as ``data`` (what the
 ``rules`` setting does) unless ``--llm``, which asks the configured LLM as ``auto`` does. It prints the
 accuracy, a confusion table and every miss. ``clarify`` runs ClarifyQuery's rules: clear questions
-bounced (target 0) and vague ones caught. Databases: ``lahman`` (the demo, with its semantic file, as
-duckask uses it), ``nba`` (../shared/data/nba) and ``spider:<db_id>`` (../shared/benchmarks/spider_dev).
+bounced (target 0) and vague ones caught. ``bounces`` runs them on every question of an evaluation
+file (all answerable by construction: each has gold SQL) and lists those it would ask back about.
+Databases: ``lahman`` (the demo, with its semantic file, as duckask uses it), ``nba``
+(../shared/data/nba) and ``spider:<db_id>`` (../shared/benchmarks/spider_dev).
 
 The sets were written by a helper that never read duckask's code; the ``_dev`` files were read while
 writing the rules, the ``_heldout`` files were not (docs/benchmarks.md reports both, labelled).
@@ -95,13 +98,42 @@ def run_clarify(items: list[dict]) -> dict:
             "bounced": bounced, "missed_vague": [r for r in vague if not r["asked_back"]], "rows": rows}
 
 
+def run_bounces(path: str, db: str | None) -> dict:
+    from duckask.utils.app.api import prepare
+    from duckask.utils.dialogue.vague import vagueness
+    from duckask.utils.eval.questions import load_questions, resolve_db
+    from duckask.utils.llm import ScriptedLLM
+
+    qs, default_dir = load_questions(path)
+    cats: dict = {}
+    bounced = []
+    for q in qs:
+        d = resolve_db(q, db=db, db_dir=default_dir)
+        if d not in cats:
+            cats[d] = prepare(d, llm=ScriptedLLM({})).catalog
+        found = vagueness(q.question, cats[d], False)
+        if found:
+            bounced.append({"id": q.id, "text": q.question, "rule": found["rule"]})
+    return {"questions": len(qs), "bounced": len(bounced), "items": bounced}
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("what", choices=["router", "clarify"])
+    ap.add_argument("what", choices=["router", "clarify", "bounces"])
+    ap.add_argument("--db", help="bounces: one database for every question")
     ap.add_argument("file")
     ap.add_argument("--llm", action="store_true", help="router: ask the configured LLM when the rules cannot decide")
     ap.add_argument("--out", help="write the full result as JSON")
     args = ap.parse_args(argv)
+    if args.what == "bounces":
+        res = run_bounces(args.file, args.db)
+        print(f"{args.file}: {res['bounced']} of {res['questions']} answerable questions would be asked back")
+        for m in res["items"]:
+            print(f"  [{m['rule']}] {m['id']}: {m['text'][:110]!r}")
+        if args.out:
+            Path(args.out).write_text(json.dumps({"file": args.file, "date": time.strftime("%Y-%m-%d"), **res},
+                                                 indent=1))
+        return 0
     items = yaml.safe_load(Path(args.file).read_text())
     if any(it["db"] != "lahman" for it in items) and not SHARED.is_dir():
         print(f"{SHARED} is absent: the nba and spider items need it", file=sys.stderr)

@@ -53,10 +53,20 @@ def test_router_rules_on_the_labelled_sets(name, floor):
 
 
 @requires_shared
-@pytest.mark.parametrize("name, caught", [("clarify_dev", 10), ("clarify_heldout", 12)])
+@pytest.mark.parametrize("name, caught", [("clarify_dev", 10), ("clarify_heldout", 9)])
 def test_clarify_never_bounces_a_clear_question(name, caught):
+    # Held-out: 12 of 25 vague caught at the first measurement; 9 since the rules stopped bouncing 8
+    # of the 1,028 Spider dev questions (docs/benchmarks.md).
     import dialogue_sets
 
     res = dialogue_sets.run_clarify(yaml.safe_load((ROOT / "bench" / f"{name}.yaml").read_text()))
     assert res["clear_bounced"] == 0, res["bounced"]
     assert res["vague_caught"] >= caught
+
+
+@requires_shared
+def test_clarify_attempts_every_spider_dev_question():
+    import dialogue_sets
+
+    res = dialogue_sets.run_bounces(str(ROOT.parent / "shared" / "benchmarks" / "spider_dev"), None)
+    assert res["questions"] == 1028 and res["bounced"] == 0, res["items"]

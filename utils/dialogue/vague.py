@@ -26,8 +26,9 @@ import argparse
 import re
 from collections.abc import Callable
 
-from duckask.utils.schema.catalog import Catalog
+from duckask.utils.schema.catalog import Catalog, is_text, per_catalog
 from duckask.utils.schema.ranker import rank_tables
+from duckask.utils.schema.terms import question_terms, split_ident
 from duckask.utils.schema.values import match_values
 
 Found = dict  # {"reason": ..., "question": the clarifying question}
@@ -64,6 +65,10 @@ def unresolved_reference(q: str, cat: Catalog, history: bool) -> Found | None:
     if history:
         return None
     m = _POINTER.search(q)
+    # Late in a long question, "that"/"those" points back inside it ("For each citizenship, how many
+    # singers are from that country?"); a dangling one comes early ("show me the stats for that team").
+    if m and len(re.findall(r"[\w']+", q[: m.start()])) > 6:
+        m = None
     if m:
         what = f"{m.group(2)} {m.group(3)}"
     else:
@@ -83,13 +88,22 @@ _JUDGEMENT = re.compile(r"\b(best|greatest|worst|better|worse|good|bad|great|fin
 _MEASURE = re.compile(r"\b(most|least|highest|lowest|fewest|largest|smallest|biggest|number of|how many|count|"
                       r"average|avg|total|sum|rate|ratio|percentage|percent|share|per|by|in terms of|based on|"
                       r"measured|according to|rank(ed|ing)?|score[ds]?|rating|votes?|points|wins|won|record|"
-                      r"winning|sold|sales|revenue|salary|salaries|era|average)\b", re.I)
+                      r"winning|sold|sales|revenue|salary|salaries|era|amount|size|age|price|cost)\b", re.I)
 _HOW_DID = re.compile(r"^\s*how (did|does|do|is|was|were|has|have) .{1,40}\b(do|doing|done|perform|performing|"
                       r"performed|play|playing|fare|faring)\s*[?.!]*\s*$", re.I)
 
 
+@per_catalog
+def _numeric_terms(cat: Catalog) -> set[str]:
+    """Stemmed words of the numeric columns' names: "best finishes" names ``Best_Finish``."""
+    return {w for t in cat.tables.values() for c in t.columns if not is_text(c.type)
+            for w in split_ident(c.name) if len(w) > 2 and w not in ("id", "key", "code")}
+
+
 def no_measure(q: str, cat: Catalog, history: bool) -> Found | None:
-    if _HOW_DID.search(q) or (_JUDGEMENT.search(q) and not _MEASURE.search(q)):
+    judged = _JUDGEMENT.search(q) and not _MEASURE.search(q) \
+        and not (set(question_terms(q)) & _numeric_terms(cat))
+    if _HOW_DID.search(q) or judged:
         return {"reason": "the question asks for a judgement without a measure to rank by",
                 "question": "By what measure? For example a count, a total, an average or a rate, and over "
                             "which period?"}
