@@ -290,3 +290,28 @@ def test_chat_good_keeps_the_last_answer_as_an_example(scripted, small_db, tmp_p
     assert main(["examples", "--db", str(small_db), "--json"]) == 0
     kept = json.loads(capsys.readouterr().out)
     assert [(e["question"], e["sql"]) for e in kept] == [(LAKERS_Q, LAKERS_SQL)]
+
+
+# --------------------------------------------------------------------------- conversations from the CLI
+def test_ask_sql_runs_the_users_sql_without_the_model(scripted, small_db, capsys):
+    llm = scripted({})
+    code, out, _ = run_cli(capsys, "ask", "--sql", "SELECT name FROM teams ORDER BY id LIMIT 2", "--db",
+                           str(small_db), "--json")
+    d = json.loads(out)
+    assert code == 0 and d["intent"] == "sql" and d["rows"] == [["Lakers"], ["Celtics"]] and llm.count() == 0
+    code, out, _ = run_cli(capsys, "ask", "--sql", "DELETE FROM teams", "--db", str(small_db), "--json")
+    assert code == EXIT_FAIL and "DELETE" in json.loads(out)["answer"]
+
+
+def test_ask_reads_the_question_from_stdin(scripted, small_db, capsys, monkeypatch):
+    scripted({"SQLGenerator": [LAKERS_SQL], "DataAnalyzer": [SENTENCE]})
+    monkeypatch.setattr("sys.stdin", io.StringIO(LAKERS_Q + "\n"))
+    code, out, _ = run_cli(capsys, "ask", "--db", str(small_db), "--json")
+    assert code == 0 and json.loads(out)["question"] == LAKERS_Q
+
+
+def test_ask_confirm_without_a_terminal_is_pending_and_runs_nothing(scripted, small_db, capsys):
+    scripted({"SQLGenerator": [LAKERS_SQL]})
+    code, out, err = run_cli(capsys, "ask", LAKERS_Q, "--db", str(small_db), "--confirm", "--resample-drafts", "0")
+    assert code == EXIT_CLARIFY and "Waiting for your approval" in out and "Not run" in err
+    assert "LeBron" not in out

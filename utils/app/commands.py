@@ -95,6 +95,7 @@ def cmd_ask(args) -> int:
     from duckask.utils.app.api import ask
 
     question = args.question
+    args.sql = getattr(args, "sql", None)  # `duckask demo` has no --sql
     if question == "-" or (question is None and not args.sql and not sys.stdin.isatty()):
         question = sys.stdin.read().strip()  # `echo "question" | duckask ask`
     if not (question or "").strip() and not args.sql:
@@ -103,9 +104,12 @@ def cmd_ask(args) -> int:
     from duckask.utils.app.terminal import Stream, confirm_prompt
 
     stream = Stream() if not args.json and sys.stdout.isatty() else None
+    options = _settings_options(args)
+    # --confirm: the prompt on a terminal; elsewhere the setting alone, and the Result is pending.
+    confirm = (confirm_prompt(args.json) or True) if options.pop("confirm", None) else None
     r = ask(question, db=_db_or_demo(args.db), sql=args.sql, config=args.config,
-            ask_user=_interactive_prompt(args.json), confirm=confirm_prompt(args.json) if args.confirm else None,
-            on_node=_progress(args.json), on_text=stream, **_settings_options(args))
+            ask_user=_interactive_prompt(args.json), confirm=confirm,
+            on_node=_progress(args.json), on_text=stream, **options)
     code = _print_result(r, args, stream.text if stream else "")
     if r.status == "pending" and not args.json:
         print("\nNot run: --confirm needs a terminal to answer on; run it with duckask sql \"...\" or "
