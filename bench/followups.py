@@ -6,7 +6,7 @@ judged on its own: did the turn, resolved from that history, give the gold resul
 compared like ``duckask eval``, order only when the gold SQL orders)? Records say how the turn was
 resolved (which rule, or the LLM), the resolved question, the SQL and the seconds.
 
-    .venv/bin/python bench/followups.py [--follow-ups auto|rules|llm|off] [--out FILE.jsonl] [--limit N]
+    .venv/bin/python bench/followups.py [--follow-ups auto|rules|llm|off] [--out FILE.jsonl] [--limit N] [--kinds K,..]
 
 Rerunning with the same ``--out`` resumes. The conversations were written by a helper that never read
 duckask's code; nothing was tuned on them before this run (docs/benchmarks.md).
@@ -38,6 +38,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--follow-ups", default="auto", choices=["auto", "rules", "llm", "off"])
     ap.add_argument("--out")
     ap.add_argument("--limit", type=int)
+    ap.add_argument("--kinds", help="only turns of these kinds, comma-separated (e.g. period,filter,sort: the "
+                                    "shapes the rules rewrite, to compare them with --follow-ups llm)")
     args = ap.parse_args(argv)
     out = Path(args.out or ROOT / "docs" / "results" / "dialogue" / f"followups_{args.follow_ups}.jsonl")
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -55,6 +57,8 @@ def main(argv: list[str] | None = None) -> int:
                 continue
             if args.limit and n >= args.limit:
                 break
+            if args.kinds and turns[i]["kind"] not in args.kinds.split(","):
+                continue
             n += 1
             c = Conversation(db, llm=llm, settings=base.prep.settings)
             for prev in turns[:i]:

@@ -122,3 +122,16 @@ def test_a_piped_conversation_prints_one_json_object_per_turn(chat):
     assert out[1]["rows"] == [["Berlin", 3600000]]
     assert out[0]["answer"] == "Paris is the largest, with 2,100,000 people."
     assert out[4]["rows"] == [[1]]
+
+
+def test_ask_on_a_terminal_streams_the_sentence_once(chat):
+    _, _, tmp_path, env, db = chat
+    child = pexpect.spawn(str(DUCKASK), ["ask", "What is the population of each city in France?", "--db", str(db),
+                                         "--resample-drafts", "0"], env=env, encoding="utf-8", timeout=60,
+                          dimensions=(40, 120), cwd=str(tmp_path))
+    child.expect(pexpect.EOF)
+    out = child.before
+    assert out.count("Paris is the largest, with 2,100,000 people.") == 1   # streamed, not printed twice
+    assert "SQL:" in out and "Lyon" in out
+    child.close()
+    assert child.exitstatus == 0
