@@ -82,7 +82,16 @@ def swap_period(text: str, previous: str) -> str | None:
         repl = f"{prep} {new}"
     else:
         repl = f"in {new}"
-    return prev[: old.start()] + repl + prev[old.end():]
+    if re.fullmatch(r"\d{4}", new) and re.search(r"\bthe\s+$", prev[old.start(): old.start("period")], re.I):
+        repl = repl.replace(new, f"the {new}")  # "each of the 2017 winners" -> "each of the 2015 winners"
+    out = prev[: old.start()] + repl + prev[old.end():]
+    # The same year again later ("2017 Rookie of the Year winners ... in 2017") changes with it.
+    core_old = re.sub(r"^the\s+", "", old.group("period"), flags=re.I)
+    core_new = re.sub(r"^the\s+", "", new)
+    if re.fullmatch(r"\d{4}s?", core_old) and re.fullmatch(r"\d{4}s?", core_new):
+        head, tail = out[: old.start() + len(repl)], out[old.start() + len(repl):]
+        out = head + re.sub(rf"\b{re.escape(core_old)}\b", core_new, tail)
+    return out
 
 
 _MODIFIER = re.compile(
