@@ -53,7 +53,7 @@ _PERIOD_TURN = re.compile(
     r"(?:the\s+)?same\s+(?:question\s+)?(?:for|in)\s+)?(?:(?:in|for|during|from|between)\s+)?"
     r"(?:the\s+)?(?:(?:year|season)\s+)?(?P<period>" + _PERIOD + r")(?:\s+season)?(?:\s+instead)?\s*[?.!]*\s*$", re.I)
 _PREV_PERIOD = re.compile(r"\b(?:(?P<prep>in|during|for|of|from|between)\s+)?(?:the\s+)?(?:(?:year|season)\s+)?"
-                          r"(?P<period>" + _PERIOD + r")(?:\s+season)?\b", re.I)
+                          r"(?P<period>" + _PERIOD + r")(?P<season>\s+season)?\b", re.I)
 
 
 def _phrase(period: str) -> str:
@@ -84,6 +84,8 @@ def swap_period(text: str, previous: str) -> str | None:
         repl = f"in {new}"
     if re.fullmatch(r"\d{4}", new) and re.search(r"\bthe\s+$", prev[old.start(): old.start("period")], re.I):
         repl = repl.replace(new, f"the {new}")  # "each of the 2017 winners" -> "each of the 2015 winners"
+    if old.group("season") and re.fullmatch(r"(in |during |for |of )?(the )?\d{4}", repl):
+        repl += old.group("season")  # "in the 1998 season" -> "in the 1990 season"
     out = prev[: old.start()] + repl + prev[old.end():]
     # The same year again later ("2017 Rookie of the Year winners ... in 2017") changes with it.
     core_old = re.sub(r"^the\s+", "", old.group("period"), flags=re.I)
