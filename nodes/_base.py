@@ -63,5 +63,10 @@ class TracedNode(Node):
             "prompt_tokens": sum(c.prompt_tokens for c in calls),
             "completion_tokens": sum(c.completion_tokens for c in calls),
             "attempt": sum(1 for t in trace if t["node"] == name) + 1,
+            **self.trace_detail(shared),
         })
         return action
+
+    def trace_detail(self, shared) -> dict:
+        """What this node decided, for its trace entry (e.g. the resolved question); none by default."""
+        return {}

@@ -41,6 +41,9 @@ class IntentRouter(TracedNode):
         # The LLM could not place it: attempting the question loses less than refusing it.
         return {"intent": "data", "by": f"fallback ({exc})", "follow_up": False}
 
+    def trace_detail(self, shared):
+        return {"intent": shared.get("intent"), "by": shared.get("intent_by")}
+
     def post(self, shared, p, res):
         shared["intent"] = res["intent"]
         shared["intent_by"] = res["by"]

@@ -54,6 +54,9 @@ class ResolveFollowUp(TracedNode):
         # No usable rewrite: keep the turn as typed; the previous pair still goes along as context.
         return {"question": p["text"], "by": f"kept (rewrite failed: {exc})"}
 
+    def trace_detail(self, shared):
+        return {"resolved_question": shared.get("resolved_question"), "by": shared.get("resolved_by")}
+
     def post(self, shared, p, res):
         shared["resolved_question"] = res["question"]
         shared["resolved_by"] = res["by"]

@@ -58,6 +58,8 @@ def test_a_period_follow_up_is_rewritten_by_a_rule_and_keeps_the_previous_pair(d
     r2 = c.ask("and in 2018?")
     assert r2.resolved_question == "Who hit the most home runs in 2018?"
     assert r2.routing == {"intent_by": "follow_up", "resolved_by": "swap_period"}
+    assert r2.trace[1]["resolved_question"] == r2.resolved_question and r2.trace[1]["by"] == "swap_period"
+    assert r2.trace[0]["intent"] == "data"
     assert r2.df.values.tolist() == [["Khris Davis", 48]]
     assert r2.question == "and in 2018?"                      # the turn as typed
     prompt = c.prep.llm.calls[-1]["messages"][-1]["content"]
