@@ -7,6 +7,7 @@ import json
 import threading
 import time
 
+import live_server
 import pytest
 from openai_stub import free_port
 
@@ -34,14 +35,9 @@ def serve(small_db, isolated_env):
     def start(**kw):
         app = create_app(str(small_db), llm=ScriptedLLM({"SQLGenerator": slow_sql}), resample_drafts=0,
                          analyzer="template", **kw)
-        server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=free_port(), log_level="warning"))
-        threading.Thread(target=server.run, daemon=True).start()
-        for _ in range(200):
-            if server.started:
-                break
-            time.sleep(0.05)
+        url, server = live_server.start(app)
         servers.append(server)
-        return f"http://127.0.0.1:{server.config.port}"
+        return url
 
     yield start
     for s in servers:

@@ -21,6 +21,7 @@ from typing import Any
 
 import pandas as pd
 
+from duckask.utils.app.chart import choose_chart
 from duckask.utils.config import Settings, load_settings
 from duckask.utils.db.database import open_database
 from duckask.utils.knowledge import examples_for
@@ -66,6 +67,15 @@ class Result:
         resume, self._resume = self._resume, None  # a pending result is decided once
         return resume(decision)
 
+    def chart(self, kind: str | None = None):
+        """A plotly Figure of the result, the chart chosen from its columns (``duckask.utils.app.chart``);
+        ``kind`` ("line", "bar", "scatter") overrides the choice. Needs plotly (the ``server`` extra)."""
+        from duckask.utils.app.chart import figure
+
+        if self.df is None:
+            raise ValueError(f"this result is {self.status!r} and has no rows to chart")
+        return figure(self.df, kind=kind)
+
     def approve(self) -> Result:
         """Run the SQL this pending result shows; returns the answered (or failed) Result."""
         return self._continue({"decision": "yes"})
@@ -105,7 +115,7 @@ class Result:
             "derivation": self.derivation, "warning": self.warning,
             "clarifying_question": self.clarifying_question, "first_sql": self.first_sql,
             "intent": self.intent, "resolved_question": self.resolved_question, "answer_check": self.answer_check,
-            "confirmations": self.confirmations, "routing": self.routing,
+            "confirmations": self.confirmations, "routing": self.routing, "chart": choose_chart(self.df),
             "vote": self.vote, "attempts": self.attempts, "grades": self.grades, "grade_status": self.grade_status,
             "trace": self.trace,
             "llm": {"calls": len(self.llm_calls),

@@ -109,6 +109,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("ask", help="answer one question")
     p.add_argument("question", nargs="?", help='the question; "-" or none reads it from stdin')
     p.add_argument("--sql", help="run your own SQL through the graph instead (shown, checked, run, explained)")
+    p.add_argument("--chart", metavar="FILE", help="also write the result's chart: .html (offline, self-contained) "
+                                                   "or .png (needs kaleido)")
     _add_common(p)
     _add_graph_options(p)
     p.add_argument("--max-rows", type=int, default=20, help="rows to print (default 20)")

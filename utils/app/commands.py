@@ -111,6 +111,10 @@ def cmd_ask(args) -> int:
             ask_user=_interactive_prompt(args.json), confirm=confirm,
             on_node=_progress(args.json), on_text=stream, **options)
     code = _print_result(r, args, stream.text if stream else "")
+    if getattr(args, "chart", None) and r.df is not None:
+        from duckask.utils.app.chart import chart_for_cli
+
+        code = code or chart_for_cli(r.df, args.chart)
     if r.status == "pending" and not args.json:
         print("\nNot run: --confirm needs a terminal to answer on; run it with duckask sql \"...\" or "
               "ask without --confirm.", file=sys.stderr)

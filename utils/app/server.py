@@ -1,6 +1,6 @@
 """``duckask serve``: the HTTP API, on the same graph, safe executor and ``Result`` (extra ``server``).
 
-Routes (OpenAPI at ``/docs``):
+Routes (OpenAPI at ``/docs``; the web page at ``/``, ``static/index.html``):
 - ``GET  /api/health``: status, database, model, queue length (no key needed);
 - ``GET  /api/schema``: the schema text the model sees, and the table names;
 - ``POST /api/ask`` ``{"question", "options"}``: the JSON of ``duckask ask --json``;
@@ -28,8 +28,11 @@ import hmac
 import json
 import threading
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 
+#: The web page: plain HTML, CSS and JavaScript, no build step; plotly.js comes from the plotly package.
+PAGE = Path(__file__).resolve().parent / "static" / "index.html"
 MAX_BODY = 64 * 1024
 MAX_QUESTION = 2000
 #: What a request may set in ``options``: graph behaviour only, never the backend, paths or limits.
@@ -84,10 +87,11 @@ def create_app(db: str | None = None, *, llm=None, settings=None, api_key: str |
     """The FastAPI app for one database (the Lahman demo by default)."""
     from fastapi import FastAPI, Request
     from fastapi.exceptions import RequestValidationError
-    from fastapi.responses import StreamingResponse
+    from fastapi.responses import FileResponse, HTMLResponse, StreamingResponse
     from starlette.exceptions import HTTPException
 
     from duckask.utils.app.api import new_shared, prepare, run_turn
+    from duckask.utils.app.chart import choose_chart
     from duckask.utils.schema.ddl import render_schema
 
     prep = prepare(db, llm=llm, settings=settings, **options)
@@ -157,6 +161,19 @@ def create_app(db: str | None = None, *, llm=None, settings=None, api_key: str |
         finally:
             gate.leave()
 
+    @app.get("/", include_in_schema=False)
+    def page():
+        return HTMLResponse(PAGE.read_text(encoding="utf-8"))
+
+    @app.get("/static/plotly.min.js", include_in_schema=False)
+    def plotly_js():
+        try:
+            import plotly
+        except ImportError:
+            return _error(404, "charts need plotly (pip install 'duckask[server]'); the page works without them")
+        return FileResponse(Path(plotly.__file__).parent / "package_data" / "plotly.min.js",
+                            media_type="application/javascript")
+
     @app.get("/api/health")
     def health():
         return {"status": "ok", "db": prep.db, "model": prep.llm.name, "queued": gate.queued}
@@ -206,7 +223,8 @@ def create_app(db: str | None = None, *, llm=None, settings=None, api_key: str |
             return _error(400, out.error or out.status)
         return {"status": out.status, "sql": out.sql, "error": None, "ms": round(out.ms, 1),
                 "columns": [str(c) for c in out.df.columns], "truncated": out.truncated, "row_count": len(out.df),
-                "rows": json.loads(out.df.to_json(orient="values", date_format="iso", default_handler=str))}
+                "rows": json.loads(out.df.to_json(orient="values", date_format="iso", default_handler=str)),
+                "chart": choose_chart(out.df)}
 
     app.state.prepared, app.state.gate = prep, gate
     return app
