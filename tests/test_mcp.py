@@ -1,0 +1,55 @@
+"""``duckask mcp`` driven as an MCP client would: the SDK's client over stdio starts the server,
+initializes, lists the tools, calls each, reads the schema resource; a refused SQL comes back as a
+tool error with the reason. The LLM is the OpenAI-compatible stub on 127.0.0.1."""
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+from pathlib import Path
+
+import pytest
+from openai_stub import ROWS, SQL, StubOpenAI, make_cities_db, smart_responder
+
+pytest.importorskip("mcp", reason="the server extra is not installed (pip install 'duckask[server]')")
+from mcp import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
+
+DUCKASK = Path(sys.executable).parent / "duckask"
+
+
+def _text(result) -> str:
+    return "".join(getattr(c, "text", "") for c in result.content)
+
+
+async def _session_run(db: str, env: dict) -> dict:
+    params = StdioServerParameters(command=str(DUCKASK), args=["mcp", "--db", db], env=env)
+    out: dict = {}
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+        init = await session.initialize()
+        out["server"] = init.server_info.name
+        out["tools"] = sorted(t.name for t in (await session.list_tools()).tools)
+        out["ask"] = await session.call_tool("ask", {"question": "What is the population of each city in France?"})
+        out["sql"] = await session.call_tool("run_sql", {"sql": "SELECT count(*) AS n FROM cities"})
+        out["refused"] = await session.call_tool("run_sql", {"sql": "DROP TABLE cities"})
+        out["schema"] = await session.call_tool("describe_schema", {})
+        out["no_table"] = await session.call_tool("describe_schema", {"table": "nope"})
+        out["resource"] = await session.read_resource("duckask://schema")
+    return out
+
+
+def test_an_mcp_client_round_trip(tmp_path, isolated_env):
+    db = make_cities_db(tmp_path / "cities.duckdb")
+    with StubOpenAI(smart_responder) as stub:
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("DUCKASK_", "OPENAI_"))}
+        env.update(DUCKASK_CACHE_DIR=str(isolated_env), DUCKASK_BASE_URL=stub.base_url, DUCKASK_MODEL="stub")
+        out = asyncio.run(asyncio.wait_for(_session_run(str(db), env), 90))
+    assert out["server"] == "duckask" and out["tools"] == ["ask", "describe_schema", "run_sql"]
+    ask = json.loads(_text(out["ask"]))
+    assert not out["ask"].is_error and ask["sql"] == SQL and ask["rows"] == ROWS and ask["status"] == "answered"
+    assert json.loads(_text(out["sql"]))["rows"] == [[3]]
+    assert out["refused"].is_error and "DROP" in _text(out["refused"])
+    assert "CREATE TABLE cities" in _text(out["schema"])
+    assert out["no_table"].is_error and "cities" in _text(out["no_table"])
+    assert "CREATE TABLE cities" in out["resource"].contents[0].text

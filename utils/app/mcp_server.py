@@ -1,0 +1,93 @@
+"""``duckask mcp``: an MCP server over stdio for AI agents (the official ``mcp`` SDK, extra ``server``).
+
+Tools, on the same graph and safe executor as everything else:
+- ``ask(question)``: the answer, the SQL, the columns and up to ``MAX_ROWS`` rows;
+- ``run_sql(sql)``: one read-only SELECT through the safe executor; a refusal or DuckDB error comes
+  back as a tool error with the reason;
+- ``describe_schema(table?)``: the schema text the model sees (all tables, or one).
+Resource ``duckask://schema``: the same schema text. The embedded model answers one question at a
+time (a lock); stdout carries only the protocol.
+
+Run on its own::
+
+    python -m duckask.utils.app.mcp_server --db PATH
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import threading
+from typing import Any
+
+MAX_ROWS = 50
+
+INSTRUCTIONS = ("duckask answers plain-English questions about one DuckDB database. Use describe_schema to see "
+                "its tables, ask for a question in words, run_sql for your own SQL. Everything is read-only: "
+                "only one SELECT statement runs, on a locked-down connection with a timeout and a row cap.")
+
+
+def _rows(df) -> list:
+    return json.loads(df.head(MAX_ROWS).to_json(orient="values", date_format="iso", default_handler=str))
+
+
+def build_server(db: str | None = None, *, llm=None, settings=None, **options: Any):
+    from mcp.server.mcpserver import MCPServer
+    from mcp.server.mcpserver.exceptions import ToolError
+
+    from duckask.utils.app.api import new_shared, prepare, run_turn
+    from duckask.utils.schema.ddl import render_schema
+
+    prep = prepare(db, llm=llm, settings=settings, **options)
+    lock = threading.Lock()
+    server = MCPServer("duckask", instructions=INSTRUCTIONS)
+
+    @server.tool(description="Answer a plain-English question about the database. duckask writes one read-only "
+                             "SQL query, runs it safely, checks the result and explains it. Returns the answer, "
+                             f"the SQL, the columns and up to {MAX_ROWS} rows.")
+    def ask(question: str) -> dict:
+        if not question.strip():
+            raise ToolError("the question is empty: ask something about the data")
+        with lock:
+            r = run_turn(prep, new_shared(question))
+        out = {"status": r.status, "answer": r.answer, "sql": r.sql, "intent": r.intent}
+        if r.df is not None:
+            out.update(columns=[str(c) for c in r.df.columns], rows=_rows(r.df), row_count=len(r.df))
+        return out
+
+    @server.tool(description="Run one read-only SQL SELECT (DuckDB dialect) on the database and return its "
+                             f"columns and up to {MAX_ROWS} rows. Anything else (DDL, DML, file or network "
+                             "access, settings) is refused with the reason.")
+    def run_sql(sql: str) -> dict:
+        s = prep.settings
+        out = prep.database.run(sql, timeout_s=s.timeout_s, row_cap=s.row_cap)
+        if not out.ok:
+            raise ToolError(out.error or out.status)
+        return {"columns": [str(c) for c in out.df.columns], "rows": _rows(out.df), "row_count": len(out.df),
+                "truncated": out.truncated}
+
+    @server.tool(description="The database's schema as duckask's model sees it: CREATE TABLE statements with "
+                             "keys, column descriptions and sample values. Give a table name for one table.")
+    def describe_schema(table: str | None = None) -> str:
+        if table and table not in prep.catalog.tables:
+            raise ToolError(f"no table {table!r}; tables: {', '.join(prep.catalog.tables)}")
+        return render_schema(prep.catalog, [table] if table else None)
+
+    @server.resource("duckask://schema", name="schema", description="The schema text the model sees.",
+                     mime_type="text/plain")
+    def schema_text() -> str:
+        return render_schema(prep.catalog)
+
+    return server
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description="duckask as an MCP server over stdio.")
+    ap.add_argument("--db")
+    ap.add_argument("--config")
+    args = ap.parse_args(argv)
+    build_server(args.db, config=args.config).run("stdio")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
