@@ -200,6 +200,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--host", default="127.0.0.1", help="default 127.0.0.1; any other address needs --api-key")
     p.add_argument("--port", type=int, default=8000)
     p.add_argument("--api-key", help="required on every route but /api/health (default $DUCKASK_SERVER_KEY)")
+    p.add_argument("--max-concurrent", type=int, default=4,
+                   help="questions at once on an endpoint backend (the embedded model: always 1, the rest queue)")
+    p.add_argument("--cors-origin", action="append", default=[], metavar="ORIGIN",
+                   help="allow browser requests from this origin (repeatable; CORS is off by default)")
     p.add_argument("--config")
     p.set_defaults(func=cmd_serve)
 

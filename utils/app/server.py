@@ -275,7 +275,8 @@ def serve_command(args, db: str) -> int:
     except ValueError as e:
         print(f"duckask serve: {e}", file=sys.stderr)
         return 2
-    app = create_app(db, config=args.config, api_key=key)
+    app = create_app(db, config=args.config, api_key=key, max_concurrent=args.max_concurrent,
+                     cors_origins=tuple(args.cors_origin))
     uvicorn.run(app, host=args.host, port=args.port, log_level="info")
     return 0
 
