@@ -47,6 +47,14 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("filterwarnings", "ignore:Flow ends:UserWarning")
 
 
+def clean_env(cache: Path, **extra: str) -> dict[str, str]:
+    """The environment for a duckask subprocess: no DUCKASK_*/OPENAI_* variables of the developer's,
+    the cache in ``cache``, plus ``extra``."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("DUCKASK_", "OPENAI_"))}
+    env.update(DUCKASK_CACHE_DIR=str(cache), **extra)
+    return env
+
+
 @pytest.fixture
 def model_path() -> Path:
     """The embedded model file in the real cache; skips the test when it has not been assembled."""

@@ -5,12 +5,12 @@ and the same conversation piped, one JSON object per turn."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from conftest import clean_env
 from openai_stub import StubOpenAI, make_cities_db
 
 pexpect = pytest.importorskip("pexpect", reason="pexpect drives the terminal (pip install duckask[test])")
@@ -41,9 +41,8 @@ def responder(body: dict):
 def chat(tmp_path, isolated_env):
     db = make_cities_db(tmp_path / "cities.duckdb")
     with StubOpenAI(responder) as stub:
-        env = {k: v for k, v in os.environ.items() if not k.startswith(("DUCKASK_", "OPENAI_"))}
-        env.update(DUCKASK_CACHE_DIR=str(isolated_env), XDG_STATE_HOME=str(tmp_path / "state"), TERM="xterm",
-                   COLUMNS="120", LINES="40", DUCKASK_BASE_URL=stub.base_url, DUCKASK_MODEL="stub")
+        env = clean_env(isolated_env, XDG_STATE_HOME=str(tmp_path / "state"), TERM="xterm", COLUMNS="120",
+                        LINES="40", DUCKASK_BASE_URL=stub.base_url, DUCKASK_MODEL="stub")
 
         def spawn(*args: str):
             child = pexpect.spawn(str(DUCKASK), ["chat", "--db", str(db), "--resample-drafts", "0", *args],

@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import clean_env
 
 from duckask.utils.app import api
 from duckask.utils.app.cli import EXIT_CLARIFY, EXIT_FAIL, EXIT_OK, EXIT_USAGE, main
@@ -238,9 +239,7 @@ def test_import_bad_source_exit_1(tmp_path, isolated_env, capsys):
 
 # --------------------------------------------------------------------------- console script
 def _env(cache: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("DUCKASK_", "OPENAI_"))}
-    env["DUCKASK_CACHE_DIR"] = str(cache)
-    return env
+    return clean_env(cache)
 
 
 def test_console_script_help(isolated_env):

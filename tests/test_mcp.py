@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import sys
 from pathlib import Path
 
 import pytest
+from conftest import clean_env
 from openai_stub import ROWS, SQL, StubOpenAI, make_cities_db, smart_responder
 
 pytest.importorskip("mcp", reason="the server extra is not installed (pip install 'duckask[server]')")
@@ -42,8 +42,7 @@ async def _session_run(db: str, env: dict) -> dict:
 def test_an_mcp_client_round_trip(tmp_path, isolated_env):
     db = make_cities_db(tmp_path / "cities.duckdb")
     with StubOpenAI(smart_responder) as stub:
-        env = {k: v for k, v in os.environ.items() if not k.startswith(("DUCKASK_", "OPENAI_"))}
-        env.update(DUCKASK_CACHE_DIR=str(isolated_env), DUCKASK_BASE_URL=stub.base_url, DUCKASK_MODEL="stub")
+        env = clean_env(isolated_env, DUCKASK_BASE_URL=stub.base_url, DUCKASK_MODEL="stub")
         out = asyncio.run(asyncio.wait_for(_session_run(str(db), env), 90))
     assert out["server"] == "duckask" and out["tools"] == ["ask", "describe_schema", "run_sql"]
     ask = json.loads(_text(out["ask"]))

@@ -9,6 +9,7 @@ import time
 
 import live_server
 import pytest
+from conftest import clean_env
 from openai_stub import free_port
 
 fastapi = pytest.importorskip("fastapi", reason="the server extra is not installed (pip install 'duckask[server]')")
@@ -129,14 +130,12 @@ def test_bad_requests_get_a_clear_json_error(serve, body, status, says):
 
 
 def test_duckask_serve_refuses_an_open_bind_without_a_key_and_serves_on_loopback(small_db, isolated_env, tmp_path):
-    import os
     import subprocess
     import sys
     from pathlib import Path
 
     exe = Path(sys.executable).parent / "duckask"
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("DUCKASK_", "OPENAI_"))}
-    env.update(DUCKASK_CACHE_DIR=str(isolated_env), DUCKASK_BASE_URL="http://127.0.0.1:9/v1")
+    env = clean_env(isolated_env, DUCKASK_BASE_URL="http://127.0.0.1:9/v1")
     p = subprocess.run([str(exe), "serve", "--db", str(small_db), "--host", "0.0.0.0"], env=env,
                        capture_output=True, text=True, timeout=60)
     assert p.returncode == 2 and "--api-key" in p.stderr
