@@ -18,7 +18,7 @@ from duckask.utils.schema.catalog import Catalog
 _HELLO = re.compile(r"^\s*(hi|hello|hey|yo|hiya|howdy|good (morning|afternoon|evening))\b", re.I)
 _THANKS = re.compile(r"^\s*(thanks?|thank you|thx|cheers|ok(ay)?|cool|great)\b", re.I)
 _BYE = re.compile(r"^\s*(bye|goodbye|see you|good night)\b", re.I)
-_ABOUT = re.compile(r"\b(who|what) are you\b|\bwhat can you do\b|"
+ABOUT = re.compile(r"\b(who|what) are you\b|\bwhat can you do\b|"
                     r"\bhow do(es)? (you|this( tool)?) work\b|"
                     r"^\s*(help|\?)\s*$|\bwhat('s| is) your name\b|\bare you (a|an) \w+|"
                     r"\btell me about yourself\b", re.I)
@@ -44,7 +44,7 @@ def answer_general(text: str, cat: Catalog, example: str | None = None) -> str:
         return "Goodbye."
     if _HELLO.match(text) and len(text.split()) <= 5:
         return "Hello! " + capabilities(cat, example)
-    if _ABOUT.search(text):
+    if ABOUT.search(text):
         return capabilities(cat, example)
     try_this = f' You could ask, for example: "{example}"' if example else ""
     return (f"That is outside what I can answer: I only answer questions about the data in this database "

@@ -24,6 +24,7 @@ import argparse
 import re
 from collections.abc import Callable
 
+from duckask.utils.dialogue.general import ABOUT
 from duckask.utils.schema.catalog import Catalog
 from duckask.utils.schema.ranker import rank_tables
 from duckask.utils.schema.values import match_values
@@ -77,20 +78,20 @@ _GENERAL = re.compile(
     r"good (morning|afternoon|evening|night)|bye|goodbye|see you)([\s,!.']+(there|you|so|much|a|lot|very|that|"
     r"that's|thats|is|was|perfect|great|awesome|cool|nice|good|buddy|again|all|for|the|help|everyone|friend|"
     r"later|bot|duckask))*[\s!.?]*$"
-    r"|\b(who|what) are you\b|\bwhat can you do\b|\bhow do(es)? (you|this( tool)?) work\b|\bare you (a|an) \w+"
-    r"|^\s*(help|\?)\s*$|\bwhat('s| is) your name\b|\bhow are you\b"
+    r"|\bhow are you\b"
     r"|\b(poem|haiku|limerick|joke|song|story|essay|recipe|horoscope|lyrics)\b"
     r"|\b(weather|forecast|temperature outside|stock price|news|headlines)\b"
     r"|\btranslate\b|\bwho will win\b|\bwill \w+ win\b|\bpredict\b|\bnext (year|season|week)\b"
     r"|\b(explain|what is|what's|what are|how does|how do i write)\b.{0,20}\b(an? )?(sql|left join|inner join|join|"
     r"group by|subquery|cte|window function|primary key in general|database normali[sz]ation)\b"
     r"\s*(is|are|works?)?\s*[?.!]*$"
-    r"|\b(capital of|meaning of life|tell me about yourself)\b",
+    r"|\b(capital of|meaning of life)\b",
     re.I)
 
 
 def small_talk(text: str, _cat: Catalog, _follow_up: bool) -> str | None:
-    return "general" if _GENERAL.search(text) else None
+    # Questions about duckask itself ("who are you?", "what can you do?") are general.ABOUT.
+    return "general" if _GENERAL.search(text) or ABOUT.search(text) else None
 
 
 _SCHEMA = re.compile(
