@@ -30,6 +30,11 @@ ENV_VARS = {
     "DUCKASK_BACKEND": "backend",
     "DUCKASK_DESCRIPTIONS": "descriptions",
     "DUCKASK_EXAMPLES": "examples",
+    "DUCKASK_ALLOW_WRITES": "allow_writes",
+    "DUCKASK_AUDIT_FILE": "audit_file",
+    "DUCKASK_SMTP_HOST": "smtp_host",
+    "DUCKASK_SMTP_USER": "smtp_user",
+    "DUCKASK_SMTP_PASSWORD": "smtp_password",
 }
 
 
@@ -90,6 +95,18 @@ class Settings:
     timeout_s: float = 20.0
     row_cap: int = 1000
     memory_limit: str = "2GB"
+    # Writes (off by default; docs/design.md "The write path")
+    allow_writes: bool = False          # T1 data and T2 schema changes, each only after an explicit approval
+    write_tolerance: str = "0"          # rows (or "N%") the actual count may differ from the estimate; else rollback
+    audit_file: str | None = None       # the audit log of write attempts (default <cache_dir>/audit.duckdb)
+    # Delivery by email (SMTP)
+    smtp_host: str | None = None
+    smtp_port: int = 587
+    smtp_user: str | None = None
+    smtp_password: str | None = None    # better from $DUCKASK_SMTP_PASSWORD than in a config file
+    smtp_starttls: bool = True          # upgrade the connection with STARTTLS before logging in
+    smtp_from: str | None = None        # sender address (default: smtp_user, else duckask@<hostname>)
+    smtp_timeout_s: float = 30.0
 
     def node_options(self, node: str) -> dict[str, Any]:
         """Model and temperature for one node (per-node override, else the global ones)."""
@@ -112,6 +129,12 @@ class Settings:
         if self.knowledge_file:
             return Path(self.knowledge_file).expanduser()
         return self.resolved_cache_dir / "knowledge.duckdb"
+
+    @property
+    def resolved_audit_file(self) -> Path:
+        if self.audit_file:
+            return Path(self.audit_file).expanduser()
+        return self.resolved_cache_dir / "audit.duckdb"
 
 
 _FIELDS = {f.name: f for f in dataclasses.fields(Settings)}
@@ -174,8 +197,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--config")
     args = ap.parse_args(argv)
     s = dataclasses.asdict(load_settings(args.config))
-    if s.get("api_key"):
-        s["api_key"] = "***"
+    for secret in ("api_key", "smtp_password"):
+        if s.get(secret):
+            s[secret] = "***"
     print(yaml.safe_dump(s, sort_keys=False), end="")
     return 0
 
