@@ -127,12 +127,14 @@ class Database:
         self.file = file
         self.source = source or str(file)
         self.settings = settings
-        st = file.stat()
-        self.key = f"{file}:{st.st_size}:{st.st_mtime_ns}"
         self._idle = threading.Condition()
         self._in_flight = 0
         self._reopening = False
-        self.con = self._connect(settings)
+        self._open()
+
+    def _open(self) -> None:
+        self.con = self._connect(self.settings)
+        self.key = file_key(self.file)
         # The database's own tables and views stay readable whatever their names (a user's "pg_teams").
         self.user_tables = frozenset(n for (n,) in self.con.execute(
             "SELECT lower(table_name) FROM duckdb_tables() UNION SELECT lower(view_name) FROM duckdb_views() "
@@ -165,20 +167,29 @@ class Database:
                 self._in_flight -= 1
                 self._idle.notify_all()
 
-    def reconfigure(self, settings: Settings) -> None:
-        """Reopen with ``settings``' connection-level options (the memory limit): DuckDB fixes them per
-        open database, and the configuration is locked against SET. Waits for running queries; new
-        ones wait for the reopened connection."""
+    @contextlib.contextmanager
+    def exclusive(self) -> Iterator[None]:
+        """No query on this database while the block runs: waits for running ones, closes the read-only
+        connection, and reopens it after with ``self.settings`` (re-reading the file's key and tables, which
+        a write may have changed). New queries wait for the reopened connection."""
         with self._idle:
             self._reopening = True
             try:
                 self._idle.wait_for(lambda: self._in_flight == 0)
                 self.con.close()
-                self.con = self._connect(settings)
-                self.settings = settings
+                try:
+                    yield
+                finally:
+                    self._open()
             finally:
                 self._reopening = False
                 self._idle.notify_all()
+
+    def reconfigure(self, settings: Settings) -> None:
+        """Reopen with ``settings``' connection-level options (the memory limit: DuckDB fixes them per
+        open database, and the configuration is locked against SET), or after the file changed."""
+        with self.exclusive():
+            self.settings = settings
 
     def run(self, sql: str, *, timeout_s: float | None = None, row_cap: int | None = None) -> QueryOutcome:
         """Run one untrusted query; never raises for SQL problems, the outcome says what happened."""
@@ -250,18 +261,21 @@ def close_all() -> None:
         _OPEN.clear()
 
 
+def file_key(file: Path) -> str:
+    st = file.stat()
+    return f"{file}:{st.st_size}:{st.st_mtime_ns}"
+
+
 def open_database(db: str | os.PathLike, settings: Settings | None = None) -> Database:
     """One shared locked-down connection per database file and process (reopened when a caller asks
-    for another memory limit)."""
+    for another memory limit, or when the file changed since it was opened)."""
     settings = settings or load_settings()
     file = resolve_db_file(db, settings)
-    st = file.stat()
-    key = f"{file}:{st.st_size}:{st.st_mtime_ns}"
     with _OPEN_LOCK:
-        if key not in _OPEN:
-            _OPEN[key] = Database(file, settings, source=str(db))
-        database = _OPEN[key]
-    if database.settings.memory_limit != settings.memory_limit:
+        if str(file) not in _OPEN:
+            _OPEN[str(file)] = Database(file, settings, source=str(db))
+        database = _OPEN[str(file)]
+    if database.settings.memory_limit != settings.memory_limit or database.key != file_key(file):
         database.reconfigure(settings)  # the latest caller's memory limit holds, not the first opener's
     return database
 

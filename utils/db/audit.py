@@ -1,0 +1,183 @@
+"""The audit log: every write attempt, approved, rejected or blocked, in a DuckDB file of its own.
+
+The file is ``<cache>/audit.duckdb`` (setting ``audit_file``), never the user's database. One row per
+attempt, written in steps so that the log never claims more than happened:
+
+1. when the statement is proposed: ``decision`` pending (or blocked, with the reason, and outcome
+   ``not_run``: a blocked statement never gets further);
+2. when the user decides: rejected (outcome ``not_run``) or approved, **before** the data write;
+3. after the data write: ``outcome`` committed, rolled_back or error, with the actual row count.
+
+A process that dies between 2 and 3 leaves an approved row with no outcome, which ``duckask audit``
+shows as "started, no outcome". The file is opened per operation and closed at once, so several
+duckask processes share it; an operation that finds it locked by another retries for a few seconds.
+
+Run on its own::
+
+    python -m duckask.utils.db.audit [--db PATH] [--json]
+"""
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import getpass
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import duckdb
+from tenacity import retry, retry_if_exception_type, stop_after_delay, wait_random
+
+SCHEMA = """
+CREATE SEQUENCE IF NOT EXISTS write_id START 1;
+CREATE TABLE IF NOT EXISTS writes (
+    id BIGINT PRIMARY KEY DEFAULT nextval('write_id'),
+    proposed_at TIMESTAMPTZ NOT NULL,
+    decided_at TIMESTAMPTZ,
+    finished_at TIMESTAMPTZ,
+    session VARCHAR,
+    "user" VARCHAR,
+    db VARCHAR,
+    tier INTEGER,
+    kind VARCHAR,
+    sql VARCHAR,
+    explanation VARCHAR,
+    estimated_rows BIGINT,
+    actual_rows BIGINT,
+    decision VARCHAR NOT NULL,      -- pending | approved | rejected | blocked
+    outcome VARCHAR,                -- NULL (not finished) | not_run | committed | rolled_back | error
+    detail VARCHAR                  -- why it was blocked, rolled back or failed
+);
+"""
+COLUMNS = ("id", "proposed_at", "decided_at", "finished_at", "session", "user", "db", "tier", "kind", "sql",
+           "explanation", "estimated_rows", "actual_rows", "decision", "outcome", "detail")
+_WRITABLE = set(COLUMNS) - {"id"}
+
+
+def os_user() -> str:
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):      # no name for this uid (a container)
+        return f"uid:{os.getuid()}" if hasattr(os, "getuid") else "unknown"
+
+
+def _now() -> dt.datetime:
+    return dt.datetime.now(dt.timezone.utc)
+
+
+class AuditError(RuntimeError):
+    """The audit log could not be written; no write runs without its record."""
+
+
+_locked = retry(retry=retry_if_exception_type(duckdb.IOException), stop=stop_after_delay(5),
+                wait=wait_random(0.05, 0.25), reraise=True)
+
+
+class AuditLog:
+    def __init__(self, path: str | os.PathLike):
+        self.path = Path(path).expanduser()
+
+    @_locked
+    def _write(self, sql: str, params: list[Any]) -> Any:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        con = duckdb.connect(str(self.path))
+        try:
+            con.execute(SCHEMA)
+            row = con.execute(sql, params).fetchone()
+            con.execute("CHECKPOINT")    # on disk now, not only in the WAL
+            return row
+        finally:
+            con.close()
+
+    def record(self, **fields: Any) -> int:
+        """A new attempt; returns its id. ``fields``: any of ``COLUMNS`` but id (``decision`` needed)."""
+        fields.setdefault("proposed_at", _now())
+        self._check(fields)
+        cols = list(fields)
+        try:
+            row = self._write(f"INSERT INTO writes ({', '.join(_q(c) for c in cols)}) VALUES "
+                              f"({', '.join('?' for _ in cols)}) RETURNING id", [fields[c] for c in cols])
+        except (duckdb.Error, OSError) as e:
+            raise AuditError(f"cannot write the audit log {self.path}: {e}; nothing was changed") from e
+        return int(row[0])
+
+    def update(self, entry_id: int, **fields: Any) -> None:
+        self._check(fields)
+        try:
+            self._write(f"UPDATE writes SET {', '.join(f'{_q(c)} = ?' for c in fields)} WHERE id = ? RETURNING id",
+                        [*fields.values(), entry_id])
+        except (duckdb.Error, OSError) as e:
+            raise AuditError(f"cannot write the audit log {self.path}: {e}") from e
+
+    @staticmethod
+    def _check(fields: dict[str, Any]) -> None:
+        unknown = set(fields) - _WRITABLE
+        if unknown:
+            raise ValueError(f"unknown audit field(s): {', '.join(sorted(unknown))}")
+
+    @_locked
+    def entries(self, db: str | None = None, limit: int | None = None) -> list[dict[str, Any]]:
+        """The attempts, newest first (only ``db``'s when given)."""
+        if not self.path.exists():
+            return []
+        con = duckdb.connect(str(self.path), read_only=True)
+        try:
+            where, params = ("WHERE db = ?", [db]) if db else ("", [])
+            rows = con.execute(f"SELECT {', '.join(_q(c) for c in COLUMNS)} FROM writes {where} ORDER BY id DESC"
+                               + (f" LIMIT {int(limit)}" if limit else ""), params).fetchall()
+        except duckdb.CatalogException:
+            rows = []
+        finally:
+            con.close()
+        return [dict(zip(COLUMNS, r, strict=True)) for r in rows]
+
+
+def _q(column: str) -> str:
+    return f'"{column}"'
+
+
+def status_of(entry: dict[str, Any]) -> str:
+    """One word or phrase for an entry's state; an approved write with no outcome is "started, no outcome"."""
+    if entry["decision"] == "approved" and entry["outcome"] is None:
+        return "started, no outcome"
+    return entry["outcome"] or entry["decision"]
+
+
+def render(entries: list[dict[str, Any]]) -> str:
+    if not entries:
+        return "no write attempts recorded"
+    lines = []
+    for e in entries:
+        when = e["proposed_at"].strftime("%Y-%m-%d %H:%M:%S") if e["proposed_at"] else "?"
+        rows = f"est {e['estimated_rows']}" if e["estimated_rows"] is not None else "est -"
+        if e["actual_rows"] is not None:
+            rows += f", actual {e['actual_rows']}"
+        lines.append(f"#{e['id']} {when} T{e['tier']} {e['decision']:<8} {status_of(e):<20} {rows:<22} "
+                     f"{e['user']} ({e['session']})")
+        lines.append(f"    {' '.join((e['sql'] or '').split())}")
+        if e["detail"]:
+            lines.append(f"    {e['detail']}")
+    return "\n".join(lines)
+
+
+def as_json(entries: list[dict[str, Any]]) -> str:
+    return json.dumps([{**e, "status": status_of(e)} for e in entries], default=str)
+
+
+def main(argv: list[str] | None = None) -> int:
+    from duckask.utils.config import load_settings
+
+    ap = argparse.ArgumentParser(description="Show the audit log of write attempts.")
+    ap.add_argument("--db", help="only this database's attempts (its path)")
+    ap.add_argument("--json", action="store_true")
+    ap.add_argument("--limit", type=int)
+    args = ap.parse_args(argv)
+    log = AuditLog(load_settings().resolved_audit_file)
+    entries = log.entries(str(Path(args.db).expanduser().resolve()) if args.db else None, args.limit)
+    print(as_json(entries) if args.json else render(entries))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,179 @@
+"""Security tiers of a statement, from the parsers, never from regexes over the text.
+
+=====  =============================================  =========================================
+tier   what                                           what duckask does with it
+=====  =============================================  =========================================
+T0     a read: one SELECT / WITH statement             runs (``safety.check_sql`` and the
+                                                      read-only connection, as for every query)
+T1     a data change: INSERT, UPDATE, DELETE           only with ``allow_writes``, after approval
+T2     a schema change: CREATE TABLE / VIEW / INDEX,   only with ``allow_writes``, after approval
+       ALTER TABLE (add, rename, retype a column;
+       rename a table), COMMENT ON
+T3     everything else: DROP, TRUNCATE, ALTER ... DROP  always blocked, approved or not
+       COLUMN, CREATE OR REPLACE TABLE, CREATE
+       SCHEMA/SEQUENCE/MACRO/SECRET/TYPE, ATTACH,
+       DETACH, COPY, EXPORT, INSTALL/LOAD, SET,
+       PRAGMA, CALL, transactions, MERGE, several
+       statements, anything that cannot be classified
+=====  =============================================  =========================================
+
+Two parsers must agree: DuckDB's own (``duckdb.extract_statements``: the statement type) and
+sqlglot's DuckDB dialect (the tree: which table, which kind of CREATE, which ALTER action; DuckDB
+serializes only SELECTs to JSON). A statement either parser cannot read, or on which they disagree
+(DuckDB parses ``TRUNCATE`` as a DELETE), is T3. Each T1/T2 rule is a small named function in
+``RULES``; the first that places the statement wins, and one that places none leaves it T3.
+
+Run on its own::
+
+    python -m duckask.utils.db.tiers "DELETE FROM people WHERE age > 130"
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import duckdb
+import sqlglot
+from sqlglot import exp
+
+from duckask.utils.sql.ast import statement_types
+
+TIER_NAMES = {0: "T0 read", 1: "T1 data change", 2: "T2 schema change", 3: "T3 blocked"}
+
+#: Why the well-known T3 statement types are blocked (by DuckDB's statement type).
+_T3_WHY = {
+    "DROP": "removes a table, view or schema and its data",
+    "ATTACH": "opens another database file", "DETACH": "closes an attached database",
+    "COPY": "reads or writes files (export with duckask's own --out instead)",
+    "COPY_DATABASE": "copies a whole database", "EXPORT": "writes files (use --out instead)",
+    "LOAD": "installs or loads an extension", "EXTENSION": "installs or loads an extension",
+    "SET": "changes a setting", "VARIABLE_SET": "sets a variable", "PRAGMA": "changes or reads server settings",
+    "CALL": "calls a table function or a server procedure", "TRANSACTION": "controls the transaction, "
+    "which duckask holds itself", "VACUUM": "rewrites storage", "MERGE_INTO": "merges tables (not classified)",
+    "CREATE_FUNC": "creates a macro or function", "PREPARE": "prepares a statement", "EXECUTE": "runs a "
+    "prepared statement", "EXPLAIN": "is not a change (and an EXPLAIN ANALYZE runs its statement)",
+    "ANALYZE": "rewrites statistics",
+}
+
+
+@dataclass(frozen=True)
+class Classification:
+    tier: int                       # 0 read, 1 data change, 2 schema change, 3 blocked
+    kind: str                       # SELECT, INSERT, UPDATE, DELETE, CREATE TABLE, ..., or DuckDB's type
+    statement: str                  # the one statement, without a trailing ';'
+    reason: str                     # why this tier (for T3: why it is blocked)
+    target: str | None = None       # the table (or view, index) the statement writes
+    tree: exp.Expression | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def tier_name(self) -> str:
+        return TIER_NAMES[self.tier]
+
+    def as_dict(self) -> dict:
+        return {"tier": self.tier, "tier_name": self.tier_name, "kind": self.kind, "target": self.target,
+                "reason": self.reason, "sql": self.statement}
+
+
+def _name(table: exp.Expression | None) -> str | None:
+    if isinstance(table, exp.Schema):
+        table = table.this
+    if isinstance(table, exp.Table):
+        return ".".join(p for p in (table.args.get("db") and table.db, table.name) if p) or None
+    if isinstance(table, exp.Index):
+        return table.name
+    return None
+
+
+# -- the T1/T2 rules: each returns (tier, kind, reason) or None --------------------------------------------
+Rule = Callable[[str, exp.Expression], "tuple[int, str, str] | None"]
+
+
+def data_change(duck: str, tree: exp.Expression) -> tuple[int, str, str] | None:
+    pairs = {"INSERT": exp.Insert, "UPDATE": exp.Update, "DELETE": exp.Delete}
+    if duck in pairs and isinstance(tree, pairs[duck]):
+        return 1, duck, f"{duck} changes rows of a table"
+    return None
+
+
+def create_object(duck: str, tree: exp.Expression) -> tuple[int, str, str] | None:
+    if duck != "CREATE" or not isinstance(tree, exp.Create):
+        return None
+    kind = (tree.args.get("kind") or "").upper()
+    if kind not in ("TABLE", "VIEW", "INDEX"):
+        return 3, f"CREATE {kind or '?'}", f"CREATE {kind or 'of this kind'} is not a table, view or index"
+    if kind == "TABLE" and tree.args.get("replace"):
+        return 3, "CREATE OR REPLACE TABLE", "CREATE OR REPLACE TABLE drops the table it replaces, with its data"
+    return 2, f"CREATE {kind}", f"CREATE {kind} adds to the schema"
+
+
+_SAFE_ALTER = (exp.ColumnDef, exp.RenameColumn, exp.AlterColumn, exp.AlterRename)
+
+
+def alter_table(duck: str, tree: exp.Expression) -> tuple[int, str, str] | None:
+    if duck != "ALTER":
+        return None
+    if isinstance(tree, exp.Comment):
+        return 2, "COMMENT ON", "COMMENT ON changes a description in the schema"
+    if not isinstance(tree, exp.Alter):
+        return None
+    actions = tree.args.get("actions") or []
+    if any(isinstance(a, exp.Drop) for a in actions):
+        return 3, "ALTER TABLE DROP", "ALTER ... DROP removes a column and its data"
+    if actions and all(isinstance(a, _SAFE_ALTER) for a in actions):
+        return 2, f"ALTER {(tree.args.get('kind') or 'TABLE').upper()}", "ALTER changes a table's definition"
+    return None
+
+
+RULES: list[Rule] = [data_change, create_object, alter_table]
+
+
+def classify(sql: str) -> Classification:
+    """The tier of ``sql``: exactly one statement, read by DuckDB's parser and sqlglot's."""
+    text = (sql or "").strip()
+    if not text:
+        return Classification(3, "EMPTY", "", "the statement is empty")
+    try:
+        statements = duckdb.extract_statements(text)
+    except duckdb.Error as e:
+        return Classification(3, "UNPARSED", text, f"DuckDB cannot parse it: {str(e).splitlines()[0]}")
+    if len(statements) != 1:
+        kinds = ", ".join(s.type.name for s in statements) or "none"
+        return Classification(3, "MULTI", text, f"exactly one statement at a time, got {len(statements)} ({kinds})")
+    duck = statement_types(statements[0].query)[0]
+    statement = statements[0].query.strip().rstrip(";").strip()
+    if duck == "SELECT":
+        return Classification(0, "SELECT", statement, "a read")
+    if duck not in ("INSERT", "UPDATE", "DELETE", "CREATE", "ALTER"):
+        return Classification(3, duck, statement, f"{duck} {_T3_WHY.get(duck, 'is not a T1 or T2 statement')}")
+    try:
+        tree = sqlglot.parse_one(statement, dialect="duckdb")
+    except sqlglot.errors.SqlglotError as e:
+        return Classification(3, duck, statement, f"it cannot be classified ({str(e).splitlines()[0]})")
+    for rule in RULES:
+        placed = rule(duck, tree)
+        if placed:
+            tier, kind, reason = placed
+            target = _name(tree.this) if not isinstance(tree, exp.Create) or kind != "CREATE INDEX" else \
+                _name(tree.this.args.get("table"))
+            return Classification(tier, kind, statement, reason, target, tree)
+    if isinstance(tree, exp.TruncateTable):
+        return Classification(3, "TRUNCATE", statement, "TRUNCATE removes every row of a table")
+    what = type(tree).__name__.upper()
+    return Classification(3, duck, statement, f"DuckDB reads a {duck} statement and sqlglot a {what}: it cannot be "
+                                               "classified, so it is blocked")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description="Print the security tier of one SQL statement.")
+    ap.add_argument("sql")
+    args = ap.parse_args(argv)
+    c = classify(args.sql)
+    print(json.dumps(c.as_dict(), indent=2))
+    return 0 if c.tier < 3 else 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,194 @@
+"""What a write will do, before anyone approves it: the estimated rows, a plain-language explanation,
+and the reads behind it checked like any query.
+
+- ``estimate_sql(c)``: the SELECT that counts the rows a T1 statement (or CREATE TABLE AS) touches: a
+  COUNT over the WHERE of an UPDATE/DELETE (with its FROM/USING tables and CTEs; ``count(DISTINCT
+  rowid)`` when other tables join in), the row count of the SELECT behind an INSERT or CREATE TABLE AS,
+  the number of VALUES rows. Built on sqlglot's tree of the statement, run on the read-only connection.
+- ``reads_sql(c)``: a SELECT over every expression the statement reads (SET values, the VALUES rows,
+  a view's query), which ``safety.reads_server`` checks as it checks any query: a write cannot read
+  files or the server's settings either.
+- ``explain(c, rows)``: one or two sentences, from small functions by kind (``EXPLAINERS``).
+
+Run on its own::
+
+    python -m duckask.utils.db.write_plan "UPDATE people SET age = age + 1 WHERE name = 'Ann'"
+"""
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Callable
+
+from sqlglot import exp
+
+from duckask.utils.db.tiers import Classification, classify
+
+_D = "duckdb"
+
+
+def _sql(node: exp.Expression) -> str:
+    return node.sql(dialect=_D)
+
+
+def _table_ref(c: Classification) -> exp.Expression:
+    table = c.tree.this
+    return (table.this if isinstance(table, exp.Schema) else table).copy()
+
+
+def _joined(c: Classification, others: list[exp.Expression]) -> str:
+    """``SELECT count(*) FROM target [CROSS JOIN others] WHERE ...`` for an UPDATE or DELETE."""
+    target = _table_ref(c)
+    counted = "count(*)" if not others else f"count(DISTINCT {target.alias_or_name}.rowid)"
+    select = exp.select(counted).from_(target)
+    for other in others:
+        select = select.join(other.copy(), join_type="CROSS")
+    where = c.tree.args.get("where")
+    if where is not None:
+        select = select.where(where.this.copy())
+    if c.tree.args.get("with_") is not None:
+        select.set("with_", c.tree.args["with_"].copy())
+    return _sql(select)
+
+
+def _source(c: Classification) -> exp.Expression | None:
+    """The query or VALUES behind an INSERT or CREATE TABLE/VIEW AS."""
+    return c.tree.args.get("expression")
+
+
+def estimate_sql(c: Classification) -> str | None:
+    """The COUNT query for ``c``, or None when it changes no rows (schema only) or needs no query."""
+    t = c.tree
+    if isinstance(t, exp.Delete):
+        return _joined(c, list(t.args.get("using") or []))
+    if isinstance(t, exp.Update):
+        from_ = t.args.get("from_")
+        return _joined(c, [from_.this, *(from_.args.get("joins") or [])] if from_ is not None else [])
+    source = _source(c)
+    if isinstance(t, exp.Insert | exp.Create) and c.kind in ("INSERT", "CREATE TABLE") and source is not None:
+        if isinstance(source, exp.Values):
+            return None           # the rows are counted in the statement
+        return f"SELECT count(*) FROM ({_sql(source)}) AS duckask_rows"
+    return None
+
+
+def counted_rows(c: Classification) -> int | None:
+    """Rows known from the statement itself: VALUES rows, DEFAULT VALUES, 0 for schema-only changes."""
+    t = c.tree
+    source = _source(c)
+    if isinstance(t, exp.Insert):
+        if isinstance(source, exp.Values):
+            return len(source.expressions)
+        return 1 if source is None else None
+    if c.tier == 2 and not (c.kind == "CREATE TABLE" and source is not None):
+        return 0
+    return None
+
+
+def checks_rows(c: Classification) -> bool:
+    """Whether the actual row count is compared with the estimate (a data change, or CREATE TABLE AS)."""
+    return c.tier == 1 or (c.kind == "CREATE TABLE" and _source(c) is not None)
+
+
+def reads_sql(c: Classification) -> str | None:
+    """A SELECT over what the statement reads, for the safety check (never run)."""
+    t = c.tree
+    if isinstance(t, exp.Update):
+        values = [e.expression.copy() for e in t.expressions if isinstance(e, exp.EQ)]
+        select = exp.select(*values).from_(_table_ref(c)) if values else None
+        return _sql(select) if select is not None else None
+    source = _source(c)
+    if isinstance(source, exp.Values):
+        return f"SELECT * FROM ({_sql(source)}) AS duckask_values"
+    if isinstance(source, exp.Query):
+        return _sql(source)
+    return None
+
+
+# -- explanations: one small function per kind ------------------------------------------------------------
+def _where(c: Classification) -> str:
+    where = c.tree.args.get("where")
+    return f" where {_sql(where.this)}" if where is not None else ""
+
+
+def _rows(n: int | None) -> str:
+    return "an unknown number of rows" if n is None else f"{n:,} row{'s' if n != 1 else ''}"
+
+
+def explain_delete(c: Classification, n: int | None) -> str:
+    if c.tree.args.get("where") is None:
+        return f"Deletes EVERY row of {c.target} ({_rows(n)}); the table stays, empty."
+    return f"Deletes the rows of {c.target}{_where(c)}: {_rows(n)}."
+
+
+def explain_update(c: Classification, n: int | None) -> str:
+    sets = ", ".join(f"{_sql(e.this)} to {_sql(e.expression)}" for e in c.tree.expressions if isinstance(e, exp.EQ))
+    scope = _where(c) or " (every row: there is no WHERE)"
+    return f"Sets {sets} in the rows of {c.target}{scope}: {_rows(n)}."
+
+
+def explain_insert(c: Classification, n: int | None) -> str:
+    source = _source(c)
+    origin = "the values given" if isinstance(source, exp.Values) or source is None else \
+        f"a query over {', '.join(sorted({t.name for t in source.find_all(exp.Table)})) or 'no table'}"
+    conflict = c.tree.args.get("conflict") is not None or c.tree.args.get("alternative") is not None
+    tail = " Rows that clash with an existing key replace or skip it (the estimate is an upper bound)." \
+        if conflict else ""
+    return f"Adds {_rows(n)} to {c.target} from {origin}.{tail}"
+
+
+def explain_create(c: Classification, n: int | None) -> str:
+    source = _source(c)
+    if c.kind == "CREATE INDEX":
+        return f"Creates an index {c.tree.this.name} on {c.target}; no data changes."
+    if c.kind == "CREATE VIEW":
+        return f"Creates the view {c.target}, a saved query (no data is copied)."
+    if source is not None:
+        return f"Creates the new table {c.target} holding the query's result: {_rows(n)}."
+    return f"Creates the new, empty table {c.target}."
+
+
+def explain_alter(c: Classification, _n: int | None) -> str:
+    if isinstance(c.tree, exp.Comment):
+        return f"Changes the description of {c.target}; no data changes."
+    parts = []
+    for a in c.tree.args.get("actions") or []:
+        if isinstance(a, exp.ColumnDef):
+            parts.append(f"adds the column {_sql(a)}")
+        elif isinstance(a, exp.AlterRename):
+            parts.append(f"renames it to {_sql(a.this)}")
+        elif isinstance(a, exp.RenameColumn):
+            parts.append(f"renames the column {_sql(a.this)} to {_sql(a.args['to'])}")
+        else:
+            parts.append(f"changes the column {_sql(a.this)}")
+    return f"Alters {c.target}: {'; '.join(parts)}. Existing rows are kept."
+
+
+EXPLAINERS: dict[str, Callable[[Classification, int | None], str]] = {
+    "DELETE": explain_delete, "UPDATE": explain_update, "INSERT": explain_insert,
+    "CREATE TABLE": explain_create, "CREATE VIEW": explain_create, "CREATE INDEX": explain_create,
+    "ALTER TABLE": explain_alter, "ALTER VIEW": explain_alter, "COMMENT ON": explain_alter,
+}
+
+
+def explain(c: Classification, rows: int | None) -> str:
+    if c.tier == 3:
+        return f"Blocked ({c.tier_name}): {c.reason}."
+    return EXPLAINERS[c.kind](c, rows)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description="Show how duckask would estimate and explain a write.")
+    ap.add_argument("sql")
+    args = ap.parse_args(argv)
+    c = classify(args.sql)
+    plan = {**c.as_dict()}
+    if c.tier in (1, 2):
+        plan.update(estimate_sql=estimate_sql(c), counted_rows=counted_rows(c), reads_sql=reads_sql(c),
+                    explanation=explain(c, counted_rows(c)))
+    print(json.dumps(plan, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

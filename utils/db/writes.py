@@ -1,0 +1,242 @@
+"""Gated writes: nothing changes without a human saying yes to exactly what will run.
+
+1. ``propose(sql, database, settings)``: the tier (``tiers.classify``); T3, writes off
+   (``allow_writes``), a database that is not a DuckDB file of the user's, a statement that reads
+   files or server state, or a row estimate that cannot be made: **blocked**. Otherwise the estimate
+   and explanation (``write_plan``). Either way the attempt is recorded in the audit log
+   (``audit.AuditLog``), and the returned *card* (a dict: sql, tier, kind, explanation,
+   estimated_rows, decision, ...) is what every surface shows for approval.
+2. ``reject(card)``: recorded, nothing runs. ``approve(card, database)``: the approval is recorded
+   **before** the data write; then the statement runs on a separate read-write connection (the
+   read-only one is closed meanwhile: ``Database.exclusive``), inside a transaction that rolls back
+   when the actual row count differs from the estimate by more than ``write_tolerance``, on any
+   error, or at the timeout; the outcome is recorded after.
+
+Run on its own (a terminal approval, as ``duckask sql --allow-writes`` does)::
+
+    python -m duckask.utils.db.writes --db PATH "DELETE FROM t WHERE id = 3"
+"""
+from __future__ import annotations
+
+import argparse
+import contextlib
+import datetime as dt
+import json
+import math
+import sys
+import threading
+import uuid
+from pathlib import Path
+from typing import Any
+
+import duckdb
+
+from duckask.utils.config import Settings, load_settings
+from duckask.utils.db.audit import AuditLog, os_user
+from duckask.utils.db.database import Database, open_database
+from duckask.utils.db.safety import reads_server
+from duckask.utils.db.tiers import classify
+from duckask.utils.db.write_plan import checks_rows, counted_rows, estimate_sql, explain, reads_sql
+
+#: This process's session id in the audit log, unless a caller names its own (a chat, an HTTP client).
+PROCESS_SESSION = f"pid-{uuid.uuid4().hex[:8]}"
+
+
+def parse_tolerance(text: str | int | None) -> tuple[int, float]:
+    """``"5"`` -> 5 rows; ``"10%"`` -> a share of the estimate. ValueError says what is expected."""
+    t = str(text if text is not None else "0").strip()
+    try:
+        if t.endswith("%"):
+            share = float(t[:-1])
+            if share < 0:
+                raise ValueError
+            return 0, share
+        rows = int(t)
+        if rows < 0:
+            raise ValueError
+        return rows, 0.0
+    except ValueError:
+        raise ValueError(f"write_tolerance must be a number of rows (e.g. 5) or a share (e.g. 10%), not {t!r}") \
+            from None
+
+
+def allowed_difference(estimate: int, tolerance: str | int | None) -> int:
+    rows, share = parse_tolerance(tolerance)
+    return max(rows, math.ceil(abs(estimate) * share / 100))
+
+
+def not_writable(database: Database) -> str | None:
+    """Why ``database`` cannot take a write, or None: a folder or SQLite file is answered from an imported
+    copy in the cache, and a write there would never reach the user's data."""
+    if Path(database.source).expanduser().resolve() != database.file.resolve():
+        return (f"writes need a DuckDB file: {database.source} is answered from an imported copy in the cache, "
+                "which a write would not reach; make a DuckDB file with `duckask import` and write to that")
+    return None
+
+
+def _now() -> dt.datetime:
+    return dt.datetime.now(dt.timezone.utc)
+
+
+def _estimate(c, database: Database) -> tuple[int | None, str | None]:
+    """(estimated rows, why it cannot be estimated or must not run)."""
+    reads = reads_sql(c)
+    why = reads_server(reads, database.user_tables) if reads else None
+    if why:
+        return None, why
+    known = counted_rows(c)
+    query = estimate_sql(c)
+    if query is None:
+        return known, None
+    out = database.run(query, row_cap=1)
+    if not out.ok:
+        return None, f"refused: cannot count the rows it would change ({out.error.splitlines()[0]})"
+    return int(out.df.iloc[0, 0]), None
+
+
+def propose(sql: str, database: Database, settings: Settings, *, session: str | None = None,
+            user: str | None = None, audit: AuditLog | None = None) -> dict[str, Any]:
+    """Classify, check, estimate and explain ``sql``, record the attempt, and return its card."""
+    c = classify(sql)
+    if c.tier == 0:
+        raise ValueError("this is a read (a SELECT), not a write: run it as a query")
+    parse_tolerance(settings.write_tolerance)
+    card: dict[str, Any] = {**c.as_dict(), "sql": c.statement or (sql or "").strip(), "db": database.source,
+                            "estimated_rows": None, "checks_rows": c.tier < 3 and checks_rows(c),
+                            "actual_rows": None, "outcome": None, "detail": None,
+                            "session": session or PROCESS_SESSION, "user": user or os_user()}
+    blocked = None
+    if c.tier == 3:
+        blocked = f"refused: T3, always blocked: {c.reason}"
+    elif not settings.allow_writes:
+        blocked = (f"refused: writes are off ({c.tier_name}: {c.kind}); turn them on with --allow-writes (or "
+                   "allow_writes: true in the config), and each write then waits for your approval")
+    else:
+        blocked = not_writable(database) or _created_exists(c, database)
+        if not blocked:
+            card["estimated_rows"], blocked = _estimate(c, database)
+    card["explanation"] = explain(c, card["estimated_rows"])
+    card.update(blocked=blocked, decision="blocked" if blocked else "pending",
+                outcome="not_run" if blocked else None, detail=blocked)
+    log = audit or AuditLog(settings.resolved_audit_file)
+    card["id"] = log.record(session=card["session"], user=card["user"], db=_identity(database), tier=c.tier,
+                            kind=c.kind, sql=card["sql"], explanation=card["explanation"],
+                            estimated_rows=card["estimated_rows"], decision=card["decision"],
+                            outcome=card["outcome"], detail=blocked)
+    return card
+
+
+def _identity(database: Database) -> str:
+    return str(Path(database.source).expanduser().resolve())
+
+
+def _created_exists(c, database: Database) -> str | None:
+    if c.kind in ("CREATE TABLE", "CREATE VIEW") and c.target and not c.tree.args.get("exists") \
+            and not c.tree.args.get("replace") and c.target.split(".")[-1].lower() in database.user_tables:
+        return f"refused: {c.target} already exists; choose another name (replacing a table is T3, always blocked)"
+    return None
+
+
+def _pending(card: dict[str, Any]) -> None:
+    if card.get("decision") != "pending":
+        raise ValueError(f"write #{card.get('id')} is {card.get('decision')}, not pending: only a pending write "
+                         "can be approved or rejected, once")
+
+
+def reject(card: dict[str, Any], settings: Settings, audit: AuditLog | None = None) -> dict[str, Any]:
+    _pending(card)
+    (audit or AuditLog(settings.resolved_audit_file)).update(card["id"], decision="rejected", outcome="not_run",
+                                                             decided_at=_now())
+    card.update(decision="rejected", outcome="not_run")
+    return card
+
+
+def approve(card: dict[str, Any], database: Database, settings: Settings,
+            audit: AuditLog | None = None) -> dict[str, Any]:
+    """Record the approval, run the write, record its outcome; returns the card with outcome and rows."""
+    _pending(card)
+    log = audit or AuditLog(settings.resolved_audit_file)
+    log.update(card["id"], decision="approved", decided_at=_now())   # before the data write
+    card["decision"] = "approved"
+    outcome, actual, detail = _apply(card, database, settings)
+    card.update(outcome=outcome, actual_rows=actual, detail=detail)
+    log.update(card["id"], outcome=outcome, actual_rows=actual, detail=detail, finished_at=_now())
+    return card
+
+
+def _affected(res: duckdb.DuckDBPyConnection) -> int:
+    cols = [d[0] for d in res.description or []]
+    if cols == ["Count"]:
+        row = res.fetchone()
+        return int(row[0]) if row else 0
+    if cols == ["Success"]:
+        return 0
+    return len(res.fetchall())                      # RETURNING rows
+
+
+def _apply(card: dict[str, Any], database: Database, settings: Settings) -> tuple[str, int | None, str | None]:
+    """(outcome, actual rows, detail): the statement in a transaction on its own read-write connection."""
+    config = {"enable_external_access": False, "memory_limit": settings.memory_limit, "lock_configuration": True}
+    with database.exclusive():
+        try:
+            con = duckdb.connect(str(database.file), read_only=False, config=config)
+        except duckdb.Error as e:
+            return "error", None, (f"cannot open {database.file} for writing ({str(e).splitlines()[0]}); another "
+                                   "process (a duckask serve or chat) may hold it open: write through that one")
+        timed_out = threading.Event()
+        timer = threading.Timer(settings.timeout_s, lambda: (timed_out.set(), con.interrupt()))
+        timer.daemon = True
+        try:
+            con.execute("BEGIN TRANSACTION")
+            timer.start()
+            actual = _affected(con.execute(card["sql"]))
+            timer.cancel()
+            est = card["estimated_rows"]
+            if card["checks_rows"] and est is not None:
+                allowed = allowed_difference(est, settings.write_tolerance)
+                if abs(actual - est) > allowed:
+                    con.execute("ROLLBACK")
+                    return "rolled_back", actual, (f"rolled back: it changed {actual} rows where {est} were "
+                                                   f"estimated (allowed difference {allowed}, write_tolerance)")
+            con.execute("COMMIT")
+            return "committed", actual, None
+        except duckdb.Error as e:
+            with contextlib.suppress(duckdb.Error):
+                con.execute("ROLLBACK")
+            why = f"the {settings.timeout_s:g}s timeout" if timed_out.is_set() else str(e).splitlines()[0]
+            return "error", None, f"rolled back: {why}"
+        finally:
+            timer.cancel()
+            con.close()
+
+
+def summary(card: dict[str, Any]) -> str:
+    """One line for the user: what happened to the write."""
+    if card["decision"] == "blocked":
+        return f"Not written: {card['blocked']}."
+    if card["decision"] == "rejected":
+        return "Not written: you rejected it."
+    if card["outcome"] == "committed":
+        rows = f": {card['actual_rows']:,} row(s) (estimated {card['estimated_rows']:,})" if card["checks_rows"] else ""
+        return f"Done ({card['kind']} on {card['target']}){rows}. Audit entry #{card['id']}."
+    return f"Not written: {card['detail']}. Audit entry #{card['id']}."
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description="Propose one write, approve it on the terminal, and run it.")
+    ap.add_argument("--db", required=True)
+    ap.add_argument("sql")
+    args = ap.parse_args(argv)
+    settings = load_settings(allow_writes=True)
+    database = open_database(args.db, settings)
+    card = propose(args.sql, database, settings)
+    print(json.dumps({k: card[k] for k in ("tier_name", "kind", "explanation", "estimated_rows", "blocked")}))
+    if card["decision"] == "pending":
+        yes = sys.stdin.isatty() and input('Type "yes" to run it: ').strip().lower() == "yes"
+        card = approve(card, database, settings) if yes else reject(card, settings)
+    print(summary(card))
+    return 0 if card.get("outcome") == "committed" else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
