@@ -2,6 +2,7 @@
 
 IntentRouter -data-> ResolveFollowUp -> ClarifyQuery | -schema-> AnswerSchema | -general-> AnswerGeneral
 IntentRouter -sql-> ConfirmSQL -run-> SQLExecutor                 (the user's own SQL)
+IntentRouter -write-> ReviewWrite -approved-> ApplyWrite | -edit-> ReviewWrite   (the user's SQL, not a SELECT)
 ClarifyQuery -clear-> TableSelector -> SchemaLookup -> SQLGenerator -> SQLExecutor
 ClarifyQuery -ambiguous-> AskUser -answered-> TableSelector   (non-interactive: ends)
 SQLExecutor -error-> ErrorFixer -resample/-retry-> SQLGenerator | -repaired-> SQLExecutor | -give_up-> ReportError
@@ -18,6 +19,7 @@ from pocketflow import Flow
 from duckask.nodes import (
     AnswerGeneral,
     AnswerSchema,
+    ApplyWrite,
     AskUser,
     ClarifyQuery,
     ConfirmSQL,
@@ -28,6 +30,7 @@ from duckask.nodes import (
     ReportError,
     ResolveFollowUp,
     ResponseGrader,
+    ReviewWrite,
     SchemaLookup,
     SQLExecutor,
     SQLGenerator,
@@ -37,8 +40,9 @@ from duckask.nodes import (
 # Terminal actions ("pass", "exhausted", the answer nodes' end, ...) have no successor by design.
 warnings.filterwarnings("ignore", message="Flow ends:")
 
-#: Where a flow can start: the router (a new turn) or ConfirmSQL (a pending Result approved or edited).
-ENTRIES = ("route", "confirm")
+#: Where a flow can start: the router (a new turn), ConfirmSQL (a pending query approved or edited) or
+#: ReviewWrite (a pending write approved, edited or rejected).
+ENTRIES = ("route", "confirm", "write")
 
 
 def build_flow(ctx: Context, entry: str = "route") -> Flow:
@@ -48,11 +52,15 @@ def build_flow(ctx: Context, entry: str = "route") -> Flow:
     select, schema, generate = TableSelector(ctx), SchemaLookup(ctx), SQLGenerator(ctx)
     execute, fix, report = SQLExecutor(ctx), ErrorFixer(ctx), ReportError(ctx)
     analyze, grade = DataAnalyzer(ctx), ResponseGrader(ctx)
+    review, apply = ReviewWrite(ctx), ApplyWrite(ctx)
 
     route - "data" >> resolve
     route - "schema" >> schema_answer
     route - "general" >> general_answer
     route - "sql" >> confirm
+    route - "write" >> review
+    review - "approved" >> apply
+    review - "edit" >> review
     resolve >> clarify
     clarify - "clear" >> select
     clarify - "ambiguous" >> ask_user
@@ -78,4 +86,4 @@ def build_flow(ctx: Context, entry: str = "route") -> Flow:
     grade - "fail" >> generate
     if entry not in ENTRIES:
         raise ValueError(f"entry must be one of {', '.join(ENTRIES)}, not {entry!r}")
-    return Flow(start=route if entry == "route" else confirm)
+    return Flow(start={"route": route, "confirm": confirm, "write": review}[entry])

@@ -2,6 +2,7 @@
 from duckask.nodes._base import Context, TracedNode
 from duckask.nodes.answer_general import AnswerGeneral
 from duckask.nodes.answer_schema import AnswerSchema
+from duckask.nodes.apply_write import ApplyWrite
 from duckask.nodes.ask_user import AskUser
 from duckask.nodes.clarify_query import ClarifyQuery
 from duckask.nodes.confirm_sql import ConfirmSQL
@@ -11,11 +12,12 @@ from duckask.nodes.intent_router import IntentRouter
 from duckask.nodes.report_error import ReportError
 from duckask.nodes.resolve_follow_up import ResolveFollowUp
 from duckask.nodes.response_grader import ResponseGrader
+from duckask.nodes.review_write import ReviewWrite
 from duckask.nodes.schema_lookup import SchemaLookup
 from duckask.nodes.sql_executor import SQLExecutor
 from duckask.nodes.sql_generator import SQLGenerator
 from duckask.nodes.table_selector import TableSelector
 
-__all__ = ["Context", "TracedNode", "AnswerGeneral", "AnswerSchema", "AskUser", "ClarifyQuery", "ConfirmSQL",
-           "DataAnalyzer", "ErrorFixer", "IntentRouter", "ReportError", "ResolveFollowUp", "ResponseGrader",
-           "SchemaLookup", "SQLExecutor", "SQLGenerator", "TableSelector"]
+__all__ = ["Context", "TracedNode", "AnswerGeneral", "AnswerSchema", "ApplyWrite", "AskUser", "ClarifyQuery",
+           "ConfirmSQL", "DataAnalyzer", "ErrorFixer", "IntentRouter", "ReportError", "ResolveFollowUp",
+           "ResponseGrader", "ReviewWrite", "SchemaLookup", "SQLExecutor", "SQLGenerator", "TableSelector"]

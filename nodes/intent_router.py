@@ -2,7 +2,8 @@
 
 ``data`` goes on to the graph (through ResolveFollowUp), ``schema`` to AnswerSchema, ``general`` to
 AnswerGeneral, ``sql`` (the user's own SQL, pasted or given with ``ask --sql``) to ConfirmSQL and the
-executor. Deterministic rules decide first (``duckask.utils.dialogue.intent``: does it parse as SQL,
+executor, or, when DuckDB's parser reads anything but SELECT in it, to ReviewWrite (action ``write``).
+Deterministic rules decide first (``duckask.utils.dialogue.intent``: does it parse as SQL,
 is it small talk, does it ask about tables or columns, does it name anything in the data); only a
 turn they cannot place costs one short LLM call (one word back). Setting ``router``: ``auto``
 (rules, then the LLM), ``rules`` (undecided turns are data), ``off`` (every turn is data).
@@ -12,6 +13,7 @@ from __future__ import annotations
 from duckask.nodes._base import TracedNode
 from duckask.utils.dialogue.followup import is_follow_up
 from duckask.utils.dialogue.intent import PROMPT, classify, parse_intent, sql_of
+from duckask.utils.sql.ast import statement_types
 
 
 class IntentRouter(TracedNode):
@@ -55,4 +57,7 @@ class IntentRouter(TracedNode):
             shared["sql_candidates"] = None
             shared.setdefault("attempts", []).append({"sql": sql, "source": "user", "after": "question"})
             shared.setdefault("first_sql", sql)
+            kinds = statement_types(sql) or ["SELECT"]
+            if any(k != "SELECT" for k in kinds):
+                return "write"       # ReviewWrite: tiers, approval, audit (a read-only query never goes there)
         return res["intent"]

@@ -135,7 +135,7 @@ def test_pasted_sql_runs_through_the_safety_layer_without_the_model(db):
     r = c.ask("select count(*) as n from seasons;")
     assert r.intent == "sql" and r.ok and r.df.values.tolist() == [[5]]
     r = c.ask("DROP TABLE seasons")
-    assert r.intent == "sql" and r.status == "error" and "DROP" in r.answer
+    assert r.intent == "sql" and r.status == "blocked" and "DROP" in r.answer
     r = ask(sql="SELECT player FROM seasons WHERE hr > 50", db=db, llm=ScriptedLLM({}))
     assert r.intent == "sql" and r.df.values.tolist() == [["Pete Alonso"]]
     assert c.prep.llm.calls == []

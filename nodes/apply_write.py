@@ -1,0 +1,29 @@
+"""ApplyWrite: run the approved write (``writes.approve``) and say what happened.
+
+The approval is recorded in the audit log before the data write; the statement runs on its own
+read-write connection in a transaction, rolled back when the row count differs from the estimate by
+more than ``write_tolerance``, on an error or at the timeout; the outcome is recorded after. The
+read-only connection reopens on the changed file, so later turns see the change (and a new table).
+"""
+from __future__ import annotations
+
+from duckask.nodes._base import TracedNode
+from duckask.utils.db import writes
+
+
+class ApplyWrite(TracedNode):
+    def prep(self, shared):
+        return shared["write"]
+
+    def exec(self, card):
+        return writes.approve(dict(card), self.ctx.db, self.ctx.settings)
+
+    def trace_detail(self, shared):
+        card = shared.get("write") or {}
+        return {"outcome": card.get("outcome"), "rows": card.get("actual_rows")}
+
+    def post(self, shared, card, done):
+        shared["write"] = done
+        shared["status"] = {"committed": "written", "rolled_back": "rolled_back"}.get(done["outcome"], "error")
+        shared["final_answer"] = writes.summary(done)
+        return None

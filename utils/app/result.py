@@ -1,0 +1,202 @@
+"""``Result``: what a question (or the user's SQL, or a write) came to, and what can be done with it next.
+
+A pending Result continues with ``approve()`` / ``edit(sql)`` / ``reject()`` (a query waiting for
+``confirm``, or a write waiting for its approval). An answered one can be kept as an example
+(``save_as_example``), charted (``chart``), written to a file (``to_file``: csv, parquet, json, xlsx),
+emailed (``email``) or stored as a new table of the database (``to_table``: a T2 write, pending until
+approved). ``to_dict`` is the ``--json`` object; the HTML repr is the notebook view.
+
+Run on its own (prints a Result's JSON for your SQL)::
+
+    python -m duckask.utils.app.result --db PATH "SELECT 42 AS answer"
+"""
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import pandas as pd
+
+from duckask.utils.app.chart import choose_chart
+from duckask.utils.config import Settings
+
+
+@dataclass
+class Result:
+    question: str
+    # answered | needs_clarification | error | pending | declined; a write: written | rejected | blocked | rolled_back
+    status: str
+    answer: str
+    sql: str | None = None
+    df: pd.DataFrame | None = None
+    tables: list[str] = field(default_factory=list)
+    derivation: str = ""
+    warning: str | None = None
+    clarifying_question: str | None = None
+    trace: list[dict] = field(default_factory=list)
+    llm_calls: list[dict] = field(default_factory=list)
+    attempts: list[dict] = field(default_factory=list)
+    grades: list[dict] = field(default_factory=list)
+    grade_status: str | None = None      # pass | fail (grader budget exhausted) | None (not graded)
+    first_sql: str | None = None
+    vote: list[dict] = field(default_factory=list)   # drafts SQLExecutor ran and voted on (sql_candidates > 1)
+    truncated: bool = False
+    seconds: float = 0.0
+    db: str | None = None
+    examples: list[dict] = field(default_factory=list)   # the example pairs SQLGenerator was shown
+    settings: Settings | None = field(default=None, repr=False)
+    intent: str = "data"                 # data | schema | general | sql (IntentRouter)
+    resolved_question: str | None = None  # a follow-up as one standalone question (ResolveFollowUp)
+    answer_check: dict = field(default_factory=dict)   # how the answer was written, and what the check found
+    confirmations: list[dict] = field(default_factory=list)   # ConfirmSQL's decisions
+    routing: dict = field(default_factory=dict)   # which rule (or the LLM) set the intent and resolved the turn
+    write: dict | None = None            # a write's card: tier, kind, explanation, estimated/actual rows, audit id
+    _resume: Callable[[dict], Result] | None = field(default=None, repr=False, compare=False)
+    _write_sql: Callable[[str], Result] | None = field(default=None, repr=False, compare=False)
+
+    # -- confirm-before-run: a "pending" Result waits for one of these ---------------------------------
+    def _continue(self, decision: dict) -> Result:
+        if self.status != "pending" or self._resume is None:
+            raise ValueError(f"this result is {self.status!r}, not pending: only a pending result waits for "
+                             "approval (ask with confirm=True)")
+        resume, self._resume = self._resume, None  # a pending result is decided once
+        return resume(decision)
+
+    def chart(self, kind: str | None = None):
+        """A plotly Figure, the chart chosen from the columns (``utils/app/chart.py``; ``kind``: line, bar or
+        scatter instead). Needs plotly (the ``server`` extra); ValueError when there is nothing to chart."""
+        from duckask.utils.app.chart import figure
+
+        return figure(self.df if self.df is not None else pd.DataFrame(), kind=kind)
+
+    def approve(self) -> Result:
+        """Run the SQL this pending result shows; returns the answered (or failed) Result."""
+        return self._continue({"decision": "yes"})
+
+    def edit(self, sql: str) -> Result:
+        """Run ``sql`` instead (checked by the same safety layer); returns the new Result."""
+        if not (sql or "").strip():
+            raise ValueError("edit() needs the SQL to run instead")
+        return self._continue({"decision": "edit", "sql": sql})
+
+    def reject(self, comment: str | None = None) -> Result:
+        """Do not run it. With a comment, the model writes a new query from it (which waits again)."""
+        return self._continue({"decision": "no", "comment": comment or ""})
+
+    def to_file(self, path: str, format: str | None = None):
+        """Write the result's rows to ``path`` (csv, parquet, json or xlsx, from the suffix unless ``format``
+        says) by duckask's own process; returns the path. ``ExportError`` says what was wrong."""
+        from duckask.utils.delivery.export import ExportError, export_frame
+
+        if self.df is None:
+            raise ExportError(f"this result is {self.status!r} and has no rows to export")
+        return export_frame(self.df, path, format)
+
+    def email(self, to: str | list[str], *, attachment_format: str = "csv", subject: str | None = None, **kw):
+        """Send the answer, the SQL and the rows (attached) by SMTP (settings ``smtp_*``); returns the message."""
+        from duckask.utils.config import load_settings
+        from duckask.utils.delivery.mail import send_result
+
+        return send_result(self, to, self.settings or load_settings(), attachment_format=attachment_format,
+                           subject=subject, **kw)
+
+    def to_table(self, name: str) -> Result:
+        """Store this result's query as the new table ``name`` of the database: a T2 schema change, so the
+        returned Result is pending (``approve()`` runs it) and needs ``allow_writes``; else it is blocked."""
+        from duckask.utils.db.quoting import quote_ident
+
+        if not self.sql or self.status != "answered" or self._write_sql is None:
+            raise ValueError(f"this result is {self.status!r}: only an answered question's rows can become a table")
+        if not (name or "").strip():
+            raise ValueError("to_table() needs the new table's name")
+        return self._write_sql(f"CREATE TABLE {quote_ident(name.strip())} AS {self.sql}")
+
+    def save_as_example(self, question: str | None = None):
+        """Teach duckask this answer: store (question, SQL) as a verified example pair for this
+        database, shown to the model for similar questions from now on. Returns the stored
+        ``Example``; ``ExampleError`` when the SQL does not run or returns no rows."""
+        from duckask.utils.knowledge import ExampleError, teach
+
+        if not self.sql or self.db is None:
+            raise ExampleError("this result has no SQL to keep: only an answered question can become an example")
+        return teach(question or self.question, self.sql, self.db, self.settings)
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "answered"
+
+    def to_dict(self, max_rows: int | None = None) -> dict[str, Any]:
+        df = self.df if self.df is not None else pd.DataFrame()
+        rows = df if max_rows is None else df.head(max_rows)
+        return {
+            "status": self.status, "question": self.question, "answer": self.answer, "sql": self.sql,
+            "columns": [str(c) for c in df.columns],
+            "rows": json.loads(rows.to_json(orient="values", date_format="iso", default_handler=str)),
+            "row_count": len(df), "truncated": self.truncated, "tables": self.tables,
+            "derivation": self.derivation, "warning": self.warning,
+            "clarifying_question": self.clarifying_question, "first_sql": self.first_sql,
+            "intent": self.intent, "resolved_question": self.resolved_question, "answer_check": self.answer_check,
+            "confirmations": self.confirmations, "routing": self.routing, "chart": choose_chart(self.df),
+            "write": _public(self.write),
+            "vote": self.vote, "attempts": self.attempts, "grades": self.grades, "grade_status": self.grade_status,
+            "trace": self.trace,
+            "llm": {"calls": len(self.llm_calls),
+                    "prompt_tokens": sum(c["prompt_tokens"] for c in self.llm_calls),
+                    "completion_tokens": sum(c["completion_tokens"] for c in self.llm_calls)},
+            "seconds": round(self.seconds, 3), "db": self.db,
+            "examples": [{"id": e["id"], "question": e["question"], "similarity": e["similarity"]}
+                         for e in self.examples],
+        }
+
+    def trace_table(self) -> str:
+        lines = [f"{'node':<15} {'action':<12} {'ms':>9} {'calls':>5} {'prompt':>7} {'compl':>6} {'try':>3}"]
+        for t in self.trace:
+            lines.append(f"{t['node']:<15} {t['action']:<12} {t['ms']:>9.1f} {t['llm_calls']:>5} "
+                         f"{t['prompt_tokens']:>7} {t['completion_tokens']:>6} {t['attempt']:>3}")
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        out = [f"Result(status={self.status!r}, intent={self.intent!r}, {self.seconds:.1f}s, "
+               f"{len(self.llm_calls)} LLM calls)", f"Q: {self.question}"]
+        if self.resolved_question and self.resolved_question != self.question:
+            out.append(f"   (understood as: {self.resolved_question})")
+        out.append(f"A: {self.answer}")
+        if self.derivation:
+            out.append(f"   {self.derivation}")
+        if self.warning:
+            out.append(f"Warning: {self.warning.splitlines()[0]}")
+        if self.sql:
+            out.append(f"SQL: {self.sql}")
+        if self.df is not None and len(self.df):
+            out.append(self.df.head(10).to_string(index=False))
+            if len(self.df) > 10:
+                out.append(f"... {len(self.df)} rows")
+        return "\n".join(out)
+
+    def _repr_html_(self) -> str:
+        from duckask.utils.app.answer import result_html
+
+        return result_html(self)
+
+
+def _public(card: dict | None) -> dict | None:
+    """A write's card without the parser's tree (JSON-ready)."""
+    return None if card is None else {k: v for k, v in card.items() if k != "tree"}
+
+
+def main(argv: list[str] | None = None) -> int:
+    from duckask.utils.app.api import ask
+
+    ap = argparse.ArgumentParser(description="Run your SQL through the graph and print the Result as JSON.")
+    ap.add_argument("--db")
+    ap.add_argument("sql")
+    args = ap.parse_args(argv)
+    print(json.dumps(ask(sql=args.sql, db=args.db).to_dict(max_rows=20), default=str))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
