@@ -1,0 +1,1 @@
+"""Delivering results: files (export.py) and email (mail.py)."""
