@@ -38,7 +38,8 @@ class ReviewWrite(TracedNode):
         kind = str(decision.get("decision", "no")).lower()
         if kind == "yes":
             return {"card": card, "action": "approved"}
-        writes.reject(card, self.ctx.settings)
+        edited = kind == "edit" and (decision.get("sql") or "").strip()
+        writes.reject(card, self.ctx.settings, reason="edited" if edited else (decision.get("comment") or None))
         if kind == "edit" and (decision.get("sql") or "").strip():
             return {"card": card, "action": "edit", "sql": decision["sql"].strip().rstrip(";")}
         return {"card": card, "action": "rejected"}

@@ -88,7 +88,8 @@ def run_turn(prep: Prepared, shared: dict[str, Any], *, ask_user: Callable[[str]
             return run_turn(prep, shared, entry="write" if shared.get("write") else "confirm", **again)
 
         result._resume = resume
-    result._write_sql = lambda sql: run_turn(prep, new_shared(sql, sql=sql), **again)
+    # Result.to_table: a turn of its own (not recorded as this one's outcome in a conversation's history).
+    result._write_sql = lambda sql: run_turn(prep, new_shared(sql, sql=sql), **{**again, "on_result": None})
     if on_result:
         on_result(result)
     return result
@@ -131,7 +132,7 @@ def ask(question: str | None = None, db: str | None = None, *, sql: str | None =
         settings: Settings | None = None, config: str | None = None,
         ask_user: Callable[[str], str] | None = None, confirm: bool | Callable[[str, list], dict] | None = None,
         on_node: Callable[[str], None] | None = None, on_text: Callable[[str], None] | None = None,
-        **options: Any) -> Result:
+        approve_write: Callable[[dict], dict] | None = None, **options: Any) -> Result:
     """Answer ``question`` about the DuckDB database ``db`` (default: the Lahman demo database).
 
     ``sql`` runs your own SQL instead (shown, checked by the same safety layer, run, explained).
@@ -142,14 +143,16 @@ def ask(question: str | None = None, db: str | None = None, *, sql: str | None =
     ``confirm=callable(sql, drafts) -> {"decision": "yes"|"no"|"edit", "comment", "sql"}`` answers in place.
     ``on_text`` receives the answer sentence as it is written. A ``sql`` that would change the database
     is a write: blocked unless ``allow_writes=True``, and then a pending Result to ``approve()`` or
-    ``reject()`` (``docs/design.md``, "The write path").
+    ``reject()`` (``docs/design.md``, "The write path"); ``approve_write=callable(card) -> {"decision":
+    "yes"|"no"|"edit", "sql"}`` decides in place (only "yes" writes).
     """
     if question is None and not (sql or "").strip():
         raise ValueError("ask() needs a question or sql=\"...\"")
     confirm = confirm_option(confirm, options)
     prep = prepare(db, llm=llm, settings=settings, config=config, **options)
     shared = new_shared(question or sql or "", sql=sql)
-    return run_turn(prep, shared, ask_user=ask_user, confirm=confirm, on_node=on_node, on_text=on_text)
+    return run_turn(prep, shared, ask_user=ask_user, confirm=confirm, on_node=on_node, on_text=on_text,
+                    approve_write=approve_write)
 
 
 def main(argv: list[str] | None = None) -> int:

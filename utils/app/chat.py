@@ -7,7 +7,9 @@ Piped: one turn per input line, plain text, or with ``--json`` one JSON object p
 ``ask --json`` plus ``resolved_question`` and ``intent``); with ``--confirm`` the line after a turn
 answers its confirmation (``y``, ``n [comment]``, or ``e`` and then the SQL on the next line).
 
-Commands: /help, /sql [SQL], /schema [TABLE], /save [FILE], /history, /good, /quit.
+Commands: /help, /sql [SQL], /schema [TABLE], /save [FILE], /history, /good, /export FILE, /email ADDRESS,
+/table NAME, /quit. With ``--allow-writes`` a pasted INSERT/UPDATE/DELETE/CREATE/ALTER shows its approval
+card and runs only after a typed "yes"; piped, nothing is written (the write is recorded as rejected).
 """
 from __future__ import annotations
 
@@ -26,6 +28,8 @@ commands:
   /schema         list the tables            /schema TABLE     that table's columns
   /save [FILE]    save the session (default duckask-session.json; resume with --session FILE)
   /history        the turns so far           /good             keep the last answer as an example pair
+  /export FILE    the last result's rows to FILE (.csv .parquet .json .xlsx)
+  /email ADDRESS  send the last answer, SQL and rows by SMTP     /table NAME   store them as a new table
   /help           this text                  /quit, an empty line or Ctrl-D   end the chat"""
 
 class Piped:
@@ -96,7 +100,8 @@ def run_chat(args, options: dict[str, Any]) -> int:
     options = dict(options)
     confirm = ui.confirm if options.pop("confirm", False) else None  # the callback turns confirming on
     conv = Conversation(args.db, config=args.config, history=history, ask_user=ask_user, confirm=confirm,
-                        on_node=ui.node if tty else None, on_text=ui.on_text if tty else None, **options)
+                        on_node=ui.node if tty else None, on_text=ui.on_text if tty else None,
+                        approve_write=ui.approve_write if tty else None, **options)
     if tty:
         ui.err.print(f"duckask chat on {conv.db}: /help for commands, an empty line or Ctrl-D to quit"
                      + (f" (resumed {len(history)} turns)" if history else ""))
@@ -150,15 +155,46 @@ def run_chat(args, options: dict[str, Any]) -> int:
             except ExampleError as e:
                 print(f"/good: not kept: {e}", file=sys.stderr)
             continue
+        if cmd in DELIVERY:
+            done = _deliver(cmd, arg.strip(), conv, ui, args)
+            if done is not None:
+                ui.show(done, args.max_rows)
+            continue
         if cmd.startswith("/") and cmd != "/sql":
             print(f"unknown command {cmd}; /help lists them")
             continue
         r = conv.ask(sql=arg) if cmd == "/sql" else conv.ask(line)
+        if r.status == "pending" and r.write is not None:   # piped: no one can type yes
+            r = r.reject("no approval: stdin is not a terminal, and a write needs a typed yes")
         ui.show(r, args.max_rows)
         code = {"answered": 0, "needs_clarification": 3, "pending": 0, "declined": 0}.get(r.status, 1)
         if args.session:
             conv.save(args.session)
     return code
+
+
+DELIVERY = {"/export": "FILE", "/email": "ADDRESS", "/table": "NAME"}
+
+
+def _deliver(cmd: str, arg: str, conv, ui, args):
+    """/export, /email, /table on the last answered turn; returns a Result to show (a /table write) or None."""
+    from duckask.utils.app import deliver
+
+    last = conv.last
+    if not arg:
+        print(f"{cmd} needs a {DELIVERY[cmd]}; /help lists the commands", file=sys.stderr)
+        return None
+    if last is None or not last.ok:
+        print(f"{cmd}: nothing to deliver yet; ask a question first (only an answered one)", file=sys.stderr)
+        return None
+    if cmd == "/table":
+        r = deliver.into_table(last, arg)
+        if r.status == "pending":
+            r = r.reject("no approval: stdin is not a terminal, and a write needs a typed yes")
+        return r
+    ok, message = (deliver.export if cmd == "/export" else deliver.email)(last, arg)
+    print(f"{cmd}: {message}", file=sys.stderr if not ok else sys.stdout)
+    return None
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -3,17 +3,18 @@
     duckask ask "question" [--db PATH] [--json] [--trace]   answer one question (or on stdin, or --sql "SQL")
     duckask chat [--db PATH] [--session FILE] [--json]        a conversation: follow-ups, schema questions, SQL
     duckask schema [--db PATH]                                the schema exactly as the model sees it
-    duckask sql "SQL" [--db PATH] [--json]                    run your own SQL through the safe executor
+    duckask sql "SQL" [--db PATH] [--json] [--allow-writes]   run your own SQL (a write: after a typed "yes")
     duckask import SRC --out DB                               build a DuckDB file from CSV/Parquet/SQLite
     duckask demo ["question"]                                 build the Lahman demo DB and ask it
     duckask teach "question" "SQL" [--db PATH]                keep a verified example pair for a database
     duckask examples [--db PATH] [--remove ID]                list (or remove) a database's example pairs
+    duckask audit [--db PATH] [--json]                        every write attempt: approved, rejected, blocked
     duckask model [--verify]                                  assemble/verify the embedded model
     duckask eval QUESTIONS [--out results.jsonl] [--baseline single-prompt] [--report FILE]
 
-Exit codes: 0 answered / ok (or declined at the confirmation); 1 failed (error report, refused SQL);
-2 usage error; 3 the question needs clarification, or the SQL waits for a confirmation no one could
-give (non-interactive).
+Exit codes: 0 answered / ok / written (or declined, rejected at the confirmation); 1 failed (error
+report, refused or blocked SQL, a write rolled back); 2 usage error; 3 the question needs
+clarification, or the SQL or write waits for an approval no one could give (non-interactive).
 """
 from __future__ import annotations
 
@@ -34,9 +35,9 @@ from duckask.utils.app.commands import (
     cmd_import,
     cmd_model,
     cmd_schema,
-    cmd_sql,
     cmd_teach,
 )
+from duckask.utils.app.write_commands import cmd_audit, cmd_sql
 
 __all__ = ["EXIT_CLARIFY", "EXIT_FAIL", "EXIT_OK", "EXIT_USAGE", "build_parser", "main"]
 
@@ -77,6 +78,21 @@ def _add_graph_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--column-pruning", choices=["budget", "wide", "off"],
                    help="how wide tables are shown to the model (default budget; see docs/design.md)")
     p.add_argument("--trace", action="store_true", help="show the node path with ms, calls and tokens")
+
+
+def _add_write_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--allow-writes", action="store_true", default=None,
+                   help="allow INSERT/UPDATE/DELETE (T1) and CREATE/ALTER (T2), each only after you approve its card; "
+                        "DROP, COPY, ATTACH and the rest (T3) stay blocked")
+
+
+def _add_delivery_options(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("delivering the result")
+    g.add_argument("--out", metavar="FILE", help="write the rows to FILE: .csv, .parquet, .json or .xlsx")
+    g.add_argument("--email", metavar="ADDRESS", help="send the answer, SQL and rows (CSV attached) by SMTP "
+                                                      "(smtp_* settings); several addresses: comma-separated")
+    g.add_argument("--into-table", metavar="NAME", help="store the result as the new table NAME (a T2 write: needs "
+                                                        "--allow-writes and your typed yes)")
 
 
 def _add_import_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
@@ -126,6 +142,8 @@ def build_parser() -> argparse.ArgumentParser:
                                                    "or .png (needs kaleido)")
     _add_common(p)
     _add_graph_options(p)
+    _add_write_option(p)
+    _add_delivery_options(p)
     p.add_argument("--max-rows", type=int, default=20, help="rows to print (default 20)")
     p.set_defaults(func=cmd_ask)
 
@@ -134,6 +152,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--session", metavar="FILE",
                    help="resume this session file if it exists, and save to it after each turn")
     _add_graph_options(p)
+    _add_write_option(p)
     p.add_argument("--max-rows", type=int, default=20)
     p.set_defaults(func=cmd_chat)
 
@@ -158,7 +177,16 @@ def build_parser() -> argparse.ArgumentParser:
                    help="stop the query after this many seconds")
     p.add_argument("--row-cap", type=int)
     p.add_argument("--max-rows", type=int, default=50)
+    _add_write_option(p)
+    p.add_argument("--out", metavar="FILE", help="also write the rows to FILE: .csv, .parquet, .json or .xlsx")
     p.set_defaults(func=cmd_sql)
+
+    p = sub.add_parser("audit", help="the audit log of write attempts (approved, rejected, blocked)")
+    p.add_argument("--db", help="only this database's attempts")
+    p.add_argument("--config")
+    p.add_argument("--json", action="store_true", help="print a JSON list")
+    p.add_argument("--limit", type=int, help="the newest N entries")
+    p.set_defaults(func=cmd_audit)
 
     p = sub.add_parser("import", help="build a DuckDB file from a folder of CSV/Parquet files or a SQLite file")
     _add_import_arguments(p)
@@ -204,6 +232,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="questions at once on an endpoint backend (the embedded model: always 1, the rest queue)")
     p.add_argument("--cors-origin", action="append", default=[], metavar="ORIGIN",
                    help="allow browser requests from this origin (repeatable; CORS is off by default)")
+    _add_write_option(p)
     p.add_argument("--config")
     p.set_defaults(func=cmd_serve)
 

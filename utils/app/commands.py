@@ -19,7 +19,7 @@ DEMO_QUESTION = "Who hit the most home runs in 2019?"
 def _settings_options(args: argparse.Namespace) -> dict[str, Any]:
     keys = ("resample_drafts", "max_fix_retries", "max_grader_rounds", "grader", "analyzer", "clarify", "timeout_s",
             "row_cap", "base_url", "model", "model_path", "descriptions", "examples", "column_pruning", "dialect_notes",
-            "router", "follow_ups", "confirm")
+            "router", "follow_ups", "confirm", "allow_writes")
     return {k: getattr(args, k) for k in keys if getattr(args, k, None) is not None}
 
 
@@ -88,7 +88,7 @@ def _print_result(r, args, streamed: str = "") -> int:
             print(f"total: {r.seconds:.2f}s, {llm['calls']} LLM calls, {llm['prompt_tokens']} prompt + "
                   f"{llm['completion_tokens']} completion tokens")
     return {"answered": EXIT_OK, "needs_clarification": EXIT_CLARIFY, "pending": EXIT_CLARIFY,
-            "declined": EXIT_OK}.get(r.status, EXIT_FAIL)
+            "declined": EXIT_OK, "written": EXIT_OK, "rejected": EXIT_OK}.get(r.status, EXIT_FAIL)
 
 
 def cmd_ask(args) -> int:
@@ -107,8 +107,10 @@ def cmd_ask(args) -> int:
     options = _settings_options(args)
     # --confirm: the prompt on a terminal; elsewhere the setting alone, and the Result is pending.
     confirm = (confirm_prompt(args.json) or True) if options.pop("confirm", None) else None
+    from duckask.utils.app.deliver import write_prompt
+
     r = ask(question, db=_db_or_demo(args.db), sql=args.sql, config=args.config,
-            ask_user=_interactive_prompt(args.json), confirm=confirm,
+            ask_user=_interactive_prompt(args.json), confirm=confirm, approve_write=write_prompt(args.json),
             on_node=_progress(args.json), on_text=stream, **options)
     code = _print_result(r, args, stream.text if stream else "")
     if getattr(args, "chart", None) and r.df is not None:
@@ -116,8 +118,11 @@ def cmd_ask(args) -> int:
 
         code = code or chart_for_cli(r.df, args.chart)
     if r.status == "pending" and not args.json:
-        print("\nNot run: --confirm needs a terminal to answer on; run it with duckask sql \"...\" or "
-              "ask without --confirm.", file=sys.stderr)
+        print("\nNot run: it needs a terminal to approve on; nothing was changed.", file=sys.stderr)
+    if r.status == "answered":
+        from duckask.utils.app.write_commands import after_answer
+
+        code = code or after_answer(r, args)
     return code
 
 
@@ -146,31 +151,6 @@ def cmd_schema(args) -> int:
     else:
         print(ddl)
     return EXIT_OK
-
-
-def cmd_sql(args) -> int:
-    from duckask.utils.config import load_settings
-    from duckask.utils.db.database import open_database
-
-    settings = load_settings(args.config, **_settings_options(args))
-    # The connection is shared per file and process: pass this call's timeout and row cap explicitly.
-    out = open_database(_db_or_demo(args.db), settings).run(args.sql, timeout_s=settings.timeout_s,
-                                                             row_cap=settings.row_cap)
-    if args.json:
-        d: dict[str, Any] = {"status": out.status, "sql": out.sql, "error": out.error, "ms": round(out.ms, 1)}
-        if out.ok:
-            d.update(columns=[str(c) for c in out.df.columns], truncated=out.truncated, row_count=len(out.df),
-                     rows=json.loads(out.df.to_json(orient="values", date_format="iso", default_handler=str)))
-        print(json.dumps(d, default=str))
-    elif out.ok and len(out.df) == 0:
-        print(f"(no rows; columns: {', '.join(map(str, out.df.columns))})")
-    elif out.ok:
-        print(out.df.head(args.max_rows).to_string(index=False))
-        if len(out.df) > args.max_rows or out.truncated:
-            print(f"... {len(out.df)}{'+' if out.truncated else ''} rows", file=sys.stderr)
-    else:
-        print(f"duckask: {out.error}", file=sys.stderr)
-    return EXIT_OK if out.ok else EXIT_FAIL
 
 
 def _load_comments(path: str) -> Comments:

@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import uuid
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -55,11 +56,15 @@ class Conversation:
                  config: str | None = None, ask_user: Callable[[str], str] | None = None,
                  confirm: bool | Callable[[str, list], dict] | None = None,
                  on_node: Callable[[str], None] | None = None, on_text: Callable[[str], None] | None = None,
-                 history: list[dict] | None = None, **options: Any):
+                 approve_write: Callable[[dict], dict] | None = None, history: list[dict] | None = None,
+                 session: str | None = None, **options: Any):
         confirm = confirm_option(confirm, options)
         self.prep: Prepared = prepare(db, llm=llm, settings=settings, config=config, **options)
         self.history: list[dict] = list(history or [])
-        self.callbacks = {"ask_user": ask_user, "confirm": confirm, "on_node": on_node, "on_text": on_text}
+        #: The conversation's id in the audit log of writes (one per Conversation unless given).
+        self.session = session or f"chat-{uuid.uuid4().hex[:8]}"
+        self.callbacks = {"ask_user": ask_user, "confirm": confirm, "on_node": on_node, "on_text": on_text,
+                          "approve_write": approve_write, "session": self.session}
         self.last: Result | None = None
 
     @property

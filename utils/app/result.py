@@ -60,8 +60,9 @@ class Result:
     # -- confirm-before-run: a "pending" Result waits for one of these ---------------------------------
     def _continue(self, decision: dict) -> Result:
         if self.status != "pending" or self._resume is None:
-            raise ValueError(f"this result is {self.status!r}, not pending: only a pending result waits for "
-                             "approval (ask with confirm=True)")
+            raise ValueError(f"this result is {self.status!r}, not pending: only a pending result (a query waiting "
+                             "with confirm=True, or a write waiting for its approval) can be approved, edited or "
+                             "rejected, once")
         resume, self._resume = self._resume, None  # a pending result is decided once
         return resume(decision)
 

@@ -121,6 +121,17 @@ class Terminal:
         return parse_confirm(reply, lambda: self.edit_line("edit> ", " ".join(sql.split())))
 
 
+    def approve_write(self, card: dict) -> dict:
+        """A write's card (SQL highlighted, what it does, estimated rows); only a typed "yes" approves."""
+        from duckask.utils.app.deliver import card_text, read_yes
+
+        self.out.print(f"[bold red]{escape(card_text(card).splitlines()[0])}[/bold red]")
+        self.show_sql(card["sql"])
+        for line in card_text(card).splitlines()[2:]:
+            self.out.print(escape(line))
+        return {"decision": "yes" if read_yes() else "no"}
+
+
 def escape(text: str) -> str:
     from rich.markup import escape
 

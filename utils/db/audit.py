@@ -141,7 +141,7 @@ def status_of(entry: dict[str, Any]) -> str:
     """One word or phrase for an entry's state; an approved write with no outcome is "started, no outcome"."""
     if entry["decision"] == "approved" and entry["outcome"] is None:
         return "started, no outcome"
-    return entry["outcome"] or entry["decision"]
+    return entry["decision"] if entry["outcome"] in (None, "not_run") else entry["outcome"]
 
 
 def render(entries: list[dict[str, Any]]) -> str:
@@ -153,8 +153,7 @@ def render(entries: list[dict[str, Any]]) -> str:
         rows = f"est {e['estimated_rows']}" if e["estimated_rows"] is not None else "est -"
         if e["actual_rows"] is not None:
             rows += f", actual {e['actual_rows']}"
-        lines.append(f"#{e['id']} {when} T{e['tier']} {e['decision']:<8} {status_of(e):<20} {rows:<22} "
-                     f"{e['user']} ({e['session']})")
+        lines.append(f"#{e['id']} {when} T{e['tier']} {status_of(e):<20} {rows:<22} {e['user']} ({e['session']})")
         lines.append(f"    {' '.join((e['sql'] or '').split())}")
         if e["detail"]:
             lines.append(f"    {e['detail']}")

@@ -12,18 +12,15 @@
    when the actual row count differs from the estimate by more than ``write_tolerance``, on any
    error, or at the timeout; the outcome is recorded after.
 
-Run on its own (a terminal approval, as ``duckask sql --allow-writes`` does)::
+Run on its own (the card and a terminal approval, as ``duckask sql --allow-writes`` does)::
 
     python -m duckask.utils.db.writes --db PATH "DELETE FROM t WHERE id = 3"
 """
 from __future__ import annotations
 
-import argparse
 import contextlib
 import datetime as dt
-import json
 import math
-import sys
 import threading
 import uuid
 from pathlib import Path
@@ -31,9 +28,9 @@ from typing import Any
 
 import duckdb
 
-from duckask.utils.config import Settings, load_settings
+from duckask.utils.config import Settings
 from duckask.utils.db.audit import AuditLog, os_user
-from duckask.utils.db.database import Database, open_database
+from duckask.utils.db.database import Database
 from duckask.utils.db.safety import reads_server
 from duckask.utils.db.tiers import classify
 from duckask.utils.db.write_plan import checks_rows, counted_rows, estimate_sql, explain, reads_sql
@@ -143,11 +140,13 @@ def _pending(card: dict[str, Any]) -> None:
                          "can be approved or rejected, once")
 
 
-def reject(card: dict[str, Any], settings: Settings, audit: AuditLog | None = None) -> dict[str, Any]:
+def reject(card: dict[str, Any], settings: Settings, audit: AuditLog | None = None,
+           reason: str | None = None) -> dict[str, Any]:
+    """Record the rejection (``reason``: why, when no one could say yes); nothing runs."""
     _pending(card)
     (audit or AuditLog(settings.resolved_audit_file)).update(card["id"], decision="rejected", outcome="not_run",
-                                                             decided_at=_now())
-    card.update(decision="rejected", outcome="not_run")
+                                                             decided_at=_now(), detail=reason)
+    card.update(decision="rejected", outcome="not_run", detail=reason)
     return card
 
 
@@ -215,7 +214,7 @@ def summary(card: dict[str, Any]) -> str:
     if card["decision"] == "blocked":
         return f"Not written: {card['blocked']}."
     if card["decision"] == "rejected":
-        return "Not written: you rejected it."
+        return f"Not written: {card['detail'] or 'you rejected it'}. Audit entry #{card['id']}."
     if card["outcome"] == "committed":
         rows = f": {card['actual_rows']:,} row(s) (estimated {card['estimated_rows']:,})" if card["checks_rows"] else ""
         return f"Done ({card['kind']} on {card['target']}){rows}. Audit entry #{card['id']}."
@@ -223,19 +222,10 @@ def summary(card: dict[str, Any]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description="Propose one write, approve it on the terminal, and run it.")
-    ap.add_argument("--db", required=True)
-    ap.add_argument("sql")
-    args = ap.parse_args(argv)
-    settings = load_settings(allow_writes=True)
-    database = open_database(args.db, settings)
-    card = propose(args.sql, database, settings)
-    print(json.dumps({k: card[k] for k in ("tier_name", "kind", "explanation", "estimated_rows", "blocked")}))
-    if card["decision"] == "pending":
-        yes = sys.stdin.isatty() and input('Type "yes" to run it: ').strip().lower() == "yes"
-        card = approve(card, database, settings) if yes else reject(card, settings)
-    print(summary(card))
-    return 0 if card.get("outcome") == "committed" else 1
+    """``python -m duckask.utils.db.writes --db PATH "SQL"``: the card on the terminal, then an explicit yes."""
+    from duckask.utils.app.deliver import main as deliver_main
+
+    return deliver_main(argv)
 
 
 if __name__ == "__main__":
