@@ -30,9 +30,11 @@ Run on its own::
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import logging
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 import duckdb
@@ -149,7 +151,8 @@ def classify(sql: str) -> Classification:
     if duck not in ("INSERT", "UPDATE", "DELETE", "CREATE", "ALTER"):
         return Classification(3, duck, statement, f"{duck} {_T3_WHY.get(duck, 'is not a T1 or T2 statement')}")
     try:
-        tree = sqlglot.parse_one(statement, dialect="duckdb")
+        with _quiet_sqlglot():   # sqlglot warns when it falls back to a bare Command; that is T3 here anyway
+            tree = sqlglot.parse_one(statement, dialect="duckdb")
     except sqlglot.errors.SqlglotError as e:
         return Classification(3, duck, statement, f"it cannot be classified ({str(e).splitlines()[0]})")
     for rule in RULES:
@@ -164,6 +167,17 @@ def classify(sql: str) -> Classification:
     what = type(tree).__name__.upper()
     return Classification(3, duck, statement, f"DuckDB reads a {duck} statement and sqlglot a {what}: it cannot be "
                                                "classified, so it is blocked")
+
+
+@contextlib.contextmanager
+def _quiet_sqlglot() -> Iterator[None]:
+    log = logging.getLogger("sqlglot")
+    level = log.level
+    log.setLevel(logging.ERROR)
+    try:
+        yield
+    finally:
+        log.setLevel(level)
 
 
 def main(argv: list[str] | None = None) -> int:

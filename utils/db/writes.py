@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
-import math
 import threading
 import uuid
 from pathlib import Path
@@ -57,9 +56,10 @@ def parse_tolerance(text: str | int | None) -> tuple[int, float]:
             from None
 
 
-def allowed_difference(estimate: int, tolerance: str | int | None) -> int:
+def allowed_difference(estimate: int, tolerance: str | int | None) -> float:
+    """Rows the actual count may differ from ``estimate`` by (a share of 3 rows may allow 0.99 of a row)."""
     rows, share = parse_tolerance(tolerance)
-    return max(rows, math.ceil(abs(estimate) * share / 100))
+    return max(float(rows), abs(estimate) * share / 100)
 
 
 def not_writable(database: Database) -> str | None:
@@ -196,7 +196,7 @@ def _apply(card: dict[str, Any], database: Database, settings: Settings) -> tupl
                 if abs(actual - est) > allowed:
                     con.execute("ROLLBACK")
                     return "rolled_back", actual, (f"rolled back: it changed {actual} rows where {est} were "
-                                                   f"estimated (allowed difference {allowed}, write_tolerance)")
+                                                   f"estimated (allowed difference {allowed:g}, write_tolerance)")
             con.execute("COMMIT")
             return "committed", actual, None
         except duckdb.Error as e:
