@@ -7,11 +7,9 @@ import email
 import io
 import json
 import math
-import socket
 import ssl
 import subprocess
 import sys
-from email import policy
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -19,9 +17,8 @@ import duckdb
 import pandas as pd
 import pytest
 import trustme
-from aiosmtpd.controller import Controller
-from aiosmtpd.smtp import AuthResult
 from conftest import clean_env
+from smtp_server import Inbox, free_port, smtp_server
 
 from duckask.utils.config import Settings
 from duckask.utils.delivery import export, mail
@@ -193,41 +190,10 @@ def test_export_main_fails_cleanly(tmp_path, people_db, isolated_env, capsys):
 
 
 # --------------------------------------------------------------------------- email
-class Inbox:
-    """An aiosmtpd handler keeping what it receives, and an authenticator accepting one login."""
-
-    def __init__(self) -> None:
-        self.messages: list[bytes] = []
-        self.logins: list[tuple[bytes, bytes]] = []
-
-    async def handle_DATA(self, server, session, envelope) -> str:
-        self.messages.append(envelope.content)
-        return "250 Message accepted for delivery"
-
-    def authenticate(self, server, session, envelope, mechanism, auth_data) -> AuthResult:
-        self.logins.append((auth_data.login, auth_data.password))
-        ok = (auth_data.login, auth_data.password) == (b"ann@example.com", PASSWORD.encode())
-        return AuthResult(success=ok, handled=False)   # handled=False: aiosmtpd answers 535 on a failure
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def serve(inbox: Inbox, **smtp_options):
-    controller = Controller(inbox, hostname="127.0.0.1", port=free_port(), **smtp_options)
-    controller.start()
-    return controller
-
-
 @pytest.fixture
 def plain_server():
-    inbox = Inbox()
-    controller = serve(inbox)
-    yield inbox, controller.port
-    controller.stop()
+    with smtp_server() as served:
+        yield served
 
 
 @pytest.fixture(scope="module")
@@ -239,11 +205,10 @@ def ca() -> trustme.CA:
 def tls_server(ca):
     server_context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
     ca.issue_cert("127.0.0.1").configure_cert(server_context)
-    inbox = Inbox()
-    controller = serve(inbox, tls_context=server_context, require_starttls=True, authenticator=inbox.authenticate,
-                       auth_require_tls=True)
-    yield inbox, controller.port
-    controller.stop()
+    inbox = Inbox(b"ann@example.com", PASSWORD)
+    with smtp_server(inbox, tls_context=server_context, require_starttls=True, authenticator=inbox.authenticate,
+                     auth_require_tls=True) as served:
+        yield served
 
 
 @pytest.fixture
@@ -265,8 +230,7 @@ def plain_settings(port: int, **more) -> Settings:
 
 
 def received(inbox: Inbox) -> email.message.EmailMessage:
-    assert len(inbox.messages) == 1
-    return email.message_from_bytes(inbox.messages[0], policy=policy.default)
+    return inbox.only()
 
 
 def test_a_result_is_mailed_with_the_table_attached(plain_server):

@@ -71,8 +71,11 @@ def _write(args, database, settings) -> int:
             writes.approve(card, database, settings)
         else:
             writes.reject(card, settings)
-    if args.json:
-        print(json.dumps({k: v for k, v in card.items() if k != "tree"}, default=str))
+    if args.json:   # the vocabulary of `sql --json` (ok, refused, ...) plus what became of the write
+        status = {"blocked": "refused", "rejected": "rejected"}.get(card["decision"]) or \
+            {"committed": "written"}.get(card["outcome"], card["outcome"])
+        print(json.dumps({"status": status, "sql": card["sql"], "error": card["blocked"] or card["detail"],
+                          "write": {k: v for k, v in card.items() if k != "tree"}}, default=str))
     print(writes.summary(card), file=sys.stderr if args.json or card.get("outcome") != "committed" else sys.stdout)
     if card.get("outcome") == "committed":
         return EXIT_OK
