@@ -198,3 +198,17 @@ def test_chat_write_card_at_the_terminal(cli):
     child.sendcontrol("d")
     child.expect(pexpect.EOF)
     assert audit_entries(run)[0]["session"].startswith("chat-")
+
+
+def test_an_export_holds_every_row_not_only_the_row_cap(cli, tmp_path):
+    run, _, db, _ = cli
+    sql = "SELECT range AS n FROM range(2500)"
+    p = run("ask", "--sql", sql, "--db", str(db), "--row-cap", "100", "--out", str(tmp_path / "all.parquet"))
+    assert p.returncode == 0 and "wrote 2,500 row(s)" in p.stderr, p.stderr
+    assert len(pd.read_parquet(tmp_path / "all.parquet")) == 2500
+    p = run("sql", sql, "--db", str(db), "--row-cap", "100", "--out", str(tmp_path / "all.csv"))
+    assert p.returncode == 0 and len(pd.read_csv(tmp_path / "all.csv")) == 2500
+    config = tmp_path / "small.yaml"
+    config.write_text("export_row_cap: 1000\n")
+    p = run("sql", sql, "--db", str(db), "--config", str(config), "--out", str(tmp_path / "cut.csv"))
+    assert p.returncode == 1 and "export_row_cap" in p.stderr and not (tmp_path / "cut.csv").exists()

@@ -99,6 +99,7 @@ class Settings:
     allow_writes: bool = False          # T1 data and T2 schema changes, each only after an explicit approval
     write_tolerance: str = "0"          # rows (or "N%") the actual count may differ from the estimate; else rollback
     audit_file: str | None = None       # the audit log of write attempts (default <cache_dir>/audit.duckdb)
+    export_row_cap: int = 1_000_000     # rows an export (--out, /export, the page's download) may hold
     # Delivery by email (SMTP)
     smtp_host: str | None = None
     smtp_port: int = 587

@@ -57,14 +57,16 @@ def write_prompt(json_mode: bool = False, stream=None) -> Callable[[dict], dict]
 
 # -- actions on an answered Result ---------------------------------------------------------------
 def export(result, path: str) -> tuple[bool, str]:
-    from duckask.utils.delivery.export import ExportError
+    from duckask.utils.delivery.export import ExportError, export_frame
 
+    if result.df is None:
+        return False, f"not exported: the result is {result.status!r}; only an answered question has rows"
     try:
-        written = result.to_file(path)
+        rows = result.all_rows()          # every row, when row_cap cut the result
+        written = export_frame(rows, path)
     except ExportError as e:
         return False, f"not exported: {e}"
-    rows = 0 if result.df is None else len(result.df)
-    return True, f"wrote {rows:,} row(s) to {written}" + (" (the row cap cut the result)" if result.truncated else "")
+    return True, f"wrote {len(rows):,} row(s) to {written}"
 
 
 def email(result, to: str) -> tuple[bool, str]:

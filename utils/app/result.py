@@ -89,12 +89,29 @@ class Result:
 
     def to_file(self, path: str, format: str | None = None):
         """Write the result's rows to ``path`` (csv, parquet, json or xlsx, from the suffix unless ``format``
-        says) by duckask's own process; returns the path. ``ExportError`` says what was wrong."""
+        says) by duckask's own process; returns the path. A result cut by ``row_cap`` is run again (read-only,
+        up to ``export_row_cap`` rows), so the file holds every row. ``ExportError`` says what was wrong."""
         from duckask.utils.delivery.export import ExportError, export_frame
 
         if self.df is None:
             raise ExportError(f"this result is {self.status!r} and has no rows to export")
-        return export_frame(self.df, path, format)
+        return export_frame(self.all_rows(), path, format)
+
+    def all_rows(self) -> pd.DataFrame:
+        """The rows, all of them: when ``row_cap`` cut the result, its SQL runs again up to ``export_row_cap``."""
+        if not self.truncated or not self.sql or self.db is None:
+            return self.df
+        from duckask.utils.db.database import open_database
+        from duckask.utils.delivery.export import ExportError
+
+        settings = self.settings
+        out = open_database(self.db, settings).run(self.sql, row_cap=settings.export_row_cap)
+        if not out.ok:
+            raise ExportError(f"the query could not be run again for all its rows: {out.error}")
+        if out.truncated:
+            raise ExportError(f"the result has more than export_row_cap={settings.export_row_cap:,} rows; raise it "
+                              "(config or DUCKASK_* env) or narrow the query")
+        return out.df
 
     def email(self, to: str | list[str], *, attachment_format: str = "csv", subject: str | None = None, **kw):
         """Send the answer, the SQL and the rows (attached) by SMTP (settings ``smtp_*``); returns the message."""

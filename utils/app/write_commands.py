@@ -43,13 +43,17 @@ def cmd_sql(args) -> int:
     kinds = statement_types(args.sql)
     if kinds is not None and any(k != "SELECT" for k in kinds):
         return _write(args, database, settings)
-    # The connection is shared per file and process: pass this call's timeout and row cap explicitly.
-    out = database.run(args.sql, timeout_s=settings.timeout_s, row_cap=settings.row_cap)
+    # The connection is shared per file and process: pass this call's timeout and row cap explicitly
+    # (an export holds every row, up to export_row_cap).
+    cap = settings.export_row_cap if getattr(args, "out", None) else settings.row_cap
+    out = database.run(args.sql, timeout_s=settings.timeout_s, row_cap=cap)
     _print_rows(out, args)
     if out.ok and getattr(args, "out", None):
         from duckask.utils.delivery.export import ExportError, export_frame
 
         try:
+            if out.truncated:
+                raise ExportError(f"more than export_row_cap={cap:,} rows; raise it or narrow the query")
             print(f"wrote {len(out.df):,} row(s) to {export_frame(out.df, args.out)}", file=sys.stderr)
         except ExportError as e:
             print(f"duckask: not exported: {e}", file=sys.stderr)
