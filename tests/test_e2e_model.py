@@ -168,3 +168,33 @@ def test_a_conversation_on_the_demo(model_opts, tmp_path):
     assert "Hit by pitch" in conv.history[2]["answer"]
     resumed = Conversation.load(conv.save(tmp_path / "s.json"), **model_opts)
     assert [t["text"] for t in resumed.history] == [c[0] for c in CONVERSATION]
+
+
+def test_an_answer_becomes_a_file_and_an_approved_table(model_opts, tmp_path):
+    """On a copy of the demo with writes on: the model's answer is written to a file (read back equal),
+    then stored as a new table after an approval (its rows equal the gold result); a pasted DELETE waits
+    for approval and, rejected, changes nothing (the file's bytes)."""
+    import shutil
+
+    import pandas as pd
+    from conftest import sha256 as sha256_of
+
+    from duckask import Conversation
+    from duckask.data.lahman import DEMO_EXAMPLES, DEMO_SEMANTIC, demo_db_path
+
+    db = Path(shutil.copy(demo_db_path(), tmp_path / "lahman-copy.duckdb"))
+    conv = Conversation(str(db), allow_writes=True, audit_file=str(tmp_path / "audit.duckdb"),
+                        examples=str(DEMO_EXAMPLES), descriptions=str(DEMO_SEMANTIC), **model_opts)
+    gold = "SELECT count(*) FROM teams WHERE year_id = 1998"
+    r = conv.ask("How many teams played in the 1998 season?")
+    g = conv.prep.database.run(gold)
+    assert r.ok and results_match(r.df, g.df, order_matters=False), f"SQL: {r.sql}\n{r.df}"
+    assert pd.read_csv(r.to_file(str(tmp_path / "answer.csv"))).values.tolist() == r.df.values.tolist()
+    written = r.to_table("teams_1998").approve()
+    assert written.status == "written", written.answer
+    stored = conv.ask(sql="SELECT * FROM teams_1998")
+    assert stored.ok and results_match(stored.df, g.df, order_matters=False)
+    before = sha256_of(db)
+    pending = conv.ask("DELETE FROM teams WHERE year_id = 1998")
+    assert pending.status == "pending" and pending.write["estimated_rows"] == 30
+    assert pending.reject().status == "rejected" and sha256_of(db) == before
