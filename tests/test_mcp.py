@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import clean_env
+from conftest import clean_env, sha256
 from openai_stub import ROWS, SQL, StubOpenAI, make_cities_db, smart_responder
 
 pytest.importorskip("mcp", reason="the server extra is not installed (pip install 'duckask[server]')")
@@ -33,6 +33,7 @@ async def _session_run(db: str, env: dict) -> dict:
         out["ask"] = await session.call_tool("ask", {"question": "What is the population of each city in France?"})
         out["sql"] = await session.call_tool("run_sql", {"sql": "SELECT count(*) AS n FROM cities"})
         out["refused"] = await session.call_tool("run_sql", {"sql": "DROP TABLE cities"})
+        out["write"] = await session.call_tool("ask", {"question": "DELETE FROM cities WHERE country = 'France'"})
         out["schema"] = await session.call_tool("describe_schema", {})
         out["no_table"] = await session.call_tool("describe_schema", {"table": "nope"})
         out["resource"] = await session.read_resource("duckask://schema")
@@ -41,14 +42,19 @@ async def _session_run(db: str, env: dict) -> dict:
 
 def test_an_mcp_client_round_trip(tmp_path, isolated_env):
     db = make_cities_db(tmp_path / "cities.duckdb")
+    before = sha256(db)
     with StubOpenAI(smart_responder) as stub:
-        env = clean_env(isolated_env, DUCKASK_BASE_URL=stub.base_url, DUCKASK_MODEL="stub")
+        # Writes on in the environment: the MCP server stays read-only all the same.
+        env = clean_env(isolated_env, DUCKASK_BASE_URL=stub.base_url, DUCKASK_MODEL="stub", DUCKASK_ALLOW_WRITES="1",
+                        DUCKASK_AUDIT_FILE=str(tmp_path / "audit.duckdb"))
         out = asyncio.run(asyncio.wait_for(_session_run(str(db), env), 90))
     assert out["server"] == "duckask" and out["tools"] == ["ask", "describe_schema", "run_sql"]
     ask = json.loads(_text(out["ask"]))
     assert not out["ask"].is_error and ask["sql"] == SQL and ask["rows"] == ROWS and ask["status"] == "answered"
     assert json.loads(_text(out["sql"]))["rows"] == [[3]]
     assert out["refused"].is_error and "DROP" in _text(out["refused"])
+    write = json.loads(_text(out["write"]))
+    assert write["status"] == "blocked" and "writes are off" in write["answer"] and sha256(db) == before
     assert "CREATE TABLE cities" in _text(out["schema"])
     assert out["no_table"].is_error and "cities" in _text(out["no_table"])
     assert "CREATE TABLE cities" in out["resource"].contents[0].text

@@ -37,7 +37,9 @@ def build_server(db: str | None = None, *, llm=None, settings=None, **options: A
     from duckask.utils.app.api import new_shared, prepare, run_turn
     from duckask.utils.schema.ddl import render_schema
 
-    prep = prepare(db, llm=llm, settings=settings, **options)
+    # Read-only whatever the config says: an agent cannot approve a write for a human (a pasted write is
+    # blocked, and recorded in the audit log).
+    prep = prepare(db, llm=llm, settings=settings, **{**options, "allow_writes": False})
     lock = threading.Lock()
     server = MCPServer("duckask", instructions=INSTRUCTIONS)
 
