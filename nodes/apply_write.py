@@ -24,6 +24,6 @@ class ApplyWrite(TracedNode):
 
     def post(self, shared, card, done):
         shared["write"] = done
-        shared["status"] = {"committed": "written", "rolled_back": "rolled_back"}.get(done["outcome"], "error")
+        shared["status"] = writes.status(done)
         shared["final_answer"] = writes.summary(done)
         return None

@@ -11,9 +11,9 @@ turn they cannot place costs one short LLM call (one word back). Setting ``route
 from __future__ import annotations
 
 from duckask.nodes._base import TracedNode
+from duckask.utils.db.tiers import is_write
 from duckask.utils.dialogue.followup import is_follow_up
 from duckask.utils.dialogue.intent import PROMPT, classify, parse_intent, sql_of
-from duckask.utils.sql.ast import statement_types
 
 
 class IntentRouter(TracedNode):
@@ -57,7 +57,6 @@ class IntentRouter(TracedNode):
             shared["sql_candidates"] = None
             shared.setdefault("attempts", []).append({"sql": sql, "source": "user", "after": "question"})
             shared.setdefault("first_sql", sql)
-            kinds = statement_types(sql) or ["SELECT"]
-            if any(k != "SELECT" for k in kinds):
+            if is_write(sql):
                 return "write"       # ReviewWrite: tiers, approval, audit (a read-only query never goes there)
         return res["intent"]

@@ -1,20 +1,24 @@
 """The web page in a real browser: the system's headless Chromium driven by Playwright (no browser
 download): ask a question, watch the progress, see the answer, the table and a chart, edit the SQL
-and run it again. A screenshot is saved as a test artifact ($DUCKASK_ARTIFACTS, default
-test-artifacts/)."""
+and run it again; approve and reject writes on their card, download the result. Screenshots are saved
+as test artifacts ($DUCKASK_ARTIFACTS, default test-artifacts/); the write card's also as docs/img."""
 from __future__ import annotations
 
 import os
 import shutil
 from pathlib import Path
 
+import httpx
 import live_server
+import pandas as pd
 import pytest
 
 pytest.importorskip("fastapi", reason="the server extra is not installed (pip install 'duckask[server]')")
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (the test extra has it)")
 CHROMIUM = os.environ.get("DUCKASK_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
 pytestmark = pytest.mark.skipif(not CHROMIUM, reason="no Chromium binary (apt-get install chromium; .ci/setup does)")
+
+from conftest import build_small_db  # noqa: E402
 
 from duckask.utils.app.server import create_app  # noqa: E402
 from duckask.utils.llm import ScriptedLLM  # noqa: E402
@@ -63,3 +67,62 @@ def test_ask_see_the_answer_table_and_chart_then_edit_and_rerun_the_sql(page):
     page.click("#run")
     page.wait_for_selector("#answer.error", timeout=10_000)
     assert "DROP" in page.inner_text("#answer")
+
+
+@pytest.fixture
+def write_page(tmp_path, isolated_env):
+    """The page on a database of its own (tmp_path), with writes on and an audit log of its own."""
+    db = build_small_db(tmp_path / "nba.duckdb")
+    sentence = "LeBron James leads the Lakers with 30 points."
+    llm = ScriptedLLM({"SQLGenerator": [LAKERS_SQL], "DataAnalyzer": [sentence]})
+    app = create_app(str(db), llm=llm, resample_drafts=0, allow_writes=True, audit_file=str(tmp_path / "audit.duckdb"))
+    url, server = live_server.start(app)
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
+        pg = browser.new_page(viewport={"width": 1100, "height": 900}, accept_downloads=True)
+        pg.goto(url)
+        yield pg, url
+        browser.close()
+    server.should_exit = True
+
+
+def test_approve_an_update_reject_a_delete_then_download_the_result(write_page):
+    page, url = write_page
+
+    def points(team_id: int) -> list:
+        sql = f"SELECT points FROM players WHERE team_id = {team_id} ORDER BY id"
+        return [r[0] for r in httpx.post(f"{url}/api/sql", json={"sql": sql}).json()["rows"]]
+
+    page.wait_for_selector("#db:has-text('writes on')", timeout=10_000)
+    page.fill("#question", LAKERS_Q)
+    page.click("#go")
+    page.wait_for_selector("#answer:has-text('LeBron James leads the Lakers')", timeout=30_000)
+    page.fill("#sql", "UPDATE players SET points = points + 1 WHERE team_id = 1")
+    page.click("#run")
+    page.wait_for_selector("#write-card:not(.hidden)", timeout=10_000)
+    assert page.inner_text("#write-estimate") == "estimated rows: 3"
+    assert "UPDATE players" in page.inner_text("#write-sql") and page.inner_text("#write-explanation")
+    assert page.inner_text("#write-outcome") == "" and points(1) == [30, 25, 15]     # nothing written yet
+    artifacts = Path(os.environ.get("DUCKASK_ARTIFACTS", ROOT / "test-artifacts"))
+    artifacts.mkdir(parents=True, exist_ok=True)
+    page.locator("#write-card").screenshot(path=str(artifacts / "write-card.png"))
+    (ROOT / "docs" / "img").mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(artifacts / "write-card.png", ROOT / "docs" / "img" / "write-card.png")
+    page.click("#write-approve")
+    page.wait_for_selector("#write-outcome.ok", timeout=10_000)
+    assert page.inner_text("#write-outcome").startswith("Done (UPDATE on players): 3 row(s) (estimated 3)")
+    assert page.is_disabled("#write-approve") and points(1) == [31, 26, 16]
+    assert page.locator("#table tr").count() == 4                    # the table was not refreshed: nothing else
+    page.fill("#sql", "DELETE FROM players WHERE team_id = 2")
+    page.click("#run")
+    page.wait_for_selector("#write-estimate:has-text('estimated rows: 2')", timeout=10_000)
+    page.click("#write-reject")
+    page.wait_for_selector("#write-outcome:has-text('rejected')", timeout=10_000)
+    assert page.inner_text("#write-outcome").startswith("Not written") and points(2) == [28, 22]
+    page.select_option("#export-format", "csv")
+    with page.expect_download(timeout=10_000) as info:
+        page.click("#export-download")
+    download = info.value
+    assert download.suggested_filename == "duckask-result.csv"
+    got = pd.read_csv(download.path())                                 # the Lakers query, run again: updated
+    assert got.values.tolist() == [["LeBron James", 31], ["Anthony Davis", 26], ["Austin Reaves", 16]]

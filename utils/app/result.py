@@ -201,8 +201,9 @@ class Result:
 
 
 def _public(card: dict | None) -> dict | None:
-    """A write's card without the parser's tree (JSON-ready)."""
-    return None if card is None else {k: v for k, v in card.items() if k != "tree"}
+    from duckask.utils.db.writes import public  # sqlglot loads with the write path, not with every import
+
+    return public(card)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -7,7 +7,12 @@ Routes (OpenAPI at ``/docs``; the web page at ``/``, ``static/index.html``):
 - ``POST /api/ask/stream``: the same as server-sent events: ``queued`` (position) while waiting,
   ``node`` as each node starts, ``text`` as the answer sentence is written, then ``result`` (or ``error``);
 - ``POST /api/sql`` ``{"sql"}``: the user's own SQL through the safe executor, the JSON of
-  ``duckask sql --json``; a refusal or DuckDB error is a 400 with the reason.
+  ``duckask sql --json``; a refusal or DuckDB error is a 400 with the reason. Any other statement is a
+  proposed write: ``{"status": "pending", "write": card}``, or a 400 with the card when it is blocked;
+- ``POST /api/writes/{id}`` ``{"decision": "approve" | "reject"}``: runs or drops a pending write
+  (``--allow-writes``; nothing else runs one); ``{"status": "written"|"rolled_back"|"error"|"rejected"}``;
+- ``POST /api/export`` ``{"sql", "format"}``: the rows as a csv, parquet, json or xlsx download;
+- ``POST /api/email`` ``{"to", "sql", "question"?, "answer"?, "format"?}``: the rows mailed (smtp_*).
 
 The embedded model answers one question at a time: requests queue (their position is reported in
 the stream) instead of loading the model twice; an endpoint backend runs ``max_concurrent`` at once.
@@ -15,9 +20,9 @@ Access: with an API key every route but health needs ``Authorization: Bearer KEY
 ``X-API-Key``); ``duckask serve`` refuses a non-loopback host without one. Bodies over ``MAX_BODY``
 bytes and questions over ``MAX_QUESTION`` characters are refused; every error is ``{"error": ...}``.
 
-Run on its own::
+The last four routes live in ``server_actions.py``. Run on its own::
 
-    python -m duckask.utils.app.server --db PATH [--host 127.0.0.1] [--port 8000]
+    python -m duckask.utils.app.server --db PATH [--host 127.0.0.1] [--port 8000] [--allow-writes]
 """
 # No "from __future__ import annotations": FastAPI reads the route functions' annotations, and
 # Request is imported inside create_app (the extra is optional), where a string annotation would not resolve.
@@ -105,25 +110,27 @@ def _error(status: int, message: str):
 
 
 def create_app(db: str | None = None, *, llm=None, settings=None, api_key: str | None = None,
-               max_concurrent: int = 4, cors_origins: tuple[str, ...] = (), **options: Any):
-    """The FastAPI app for one database (the Lahman demo by default)."""
+               max_concurrent: int = 4, cors_origins: tuple[str, ...] = (), allow_writes: bool | None = None,
+               **options: Any):
+    """The FastAPI app for one database (the Lahman demo by default); ``allow_writes`` (None: the
+    settings') lets a write run after its approval on ``/api/writes/{id}``."""
     from fastapi import FastAPI, Request
     from fastapi.exceptions import RequestValidationError
     from fastapi.responses import FileResponse, HTMLResponse, StreamingResponse
     from starlette.exceptions import HTTPException
 
     from duckask.utils.app.api import new_shared, prepare, run_turn
-    from duckask.utils.app.chart import choose_chart
+    from duckask.utils.app.server_actions import add_action_routes
     from duckask.utils.schema.ddl import render_schema
 
-    prep = prepare(db, llm=llm, settings=settings, **options)
+    prep = prepare(db, llm=llm, settings=settings, allow_writes=allow_writes, **options)
     gate = Gate(max_concurrent if prep.llm.is_endpoint else 1)
     app = FastAPI(title="duckask", description="Plain-English questions about a DuckDB database.")
     if cors_origins:
         from fastapi.middleware.cors import CORSMiddleware
 
         app.add_middleware(CORSMiddleware, allow_origins=list(cors_origins), allow_methods=["GET", "POST"],
-                           allow_headers=["Authorization", "X-API-Key", "Content-Type"])
+                           allow_headers=["Authorization", "X-API-Key", "Content-Type", "X-Duckask-Session"])
 
     @app.middleware("http")
     async def guard(request: Request, call_next):
@@ -198,7 +205,8 @@ def create_app(db: str | None = None, *, llm=None, settings=None, api_key: str |
 
     @app.get("/api/health")
     def health():
-        return {"status": "ok", "db": prep.db, "model": prep.llm.name, "queued": gate.queued}
+        return {"status": "ok", "db": prep.db, "model": prep.llm.name, "queued": gate.queued,
+                "writes": bool(prep.settings.allow_writes)}
 
     @app.get("/api/schema")
     def schema():
@@ -236,18 +244,7 @@ def create_app(db: str | None = None, *, llm=None, settings=None, api_key: str |
         return StreamingResponse(events(), media_type="text/event-stream",
                                  headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
 
-    @app.post("/api/sql")
-    async def sql_route(request: Request):
-        sql, _ = await read_json(request, "sql", MAX_BODY)
-        s = prep.settings
-        out = await in_thread(prep.database.run, sql, timeout_s=s.timeout_s, row_cap=s.row_cap)
-        if not out.ok:
-            return _error(400, out.error or out.status)
-        return {"status": out.status, "sql": out.sql, "error": None, "ms": round(out.ms, 1),
-                "columns": [str(c) for c in out.df.columns], "truncated": out.truncated, "row_count": len(out.df),
-                "rows": json.loads(out.df.to_json(orient="values", date_format="iso", default_handler=str)),
-                "chart": choose_chart(out.df)}
-
+    add_action_routes(app, prep, gate, read_json, api_key=api_key)
     app.state.prepared, app.state.gate = prep, gate
     return app
 
@@ -276,7 +273,7 @@ def serve_command(args, db: str) -> int:
         print(f"duckask serve: {e}", file=sys.stderr)
         return 2
     app = create_app(db, config=args.config, api_key=key, max_concurrent=args.max_concurrent,
-                     cors_origins=tuple(args.cors_origin))
+                     cors_origins=tuple(args.cors_origin), allow_writes=getattr(args, "allow_writes", None) or None)
     uvicorn.run(app, host=args.host, port=args.port, log_level="info")
     return 0
 
@@ -287,11 +284,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--host", default="127.0.0.1")
     ap.add_argument("--port", type=int, default=8000)
     ap.add_argument("--api-key")
+    ap.add_argument("--allow-writes", action="store_true", help="writes run after their approval (T1, T2)")
     args = ap.parse_args(argv)
     import uvicorn
 
     check_bind(args.host, args.api_key)
-    uvicorn.run(create_app(args.db, api_key=args.api_key), host=args.host, port=args.port)
+    app = create_app(args.db, api_key=args.api_key, allow_writes=args.allow_writes or None)
+    uvicorn.run(app, host=args.host, port=args.port)
     return 0
 
 

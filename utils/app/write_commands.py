@@ -36,12 +36,11 @@ def _print_rows(out, args) -> None:
 def cmd_sql(args) -> int:
     from duckask.utils.config import load_settings
     from duckask.utils.db.database import open_database
-    from duckask.utils.sql.ast import statement_types
+    from duckask.utils.db.tiers import is_write
 
     settings = load_settings(args.config, **_settings_options(args))
     database = open_database(_db_or_demo(args.db), settings)
-    kinds = statement_types(args.sql)
-    if kinds is not None and any(k != "SELECT" for k in kinds):
+    if is_write(args.sql):
         return _write(args, database, settings)
     # The connection is shared per file and process: pass this call's timeout and row cap explicitly
     # (an export holds every row, up to export_row_cap).
@@ -76,10 +75,9 @@ def _write(args, database, settings) -> int:
         else:
             writes.reject(card, settings)
     if args.json:   # the vocabulary of `sql --json` (ok, refused, ...) plus what became of the write
-        status = {"blocked": "refused", "rejected": "rejected"}.get(card["decision"]) or \
-            {"committed": "written"}.get(card["outcome"], card["outcome"])
+        status = {"blocked": "refused"}.get(writes.status(card), writes.status(card))
         print(json.dumps({"status": status, "sql": card["sql"], "error": card["blocked"] or card["detail"],
-                          "write": {k: v for k, v in card.items() if k != "tree"}}, default=str))
+                          "write": writes.public(card)}, default=str))
     print(writes.summary(card), file=sys.stderr if args.json or card.get("outcome") != "committed" else sys.stdout)
     if card.get("outcome") == "committed":
         return EXIT_OK

@@ -79,6 +79,13 @@ class Classification:
                 "reason": self.reason, "sql": self.statement}
 
 
+def is_write(sql: str) -> bool:
+    """Whether ``sql`` holds anything but SELECTs, as DuckDB's parser reads it: such text goes to the write
+    path (tiers, approval, audit). Text that does not parse stays a read, and the executor's error says
+    what is wrong with it."""
+    return any(k != "SELECT" for k in statement_types(sql) or ["SELECT"])
+
+
 def _name(table: exp.Expression | None) -> str | None:
     if isinstance(table, exp.Schema):
         table = table.this

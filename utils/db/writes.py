@@ -209,6 +209,18 @@ def _apply(card: dict[str, Any], database: Database, settings: Settings) -> tupl
             con.close()
 
 
+def public(card: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The card without the parser's tree: JSON-ready."""
+    return None if card is None else {k: v for k, v in card.items() if k != "tree"}
+
+
+def status(card: dict[str, Any]) -> str:
+    """What became of the write, as a Result's status: pending, blocked, rejected, written, rolled_back, error."""
+    if card["decision"] in ("pending", "blocked", "rejected"):
+        return card["decision"]
+    return {"committed": "written", "rolled_back": "rolled_back"}.get(card.get("outcome"), "error")
+
+
 def summary(card: dict[str, Any]) -> str:
     """One line for the user: what happened to the write."""
     if card["decision"] == "blocked":
