@@ -67,7 +67,8 @@ def run_router(items: list[dict], use_llm: bool) -> dict:
         history = [{"text": it["history"], "intent": "data"}] if it.get("history") else []
         shared = {"question": it["text"], "history": history, "trace": [], "attempts": []}
         t0 = time.perf_counter()
-        got = IntentRouter(ctx).run(shared)
+        IntentRouter(ctx).run(shared)
+        got = shared["intent"]    # (its action is "write" for SQL that is not a SELECT; the intent stays "sql")
         rows.append({"text": it["text"], "db": it["db"], "gold": it["intent"], "got": got,
                      "by": shared["intent_by"], "llm_calls": len(ctx.llm.calls),
                      "ms": round((time.perf_counter() - t0) * 1000, 1)})

@@ -107,7 +107,8 @@ def test_cli_sql_refused_exit_1_reason_on_stderr(cli_db, empty_cwd, capsys):
     out, err = capsys.readouterr()
     assert code == 1
     assert out == ""
-    assert "duckask: refused: only read-only SELECT/WITH queries are allowed, this is a DROP statement" in err
+    # Not a read: the write path refuses it (T3 is blocked even with --allow-writes) and says why.
+    assert "Not written: refused: T3, always blocked: DROP removes a table" in err
     assert sha256(cli_db) == before and os.listdir(empty_cwd) == []
 
 
@@ -125,7 +126,7 @@ def test_cli_sql_refused_json(cli_db, empty_cwd, capsys):
     d = json.loads(out)
     assert code == 1
     assert d["status"] == "refused"
-    assert "COPY statement" in d["error"]
+    assert "T3, always blocked: COPY reads or writes files" in d["error"]
     assert "rows" not in d
     assert os.listdir(empty_cwd) == []
 
