@@ -27,7 +27,6 @@ The last four routes live in ``server_actions.py``. Run on its own::
 # No "from __future__ import annotations": FastAPI reads the route functions' annotations, and
 # Request is imported inside create_app (the extra is optional), where a string annotation would not resolve.
 
-import argparse
 import asyncio
 import hmac
 import json
@@ -103,6 +102,18 @@ async def in_thread(fn, *args, **kw):
     return await done
 
 
+def parse_body(raw: bytes, shape: str):
+    """The request body parsed as JSON; a 413 past ``MAX_BODY``, a 400 naming ``shape`` when it is not JSON."""
+    from starlette.exceptions import HTTPException
+
+    if len(raw) > MAX_BODY:
+        raise HTTPException(413, f"request body is over the {MAX_BODY}-byte limit")
+    try:
+        return json.loads(raw or b"null")
+    except ValueError as e:
+        raise HTTPException(400, f"the body is not JSON ({e.msg} at {e.pos}); send {shape}") from e
+
+
 def _error(status: int, message: str):
     from fastapi.responses import JSONResponse
 
@@ -154,13 +165,7 @@ def create_app(db: str | None = None, *, llm=None, settings=None, api_key: str |
         return _error(exc.status_code, str(exc.detail))
 
     async def read_json(request: Request, key: str, limit: int) -> tuple[str, dict]:
-        raw = await request.body()
-        if len(raw) > MAX_BODY:
-            raise HTTPException(413, f"request body is over the {MAX_BODY}-byte limit")
-        try:
-            body = json.loads(raw or b"null")
-        except ValueError as e:
-            raise HTTPException(400, f"the body is not JSON ({e.msg} at {e.pos}); send {{\"{key}\": \"...\"}}") from e
+        body = parse_body(await request.body(), f'{{"{key}": "..."}}')
         if not isinstance(body, dict) or not isinstance(body.get(key), str) or not body[key].strip():
             raise HTTPException(422, f"send a JSON object with a non-empty string \"{key}\"")
         if len(body[key]) > limit:
@@ -279,19 +284,10 @@ def serve_command(args, db: str) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description="Serve the duckask HTTP API.")
-    ap.add_argument("--db")
-    ap.add_argument("--host", default="127.0.0.1")
-    ap.add_argument("--port", type=int, default=8000)
-    ap.add_argument("--api-key")
-    ap.add_argument("--allow-writes", action="store_true", help="writes run after their approval (T1, T2)")
-    args = ap.parse_args(argv)
-    import uvicorn
+    """``python -m duckask.utils.app.server`` is ``duckask serve`` (the same options)."""
+    from duckask.utils.app.cli import main as cli_main
 
-    check_bind(args.host, args.api_key)
-    app = create_app(args.db, api_key=args.api_key, allow_writes=args.allow_writes or None)
-    uvicorn.run(app, host=args.host, port=args.port)
-    return 0
+    return cli_main(["serve", *(argv or [])])
 
 
 if __name__ == "__main__":

@@ -27,7 +27,7 @@ import threading
 from collections import OrderedDict
 from types import SimpleNamespace
 
-from duckask.utils.app.server import MAX_BODY, _error, in_thread
+from duckask.utils.app.server import MAX_BODY, _error, in_thread, parse_body
 from duckask.utils.db.tiers import is_write
 from duckask.utils.db.writes import public, status
 
@@ -91,13 +91,7 @@ def add_action_routes(app, prep, gate, read_json, *, api_key: str | None = None)
             raise HTTPException(415, "send the body as JSON with Content-Type: application/json")
 
     async def body_of(request: Request, shape: str = "a JSON object") -> dict:
-        raw = await request.body()
-        if len(raw) > MAX_BODY:
-            raise HTTPException(413, f"request body is over the {MAX_BODY}-byte limit")
-        try:
-            body = json.loads(raw or b"null")
-        except ValueError as e:
-            raise HTTPException(400, f"the body is not JSON ({e.msg} at {e.pos}); send {shape}") from e
+        body = parse_body(await request.body(), shape)
         if not isinstance(body, dict):
             raise HTTPException(400, f"send {shape}")
         return body
