@@ -253,6 +253,11 @@ def main(argv: list[str] | None = None) -> int:
         return args.func(args)
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:   # the reader went away (`duckask audit | head`): stop quietly, as cat does
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_FAIL
     except Exception as e:
         from duckask.utils.db.database import DatabaseError
         from duckask.utils.llm import LLMError
