@@ -262,8 +262,10 @@ def close_all() -> None:
 
 
 def file_key(file: Path) -> str:
-    st = file.stat()
-    return f"{file}:{st.st_size}:{st.st_mtime_ns}"
+    """What identifies the file's state: path, size and mtime (and its WAL's, which a write may leave)."""
+    wal = Path(f"{file}.wal")
+    st, extra = file.stat(), (f":{wal.stat().st_size}:{wal.stat().st_mtime_ns}" if wal.exists() else "")
+    return f"{file}:{st.st_size}:{st.st_mtime_ns}{extra}"
 
 
 def open_database(db: str | os.PathLike, settings: Settings | None = None) -> Database:
