@@ -96,6 +96,7 @@ def test_schema_changes_count_no_rows_and_the_connection_sees_them(people, on):
     for sql, check in [("ALTER TABLE people ADD COLUMN email VARCHAR", "SELECT email FROM people LIMIT 1"),
                        ("CREATE VIEW adults AS SELECT * FROM people WHERE age >= 18", "SELECT count(*) FROM adults"),
                        ("CREATE INDEX people_age ON people (age)", "SELECT 1"),
+                       ("ALTER TABLE pets ADD PRIMARY KEY (id)", "SELECT 1"),
                        ("COMMENT ON TABLE people IS 'who is who'", "SELECT 1")]:
         card = writes.propose(sql, database, on)
         assert card["estimated_rows"] == 0 and not card["checks_rows"], card

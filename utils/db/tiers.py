@@ -8,7 +8,8 @@ T0     a read: one SELECT / WITH statement             runs (``safety.check_sql`
 T1     a data change: INSERT, UPDATE, DELETE           only with ``allow_writes``, after approval
 T2     a schema change: CREATE TABLE / VIEW / INDEX,   only with ``allow_writes``, after approval
        ALTER TABLE (add, rename, retype a column;
-       rename a table), COMMENT ON
+       add a key or constraint; rename a table),
+       COMMENT ON
 T3     everything else: DROP, TRUNCATE, ALTER ... DROP  always blocked, approved or not
        COLUMN, CREATE OR REPLACE TABLE, CREATE
        SCHEMA/SEQUENCE/MACRO/SECRET/TYPE, ATTACH,
@@ -58,6 +59,8 @@ _T3_WHY = {
     "CREATE_FUNC": "creates a macro or function", "PREPARE": "prepares a statement", "EXECUTE": "runs a "
     "prepared statement", "EXPLAIN": "is not a change (and an EXPLAIN ANALYZE runs its statement)",
     "ANALYZE": "rewrites statistics",
+    "MULTI": "is, as DuckDB reads it, several statements in one (ADD COLUMN ... NOT NULL is an ADD and a SET NOT "
+             "NULL): send them one at a time",
 }
 
 
@@ -118,7 +121,7 @@ def create_object(duck: str, tree: exp.Expression) -> tuple[int, str, str] | Non
     return 2, f"CREATE {kind}", f"CREATE {kind} adds to the schema"
 
 
-_SAFE_ALTER = (exp.ColumnDef, exp.RenameColumn, exp.AlterColumn, exp.AlterRename)
+_SAFE_ALTER = (exp.ColumnDef, exp.RenameColumn, exp.AlterColumn, exp.AlterRename, exp.AddConstraint)
 
 
 def alter_table(duck: str, tree: exp.Expression) -> tuple[int, str, str] | None:

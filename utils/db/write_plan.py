@@ -159,6 +159,8 @@ def explain_alter(c: Classification, _n: int | None) -> str:
             parts.append(f"renames it to {_sql(a.this)}")
         elif isinstance(a, exp.RenameColumn):
             parts.append(f"renames the column {_sql(a.this)} to {_sql(a.args['to'])}")
+        elif isinstance(a, exp.AddConstraint):
+            parts.append(f"adds the constraint {_sql(a).removeprefix('ADD ')} (refused if the rows break it)")
         else:
             parts.append(f"changes the column {_sql(a.this)}")
     return f"Alters {c.target}: {'; '.join(parts)}. Existing rows are kept."
