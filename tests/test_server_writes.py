@@ -34,8 +34,8 @@ class Server:
     def sql(self, sql, **kw):
         return self.post("/api/sql", {"sql": sql}, **kw)
 
-    def decide(self, card_id, decision):
-        return self.post(f"/api/writes/{card_id}", {"decision": decision})
+    def decide(self, card_id, decision, **kw):
+        return self.post(f"/api/writes/{card_id}", {"decision": decision}, **kw)
 
     def count(self, table="players") -> int:
         return self.sql(f"SELECT count(*) FROM {table}").json()["rows"][0][0]
@@ -89,7 +89,10 @@ def test_a_pending_delete_changes_nothing_and_a_rejection_keeps_it_so(serve):
     assert card["decision"] == "pending" and card["explanation"] and card["session"] == "tab-42"
     assert sha256(s.db) == before and s.count() == 6
     assert s.entries()[0]["decision"] == "pending"
-    done = s.decide(card["id"], "reject")
+    other = s.decide(card["id"], "approve", headers={"X-Duckask-Session": "another-tab"})
+    assert other.status_code == 403 and "another session" in other.json()["error"]     # and it is still pending
+    assert sha256(s.db) == before and s.count() == 6 and s.entries()[0]["decision"] == "pending"
+    done = s.decide(card["id"], "reject", headers=SESSION)
     assert done.status_code == 200 and done.json()["status"] == "rejected"
     assert done.json()["answer"].startswith("Not written") and done.json()["write"]["decision"] == "rejected"
     assert sha256(s.db) == before and s.count() == 6

@@ -5,8 +5,9 @@ decisions, downloads and email. ``create_app`` adds them with ``add_action_route
   is *proposed* (``db.writes.propose``: tier, estimate, explanation, audit entry) and comes back as
   ``{"status": "pending", "write": card}``, or a 400 ``{"error": reason, "write": card}`` when it is
   blocked (T3, writes off: ``duckask serve --allow-writes`` turns them on);
-- ``POST /api/writes/{id}`` ``{"decision": "approve" | "reject"}``: the only way a pending write runs;
-  anything else is a 400, an unknown or decided id a 404;
+- ``POST /api/writes/{id}`` ``{"decision": "approve" | "reject"}``: the only way a pending write runs,
+  from the session that proposed it (``X-Duckask-Session``; else a 403); anything else is a 400, an
+  unknown or decided id a 404;
 - ``POST /api/export`` ``{"sql", "format"}``: the rows as a csv, parquet, json or xlsx download;
 - ``POST /api/email`` ``{"to", "sql", "question"?, "answer"?, "format"?}``: the rows mailed (smtp_*).
 
@@ -156,6 +157,10 @@ def add_action_routes(app, prep, gate, read_json, *, api_key: str | None = None)
         if card is None:
             return _error(404, f"no pending write #{write_id} (it was decided, or the server restarted): "
                                "propose it again")
+        if card["session"] != who(request)[0]:     # only the page (or client) that proposed it decides it
+            pending.add(card)
+            return _error(403, f"write #{write_id} was proposed by another session: only the page or client that "
+                               "proposed it (its X-Duckask-Session) can approve or reject it")
         try:
             card = await in_thread(gated, decide, card, decision)
         except AuditError as e:
