@@ -4,8 +4,9 @@
 sentences from the question and at most 20 rows of the result (``duckask.utils.dialogue.sentence``),
 streamed to ``on_text`` as it is written. ``check_sentence`` then compares every number and name in
 it with the result; a sentence that disagrees is replaced by the template, and the disagreement is
-kept in ``answer_check``. Results over 20 rows, empty results and the user's own SQL get the
-deterministic template (no call). "template" (what ``auto`` means for ``eval``): no call at all.
+kept in ``answer_check``. Results over 20 rows, empty results, a single value (a count, a total: the
+template states it exactly, and the call would cost seconds for nothing) and the user's own SQL get
+the deterministic template (no call). "template" (what ``auto`` means for ``eval``): no call at all.
 Either way the derivation (tables, filters, grouping, order, limit) is read from the SQL by DuckDB's
 parser, so it is always exact.
 """
@@ -29,7 +30,8 @@ class DataAnalyzer(TracedNode):
     def exec(self, p):
         how, df = derivation(p["sql"]), p["df"]
         template = template_answer(df, p["truncated"])
-        if p["mode"] != "llm" or p["user"] or df is None or len(df) == 0 or len(df) > MAX_ROWS:
+        one_value = df is not None and df.shape == (1, 1)
+        if p["mode"] != "llm" or p["user"] or df is None or len(df) == 0 or len(df) > MAX_ROWS or one_value:
             return {"answer": template, "derivation": how, "check": {"by": "template"}}
         reply = self.ctx.llm.complete([{"role": "user", "content": prompt(p["question"], df, p["truncated"])}],
                                       node="DataAnalyzer", max_tokens=90, on_text=self.ctx.on_text)

@@ -70,7 +70,8 @@ class SQLGenerator(TracedNode):
         selected = set(shared.get("selected_tables") or [])
         values = [v for v in shared.get("value_matches") or [] if v["table"] in selected][:MAX_VALUE_HINTS]
         s = self.ctx.settings
-        return {"schema": shared["table_schemas"], "question": shared["question"], "values": values,
+        return {"schema": shared["table_schemas"], "stable": shared.get("stable_schema") or "",
+                "question": shared["question"], "values": values,
                 "examples": shared.get("examples") or [], "selected": sorted(selected),
                 "feedback": None if shared.get("resample") else shared.get("feedback"),
                 "tried": [a["sql"] for a in shared.get("attempts", [])],
@@ -82,22 +83,25 @@ class SQLGenerator(TracedNode):
         notes = dialect_notes(p["question"], [cat.tables[t] for t in p["selected"] if t in cat.tables]) \
             if self.ctx.settings.dialect_notes == "auto" else []
         msgs = build_messages(p["schema"], p["question"], p["values"], p["feedback"], p["examples"], notes)
+        # The schema's stable start is shared by most questions on this database: the embedded model keeps
+        # its processed state on disk (a stable prefix of the user message, so the prompt is unchanged).
+        stable = f"Schema:\n{p['stable']}" if p["stable"] and p["schema"].startswith(p["stable"]) else ""
         if p["resample"]:
             # Fixed seeds: the same question gets the same drafts (and a reply cache can serve them).
-            drafts = [self._generate(msgs, p["question"], temperature=p["temperature"], seed=i)
+            drafts = [self._generate(msgs, p["question"], temperature=p["temperature"], seed=i, stable=stable)
                       for i in range(1, p["resample"] + 1)]
             # The failed query takes part in the vote: if no draft runs, its error goes on to ErrorFixer.
             return {"sql": p["failed"], "candidates": [p["failed"]] + drafts, "error": None}
-        sql = self._generate(msgs, p["question"])
+        sql = self._generate(msgs, p["question"], stable=stable)
         if p["feedback"] and sql in p["tried"]:
             # At temperature 0 a small model often repeats the query that just failed, feedback or
             # not; one sampled retry is the only way to get a different query out of it.
-            sql = self._generate(msgs, p["question"], temperature=p["temperature"])
+            sql = self._generate(msgs, p["question"], temperature=p["temperature"], stable=stable)
         return {"sql": sql, "candidates": [sql], "error": None}
 
-    def _generate(self, msgs, question, temperature=None, seed=None) -> str:
+    def _generate(self, msgs, question, temperature=None, seed=None, stable="") -> str:
         reply = self.ctx.llm.complete(msgs, node="SQLGenerator", prefix="```sql\n", stop=["```"], max_tokens=256,
-                                      temperature=temperature, seed=seed)
+                                      temperature=temperature, seed=seed, stable=stable)
         return tidy_sql(extract_sql(reply.text), self.ctx.catalog, question)
 
     def exec_fallback(self, p, exc):

@@ -438,6 +438,15 @@ def test_analyzer_llm_mode(run):
     assert "LeBron James,30" in user_prompt(llm, "DataAnalyzer", 0)
 
 
+def test_analyzer_states_one_value_without_a_call(run):
+    """A single value (a count) is stated exactly by the template: no sentence call."""
+    llm = ScriptedLLM({"SQLGenerator": ["SELECT count(*) AS n FROM players"], "DataAnalyzer": ["never asked"]})
+    r = run("How many players are there?", llm, analyzer="llm")
+    assert llm.count("DataAnalyzer") == 0
+    assert r.answer == f"The answer is {rows(r)[0][0]} (n)."
+    assert r.answer_check["by"] == "template"
+
+
 def test_analyzer_llm_failure_uses_template(run):
     llm = ScriptedLLM({"SQLGenerator": [LAKERS_SQL], "DataAnalyzer": ["   "]})
     r = run(LAKERS_Q, llm, analyzer="llm")
@@ -448,9 +457,10 @@ def test_analyzer_llm_failure_uses_template(run):
 # --------------------------------------------------------------------------- table selection
 def test_table_selector_llm_pick_on_large_schema(run):
     llm = ScriptedLLM({"TableSelector": ["tables: [players]"], "SQLGenerator": [LAKERS_SQL]})
-    r = run(LAKERS_Q, llm, table_llm_threshold=1)
+    r = run(LAKERS_Q, llm, table_llm_threshold=1, table_sure_band=0)
     assert r.status == "answered"
     assert llm.count("TableSelector") == 1 and llm.count() == 2
+    assert next(t for t in r.trace if t["node"] == "TableSelector")["tables_by"] == "llm"
     assert r.tables == ["players", "teams"]        # teams added as the parent of players.team_id
     shortlist = user_prompt(llm, "TableSelector", 0)
     for t in ("- players:", "- teams:", "- arenas:"):
@@ -465,7 +475,7 @@ def test_table_selector_llm_pick_on_large_schema(run):
 def test_table_selector_case_insensitive_and_fenced(run):
     llm = ScriptedLLM({"TableSelector": ["```yaml\ntables: [Arenas]\n```"],
                        "SQLGenerator": ["SELECT name, capacity FROM arenas ORDER BY capacity DESC LIMIT 1"]})
-    r = run("Which arena has the largest capacity?", llm, table_llm_threshold=1)
+    r = run("Which arena has the largest capacity?", llm, table_llm_threshold=1, table_sure_band=0)
     assert r.tables == ["arenas", "teams"]
     assert rows(r) == [["United Center", 20917]]
 
@@ -478,13 +488,39 @@ def test_table_selector_case_insensitive_and_fenced(run):
 ])
 def test_table_selector_bad_reply_falls_back_to_pre_ranker(run, replies):
     llm = ScriptedLLM({"TableSelector": replies, "SQLGenerator": [LAKERS_SQL]})
-    r = run(LAKERS_Q, llm, table_llm_threshold=1)
+    r = run(LAKERS_Q, llm, table_llm_threshold=1, table_sure_band=0)
     assert llm.count("TableSelector") == 2           # max_retries=2
     assert r.status == "answered"
     # The pre-ranker's top 3: every table here; players and teams rank above arenas.
     assert sorted(r.tables) == ["arenas", "players", "teams"]
     assert r.tables.index("arenas") == 2
     assert rows(r) == LAKERS_ROWS
+
+
+def test_table_selector_skips_the_llm_when_the_pre_ranker_is_sure(run):
+    """1-5 tables above table_sure_band x the top score: taken (with their parents) without a call."""
+    llm = ScriptedLLM({"SQLGenerator": [LAKERS_SQL]})
+    r = run(LAKERS_Q, llm, table_llm_threshold=1)
+    assert llm.count("TableSelector") == 0 and llm.count() == 1
+    assert next(t for t in r.trace if t["node"] == "TableSelector")["tables_by"] == "ranker"
+    assert "players" in r.tables and "teams" in r.tables
+    assert rows(r) == LAKERS_ROWS
+
+
+@pytest.mark.parametrize("scores, band, expected", [
+    ([10, 2, 1], 0.3, ["a"]),                      # one clear winner
+    ([10, 9, 4, 1], 0.3, ["a", "b", "c"]),         # a band of three
+    ([10, 9, 8, 7, 6, 5], 0.3, None),              # six in the band: not sure
+    ([10, 9], 0, None),                            # off
+    ([0, 0], 0.3, None),                           # nothing matched
+    ([], 0.3, None),
+])
+def test_sure_tables(scores, band, expected):
+    from duckask.nodes.table_selector import sure_tables
+    from duckask.utils.schema.ranker import Ranked
+
+    ranked = [Ranked(table="abcdef"[i], score=s) for i, s in enumerate(scores)]
+    assert sure_tables(ranked, band) == expected
 
 
 # --------------------------------------------------------------------------- options and results

@@ -54,24 +54,3 @@ def test_runs_on_its_own(small_db, capsys):
     assert "* [0] ok" in out and "[1] error" in out and "groups: [[0, 2]]" in out
 
 
-def test_prompt_cache_keeps_one_logits_row_and_counts_every_byte():
-    """The embedded model's RAM prompt cache (several drafts a question add many states) must stay
-    within its capacity: llama-cpp-python's states carry a 311 MB logits copy it did not count."""
-    import numpy as np
-    pytest = __import__("pytest")
-    pytest.importorskip("llama_cpp")
-    from llama_cpp.llama import LlamaState
-
-    from duckask.utils.llm.local import compact_ram_cache
-
-    def state(n):
-        return LlamaState(input_ids=np.zeros(4096, dtype=np.intc), scores=np.ones((512, 1000), dtype=np.single),
-                          n_tokens=n, llama_state=b"x" * 1000, llama_state_size=1000, seed=0)
-
-    cache = compact_ram_cache(capacity_bytes=3 * (1000 + 4000 + 4 * 4096))
-    for i in range(5):
-        cache[(1, 2, i)] = state(3)
-    assert len(cache.cache_state) == 3                       # the oldest two were evicted
-    assert all(s.scores.shape == (1, 1000) for s in cache.cache_state.values())
-    assert cache.cache_size <= 3 * (1000 + 4000 + 4 * 4096)
-    assert cache[(1, 2, 4, 9)].n_tokens == 3                 # longest-prefix lookup still works

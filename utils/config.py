@@ -67,6 +67,8 @@ class Settings:
     n_threads: int | None = None
     n_ctx: int = 4096
     kv_cache_mb: int = 1024             # RAM for reusable prompt states (0 = only the last prompt)
+    prompt_cache_mb: int = 2048         # disk for prompt states that outlive the process (0 = off)
+    draft_tokens: int = 8               # prompt-lookup guesses checked per greedy decoding step (0 = plain decoding)
     # Graph behaviour
     max_fix_retries: int = 2            # ErrorFixer attempts before giving up
     max_grader_rounds: int = 1          # ResponseGrader critiques sent back to SQLGenerator
@@ -75,6 +77,7 @@ class Settings:
     analyzer: str = "auto"              # auto | llm | template  (auto: a sentence from the LLM; eval: template)
     table_llm_threshold: int = 12       # more tables than this: the LLM picks from a short list
     table_shortlist: int = 8            # pre-ranked candidates shown to the LLM
+    table_sure_band: float = 0.3        # 1-5 tables over this share of the top score: taken without the LLM (0: off)
     resample_drafts: int = 4            # when the first query fails or finds nothing: sampled drafts to vote on
     resample_temperature: float = 0.7   # their temperature, and that of a retry that repeats a failed query
     schema_char_budget: int = 3600      # column_pruning "budget": above this, wide tables show only relevant columns

@@ -10,6 +10,7 @@
     duckask examples [--db PATH] [--remove ID]                list (or remove) a database's example pairs
     duckask audit [--db PATH] [--json]                        every write attempt: approved, rejected, blocked
     duckask model [--verify]                                  assemble/verify the embedded model
+    duckask warm [--db PATH]                                  keep a database's common prompt prefixes on disk
     duckask eval QUESTIONS [--out results.jsonl] [--baseline single-prompt] [--report FILE]
 
 Exit codes: 0 answered / ok / written (or declined, rejected at the confirmation); 1 failed (error
@@ -36,6 +37,7 @@ from duckask.utils.app.commands import (
     cmd_model,
     cmd_schema,
     cmd_teach,
+    cmd_warm,
 )
 from duckask.utils.app.write_commands import cmd_audit, cmd_sql
 
@@ -163,6 +165,12 @@ def build_parser() -> argparse.ArgumentParser:
     _add_graph_options(p)
     p.add_argument("--max-rows", type=int, default=20)
     p.set_defaults(func=cmd_demo)
+
+    p = sub.add_parser("warm", help="process a database's common prompt prefixes once and keep them on disk")
+    p.add_argument("--db", help="DuckDB file, EXPORT DATABASE folder or SQLite file (default: the Lahman demo DB)")
+    p.add_argument("--config")
+    p.add_argument("--limit", type=int, default=16, help="prefixes to keep at most (default 16)")
+    p.set_defaults(func=cmd_warm)
 
     p = sub.add_parser("schema", help="print the schema exactly as the model sees it")
     _add_common(p)

@@ -4,6 +4,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -207,6 +208,21 @@ def cmd_demo(args) -> int:
     args.question = args.question or DEMO_QUESTION
     print(f"Q: {args.question}", file=sys.stderr)
     return cmd_ask(args)
+
+
+def cmd_warm(args) -> int:
+    from duckask.utils.app.warm import warm
+
+    t0 = time.perf_counter()
+    recs = warm(_db_or_demo(args.db), limit=args.limit, config=args.config,
+                progress=lambda m: print(m, file=sys.stderr))
+    if not recs:
+        print("duckask warm: nothing to do (only the embedded model keeps prompt states)", file=sys.stderr)
+        return EXIT_OK
+    stored = sum(r["stored"] for r in recs)
+    print(f"warmed {len(recs)} prompt prefixes ({stored} new, {sum(r['tokens'] for r in recs):,} tokens) "
+          f"in {time.perf_counter() - t0:.1f}s")
+    return EXIT_OK
 
 
 def cmd_eval(args) -> int:

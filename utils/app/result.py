@@ -163,7 +163,9 @@ class Result:
             "trace": self.trace,
             "llm": {"calls": len(self.llm_calls),
                     "prompt_tokens": sum(c["prompt_tokens"] for c in self.llm_calls),
-                    "completion_tokens": sum(c["completion_tokens"] for c in self.llm_calls)},
+                    "completion_tokens": sum(c["completion_tokens"] for c in self.llm_calls),
+                    "reused_tokens": sum(c.get("reused_tokens", 0) for c in self.llm_calls)},
+            "llm_calls": [{k: v for k, v in c.items() if k != "text"} for c in self.llm_calls],
             "seconds": round(self.seconds, 3), "db": self.db,
             "examples": [{"id": e["id"], "question": e["question"], "similarity": e["similarity"]}
                          for e in self.examples],

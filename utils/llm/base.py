@@ -15,7 +15,8 @@ class LLMReply:
     prompt_tokens: int
     completion_tokens: int
     ms: float
-    reused_tokens: int = 0     # prompt tokens served from the KV cache (embedded model only)
+    reused_tokens: int = 0     # prompt tokens served from a stored prompt state (embedded model only)
+    gen_ms: float | None = None  # of ``ms``, the time spent generating after the prompt (embedded model only)
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -28,9 +29,11 @@ class LLM(Protocol):
     def complete(self, messages: list[dict[str, str]], *, node: str, prefix: str = "",
                  stop: list[str] | None = None, max_tokens: int = 256,
                  temperature: float | None = None, seed: int | None = None,
-                 on_text: Callable[[str], None] | None = None) -> LLMReply: ...
+                 on_text: Callable[[str], None] | None = None, stable: str = "") -> LLMReply: ...
     # ``on_text`` receives the reply's text piece by piece as it is generated (streaming); a backend that
-    # cannot stream calls it once with the whole text.
+    # cannot stream calls it once with the whole text. ``stable`` is the leading part of the last message
+    # that most calls on one database share (instructions, schema): the embedded backend keeps the
+    # prompt state at its end on disk; other backends ignore it (it never changes the prompt).
 
 
 class LLMError(RuntimeError):

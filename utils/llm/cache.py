@@ -46,7 +46,7 @@ class CachedLLM(WrappedLLM):
         return hashlib.sha256(blob.encode()).hexdigest()
 
     def complete(self, messages, *, node, prefix="", stop=None, max_tokens=256, temperature=None,
-                 seed=None, on_text=None) -> LLMReply:
+                 seed=None, on_text=None, stable="") -> LLMReply:
         k = self.key(messages, node=node, prefix=prefix, stop=stop, max_tokens=max_tokens, temperature=temperature,
                      seed=seed)
         with self._lock:
@@ -59,7 +59,7 @@ class CachedLLM(WrappedLLM):
             return LLMReply(**{**d, "node": node, "ms": 0.0, "reused_tokens": d.get("prompt_tokens", 0)})
         self.misses += 1
         reply = self.llm.complete(messages, node=node, prefix=prefix, stop=stop, max_tokens=max_tokens,
-                                  temperature=temperature, seed=seed, on_text=on_text)
+                                  temperature=temperature, seed=seed, on_text=on_text, stable=stable)
         with self._lock:
             self._con.execute("INSERT OR REPLACE INTO replies VALUES (?, ?)", (k, json.dumps(asdict(reply))))
             self._con.commit()

@@ -73,7 +73,7 @@ class OpenAIBackend:
         )(self.client.chat.completions.create)
 
     def complete(self, messages, *, node, prefix="", stop=None, max_tokens=256, temperature=None, seed=None,
-                 on_text=None):
+                 on_text=None, stable=""):
         opts = self.settings.node_options(node)
         if temperature is not None:
             opts["temperature"] = temperature

@@ -1,7 +1,13 @@
 """``LocalBackend``: the embedded Qwen2.5-Coder GGUF run in-process by llama-cpp-python, loaded once
 per process, temperature 0 unless a call asks otherwise. The prompt is rendered with the model's
-ChatML template so that an answer prefix (e.g. "```sql\\nSELECT") can be forced, and consecutive calls
-that share a prefix (system + schema) reuse llama.cpp's KV cache (a RAM cache of recent prompt states).
+ChatML template so that an answer prefix (e.g. "```sql\\nSELECT") can be forced.
+
+A call starts from the longest prefix of its prompt already processed (``decode.PromptStates``: the
+context, a RAM tier of recent prompts, and prompt states on disk that outlive the process); a call
+that names a ``stable`` part of its last message (what most calls on one database share: the
+instructions and the schema) has the state at that boundary written to disk, so the next process
+starts there. Greedy calls decode with prompt-lookup speculation (``decode.greedy_generate``: the same
+text, sooner); sampled calls go through llama-cpp-python's ``create_completion``.
 """
 from __future__ import annotations
 
@@ -13,6 +19,11 @@ from typing import Any
 
 from duckask.utils.config import Settings
 from duckask.utils.llm.base import LLMError, LLMReply
+from duckask.utils.llm.decode import PromptStates, greedy_generate
+from duckask.utils.llm.prompt_cache import PromptStateStore, model_identity
+
+#: A stable part shorter than this is not worth a file of its own (its processing takes under 2 s).
+MIN_STABLE_TOKENS = 64
 
 _LOCAL_MODELS: dict[str, Any] = {}
 _LOCAL_LOCK = threading.Lock()
@@ -20,7 +31,7 @@ _LOCAL_LOCK = threading.Lock()
 
 def _close_local_models() -> None:
     # Free llama.cpp models before interpreter shutdown tears down the library they need.
-    for m in _LOCAL_MODELS.values():
+    for m, _states in _LOCAL_MODELS.values():
         close = getattr(m, "close", None)
         if close:
             close()
@@ -39,43 +50,6 @@ def render_chatml(messages: Iterable[dict[str, str]], prefix: str = "") -> str:
     return "".join(out)
 
 
-def _reusable_prefix(llama, tokens: list[int]) -> int:
-    """Prompt tokens llama.cpp will not have to process: the longest prefix shared with the tokens in
-    the context now, or with a state in its RAM cache."""
-    from llama_cpp import Llama
-
-    best = Llama.longest_token_prefix(llama._input_ids[: llama.n_tokens].tolist(), tokens) if llama.n_tokens else 0
-    cache = getattr(llama, "cache", None)
-    if cache is not None and hasattr(cache, "cache_state"):
-        for key in cache.cache_state:
-            best = max(best, Llama.longest_token_prefix(key, tokens))
-    return best
-
-
-def compact_ram_cache(capacity_bytes: int):
-    """llama.cpp's RAM prompt cache, without its hidden cost.
-
-    llama-cpp-python's ``save_state`` copies the logits buffer with every state (n_batch x vocabulary
-    floats: 311 MB for this model) although, without ``logits_all``, nothing reads it back, and
-    ``LlamaRAMCache`` counts only the KV bytes against its capacity. A 1 GB cache of ~30 MB prompt
-    states thus held over 10 GB, and 5 drafts a question filled 24 GB within 20 questions. Here a
-    state keeps one logits row (``load_state`` broadcasts it into the buffer, whose rows are
-    rewritten before they are used) and every byte it keeps counts against the capacity.
-    """
-    from llama_cpp import LlamaRAMCache
-
-    class CompactRAMCache(LlamaRAMCache):
-        @property
-        def cache_size(self):
-            return sum(s.llama_state_size + s.scores.nbytes + s.input_ids.nbytes for s in self.cache_state.values())
-
-        def __setitem__(self, key, value):
-            value.scores = value.scores[-1:].copy() if len(value.scores) else value.scores
-            super().__setitem__(key, value)
-
-    return CompactRAMCache(capacity_bytes=capacity_bytes)
-
-
 class LocalBackend:
     is_endpoint = False
 
@@ -85,7 +59,7 @@ class LocalBackend:
         self.settings = settings
         self.path = str(model_path(settings))
         self.name = "embedded:" + self.path.rsplit("/", 1)[-1]
-        self.llama = self._load(self.path, settings)
+        self.llama, self.states = self._load(self.path, settings)
 
     @staticmethod
     def _load(path: str, settings: Settings):
@@ -104,46 +78,95 @@ class LocalBackend:
                 threads = settings.n_threads or max(1, min(os.cpu_count() or 1, 8))
                 llama = Llama(model_path=path, n_ctx=settings.n_ctx, n_threads=threads,
                               n_threads_batch=threads, n_batch=512, verbose=False, seed=0)
-                if settings.kv_cache_mb > 0:
-                    # Keep the KV state of recent prompts in RAM (about 28 KB a token for this model), so
-                    # that a prompt sharing a prefix with any recent one, not just the last, skips
-                    # re-processing it: e.g. the next question's SQLGenerator prompt after a
-                    # TableSelector call, or the schema shared by every question on one database.
-                    llama.set_cache(compact_ram_cache(settings.kv_cache_mb << 20))
-                _LOCAL_MODELS[path] = llama
+                disk = None
+                if settings.prompt_cache_mb > 0:
+                    disk = PromptStateStore(settings.resolved_cache_dir / "prompt-states",
+                                            model_identity(path, settings.n_ctx), settings.prompt_cache_mb << 20)
+                # RAM: the full prompt of recent calls (~28 KB a token), so that a prompt sharing a prefix
+                # with any recent one, not just the last, skips re-processing it (a resample's drafts, the
+                # next question on the same tables). Disk: stable boundaries, across processes.
+                _LOCAL_MODELS[path] = (llama, PromptStates(llama, settings.kv_cache_mb << 20, disk))
             return _LOCAL_MODELS[path]
 
+    def _stable_tokens(self, messages: list[dict[str, str]], stable: str, tokens: list[int]) -> int:
+        """Where the stable part of the last message ends, in prompt tokens (0: none to keep)."""
+        last = messages[-1]
+        if not stable or not last["content"].startswith(stable) or self.states.disk is None:
+            return 0
+        head = render_chatml(messages[:-1], "").rsplit("<|im_start|>assistant\n", 1)[0]
+        head += f"<|im_start|>{last['role']}\n{stable}"
+        head_tokens = self.llama.tokenize(head.encode("utf-8"), add_bos=False, special=True)
+        n = 0
+        for a, b in zip(head_tokens, tokens):   # the tokenizer may merge across the boundary: stop before
+            if a != b:
+                break
+            n += 1
+        return n if n >= MIN_STABLE_TOKENS and n < len(tokens) else 0
+
+    def prefill(self, messages: list[dict[str, str]], *, stable: str) -> dict:
+        """Process the stable part of a prompt and keep its state on disk, without generating
+        (``duckask warm``). Returns {tokens, reused, ms, stored}."""
+        with _LOCAL_LOCK:
+            tokens = self.llama.tokenize(render_chatml(messages).encode("utf-8"), add_bos=False, special=True)
+            boundary = self._stable_tokens(messages, stable, tokens)
+            if not boundary:
+                return {"tokens": 0, "reused": 0, "ms": 0.0, "stored": False}
+            t0 = time.perf_counter()
+            reused = min(self.states.restore(tokens[:boundary + 1]), boundary)
+            if reused < boundary:
+                self.llama.eval(tokens[reused:boundary])
+            stored = self.states.persist()
+            return {"tokens": boundary, "reused": reused, "ms": (time.perf_counter() - t0) * 1000, "stored": stored}
+
     def complete(self, messages, *, node, prefix="", stop=None, max_tokens=256, temperature=None, seed=None,
-                 on_text=None):
+                 on_text=None, stable=""):
         opts = self.settings.node_options(node)
         if temperature is not None:
             opts["temperature"] = temperature
+        temp = float(opts.get("temperature") or 0.0)
         prompt = render_chatml(messages, prefix)
+        stops = list(stop or []) + ["<|im_end|>", "<|endoftext|>"]
         with _LOCAL_LOCK:  # one generation at a time: llama.cpp state is not thread-safe
             llama = self.llama
             tokens = llama.tokenize(prompt.encode("utf-8"), add_bos=False, special=True)
             if len(tokens) + max_tokens > llama.n_ctx():
                 raise LLMError(f"{node}: prompt of {len(tokens)} tokens does not fit the context "
                                f"({llama.n_ctx()}); select fewer tables or raise n_ctx")
-            reused = _reusable_prefix(llama, tokens)
             t0 = time.perf_counter()
-            args = dict(max_tokens=max_tokens, temperature=float(opts.get("temperature") or 0.0),
-                        top_k=1 if not opts.get("temperature") else 40, seed=seed,
-                        stop=list(stop or []) + ["<|im_end|>", "<|endoftext|>"])
-            if on_text is None:
-                out = llama.create_completion(tokens, **args)
-                text, usage = out["choices"][0]["text"], out.get("usage", {})
+            reused = start = self.states.restore(tokens)
+            boundary = self._stable_tokens(messages, stable, tokens)
+            if boundary > start and not self.states.disk.has(tokens[:boundary]):
+                llama.eval(tokens[start:boundary])      # stop at the stable boundary once, to keep its state
+                self.states.persist()
+                start = boundary
+            if temp == 0.0:
+                before = (time.perf_counter() - t0) * 1000
+                text, generated, prompt_ms = greedy_generate(
+                    llama, tokens, start, max_tokens=max_tokens, stops=stops, on_text=on_text,
+                    draft=self.settings.draft_tokens)
+                prompt_ms += before
             else:
-                pieces = []
-                for chunk in llama.create_completion(tokens, stream=True, **args):
-                    piece = chunk["choices"][0]["text"]
-                    pieces.append(piece)
-                    if piece:
-                        on_text(piece)
-                text = "".join(pieces)
-                usage = {"prompt_tokens": len(tokens),
-                         "completion_tokens": len(llama.tokenize(text.encode("utf-8"), add_bos=False)) if text else 0}
+                if start < len(tokens) - 1:    # the prompt but its last token, timed apart from sampling
+                    llama.eval(tokens[start:-1])
+                prompt_ms = (time.perf_counter() - t0) * 1000
+                text, generated = self._sample(tokens, max_tokens, temp, seed, stops, on_text)
             ms = (time.perf_counter() - t0) * 1000
-        return LLMReply(text=prefix + text, node=node, model=self.name,
-                        prompt_tokens=usage.get("prompt_tokens", len(tokens)),
-                        completion_tokens=usage.get("completion_tokens", 0), ms=ms, reused_tokens=reused)
+            self.states.remember()
+        return LLMReply(text=prefix + text, node=node, model=self.name, prompt_tokens=len(tokens),
+                        completion_tokens=generated, ms=ms, reused_tokens=reused,
+                        gen_ms=ms - prompt_ms)
+
+    def _sample(self, tokens, max_tokens, temp, seed, stops, on_text) -> tuple[str, int]:
+        """A sampled reply (a resample's drafts): llama-cpp-python's sampler, from the restored prefix."""
+        args = dict(max_tokens=max_tokens, temperature=temp, top_k=40, seed=seed, stop=stops)
+        if on_text is None:
+            out = self.llama.create_completion(tokens, **args)
+            return out["choices"][0]["text"], out.get("usage", {}).get("completion_tokens", 0)
+        pieces = []
+        for chunk in self.llama.create_completion(tokens, stream=True, **args):
+            piece = chunk["choices"][0]["text"]
+            pieces.append(piece)
+            if piece:
+                on_text(piece)
+        text = "".join(pieces)
+        return text, len(self.llama.tokenize(text.encode("utf-8"), add_bos=False)) if text else 0

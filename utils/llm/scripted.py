@@ -21,7 +21,7 @@ class ScriptedLLM:
         self.calls: list[dict[str, Any]] = []
 
     def complete(self, messages, *, node, prefix="", stop=None, max_tokens=256, temperature=None, seed=None,
-                 on_text=None):
+                 on_text=None, stable=""):
         self.calls.append({"node": node, "messages": messages, "prefix": prefix, "temperature": temperature,
                            "seed": seed})
         entry = self.script.get(node)

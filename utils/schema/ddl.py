@@ -33,6 +33,27 @@ def _sample_text(c: Column) -> str:
     return "e.g. " + ", ".join(s[:10] for s in c.samples[:2])
 
 
+def _column_note(c: Column, samples: bool = True) -> str:
+    """A column's comment (≤ 48 characters), synonyms, and allowed or sample values."""
+    comment = c.comment if len(c.comment) <= 48 else c.comment[:45].rstrip() + "..."
+    aka = "aka " + ", ".join(c.synonyms) if c.synonyms else ""
+    values = _sample_text(c) if samples or c.allowed else ""
+    return "; ".join(x for x in (comment, aka, values) if x)
+
+
+def render_more_columns(catalog: Catalog, columns: dict[str, list[str]]) -> str:
+    """Columns shown after the DDL, one comment line each (``table.column TYPE -- note``): those of the
+    shown tables that one question needs beyond the columns its tables always show."""
+    lines = []
+    for table, names in columns.items():
+        by_name = {c.name: c for c in catalog.tables[table].columns}
+        for name in names:
+            c = by_name[name]
+            note = _column_note(c)
+            lines.append(f"--   {_ident(table)}.{_ident(c.name)} {c.type}" + (f" -- {note}" if note else ""))
+    return "-- More columns of these tables that the question may need:\n" + "\n".join(lines) if lines else ""
+
+
 def render_ddl(catalog: Catalog, tables: list[str] | None = None, *, samples: bool = True,
                columns: dict[str, list[str]] | None = None, name_hidden: bool = False) -> str:
     """Compact CREATE TABLE statements for ``tables`` (default: all), in the given order.
@@ -57,10 +78,7 @@ def render_ddl(catalog: Catalog, tables: list[str] | None = None, *, samples: bo
             if c.ref:
                 parts.append(f" REFERENCES {c.ref}")
             comma = "," if i < len(shown) - 1 or len(t.pk) > 1 else ""
-            comment = c.comment if len(c.comment) <= 48 else c.comment[:45].rstrip() + "..."
-            aka = "aka " + ", ".join(c.synonyms) if c.synonyms else ""
-            values = _sample_text(c) if samples or c.allowed else ""
-            note = "; ".join(x for x in (comment, aka, values) if x)
+            note = _column_note(c, samples)
             lines.append("".join(parts) + comma + (f" -- {note}" if note else ""))
         if len(t.pk) > 1:
             lines.append(f"  PRIMARY KEY ({', '.join(_ident(c) for c in t.pk)})")
@@ -75,13 +93,16 @@ def render_ddl(catalog: Catalog, tables: list[str] | None = None, *, samples: bo
     return "\n".join(chunks)
 
 
+def render_instructions(catalog: Catalog) -> str:
+    """The semantic file's instructions as SQL comments: how every schema text starts."""
+    return "\n".join("-- " + line for line in (catalog.instructions or "").splitlines() if line.strip())
+
+
 def render_schema(catalog: Catalog, tables: list[str] | None = None, **ddl_options) -> str:
     """What the model reads: the semantic file's instructions, the DDL of ``tables``, and the named
     metrics that belong to them (or to no table in particular)."""
     names = tables if tables is not None else list(catalog.tables)
-    parts = []
-    if catalog.instructions:
-        parts.append("\n".join("-- " + line for line in catalog.instructions.splitlines() if line.strip()))
+    parts = [render_instructions(catalog)] if catalog.instructions else []
     parts.append(render_ddl(catalog, names, **ddl_options))
     metrics = [m for m in catalog.metrics if not m.table or m.table in names]
     if metrics:

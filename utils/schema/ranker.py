@@ -98,6 +98,22 @@ def rank_tables(catalog: Catalog, question: str, value_matches: list[ValueMatch]
     return sorted(ranked.values(), key=lambda r: (-r.score, r.table))
 
 
+def stable_order(catalog: Catalog, tables: list[str], example_tables: list[list[str]]) -> list[str]:
+    """``tables`` in an order that does not depend on the question: the tables the database's example
+    pairs use most first, then the most referenced (``people`` before ``batting``), then by name. Two
+    questions whose tables overlap then share the start of their schema text, which the embedded
+    model's prompt states reuse."""
+    use: dict[str, int] = defaultdict(int)
+    for names in example_tables:
+        for t in set(names):
+            use[t] += 1
+    refs: dict[str, int] = defaultdict(int)
+    for fk in catalog.foreign_links():
+        if fk.ref_table != fk.table:
+            refs[fk.ref_table] += 1
+    return sorted(tables, key=lambda t: (-use[t], -refs[t], t))
+
+
 _NAME_LIKE = re.compile(r"(^|_)(name|title|full_name|first_name|last_name|name_first|name_last)$", re.I)
 
 

@@ -1,0 +1,91 @@
+"""``duckask warm``: process, once, the prompt prefixes that questions on a database start with, and
+keep their states on disk, so the first question of every later process skips them.
+
+The prefixes are the SQLGenerator's stable schema text (``SchemaLookup``: the instructions, then the
+tables in a fixed order, each always showing the same columns): first the part every question
+shares (the database's instructions), then, for each example pair of the database (the questions
+its users ask), the schema of the tables such a question selects (the pre-ranker's sure choice,
+else the pair's own tables, with their parents). Distinct prefixes only, the most common first, at
+most ``limit``. Only the embedded model keeps prompt states; with an endpoint there is nothing to do.
+
+Run on its own::
+
+    python -m duckask.utils.app.warm [--db PATH] [--limit N]
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections import Counter
+from collections.abc import Callable
+from typing import Any
+
+from duckask.utils.app.api import prepare
+from duckask.utils.schema.ddl import render_instructions
+
+
+def _stable_schema(prep, ctx, question: str, tables: list[str] | None) -> str:
+    """The stable schema text SchemaLookup gives for ``question`` (on ``tables`` when given)."""
+    from duckask.nodes import SchemaLookup, TableSelector
+    from duckask.nodes.table_selector import sure_tables, with_parents
+
+    sel = TableSelector(ctx)
+    ranked = sel._rank(question, None)
+    cat = prep.catalog
+    if len(cat.tables) <= prep.settings.table_llm_threshold:
+        chosen = list(cat.tables)
+    else:
+        chosen = with_parents(cat, sure_tables(ranked["ranked"], prep.settings.table_sure_band) or tables or
+                              [r.table for r in ranked["ranked"][:3]])
+    shared = {"selected_tables": chosen, "question": question,
+              "value_matches": [vars(v) for v in ranked["values"]],
+              "examples": [{"sql": ex.sql} for ex, _ in ranked["examples"]]}
+    node = SchemaLookup(ctx)
+    return node.exec(node.prep(shared))["stable"]
+
+
+def warm(db: str | None = None, *, limit: int = 16, progress: Callable[[str], None] | None = None,
+         **options: Any) -> list[dict]:
+    """Warm ``db``'s prompt prefixes (see the module's text); returns one record per prefix."""
+    from duckask.nodes import Context
+    from duckask.nodes.sql_generator import SYSTEM
+    from duckask.utils.knowledge import examples_for
+    from duckask.utils.llm import MeteredLLM
+
+    prep = prepare(db, **options)
+    prefill = getattr(prep.llm, "prefill", None)
+    if prefill is None:
+        return []
+    examples = examples_for(prep.database, prep.settings)
+    ctx = Context(llm=MeteredLLM(prep.llm), settings=prep.settings, db=prep.database, catalog=prep.catalog,
+                  examples=examples)
+    heads: Counter[str] = Counter()
+    if prep.catalog.instructions:   # the part every question shares, whatever its tables
+        heads[render_instructions(prep.catalog)] += len(examples) + 1
+    for ex in examples:
+        heads[_stable_schema(prep, ctx, ex.question, ex.tables)] += 1
+    out = []
+    for i, (head, n) in enumerate(heads.most_common(limit), 1):
+        stable = f"Schema:\n{head}"
+        messages = [{"role": "system", "content": SYSTEM}, {"role": "user", "content": stable + "\nQuestion: ?"}]
+        t0 = time.perf_counter()
+        rec = {**prefill(messages, stable=stable), "questions": n, "seconds": round(time.perf_counter() - t0, 2)}
+        out.append(rec)
+        if progress:
+            progress(f"warm {i}/{min(limit, len(heads))}: {rec['tokens']} tokens ({rec['reused']} already stored), "
+                     f"{rec['seconds']:.1f}s")
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description="Keep the prompt states of a database's common prefixes on disk.")
+    ap.add_argument("--db")
+    ap.add_argument("--limit", type=int, default=16)
+    args = ap.parse_args(argv)
+    warm(args.db, limit=args.limit, progress=lambda m: print(m, file=sys.stderr))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
