@@ -307,7 +307,26 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--limit", type=int, help="at most this many questions a set")
     ap.add_argument("--cold-limit", type=int, help="at most this many questions a set in cold mode")
     ap.add_argument("--first-runs", type=int, default=3)
+    ap.add_argument("--resummarize", action="store_true",
+                    help="no run: summarize the label's existing records with --cal-start/--cal-end (a run cut short)")
+    ap.add_argument("--cal-start", type=float)
+    ap.add_argument("--cal-end", type=float)
     args = ap.parse_args(argv)
+    if args.resummarize:
+        folder = ROOT / "docs/results/speed" / args.label
+        runs = {}
+        for f in sorted(folder.glob("*.jsonl")):
+            recs = [json.loads(line) for line in f.open() if line.strip()]
+            if recs:
+                name, mode = f.stem.rsplit("-", 1)
+                runs[f"{name}/{mode}"] = summarize(recs, args.cal_start)
+        summary = {"label": args.label, "date": time.strftime("%Y-%m-%d %H:%M"), "machine": f"{os.cpu_count()} cores",
+                   "command": "python bench/speed.py " + " ".join(argv if argv is not None else sys.argv[1:]),
+                   "cal": {"start": args.cal_start, "end": args.cal_end}, "runs": runs}
+        (folder / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
+        (folder / "summary.md").write_text(render(summary))
+        print(render(summary))
+        return 0
     if not SHARED.exists() and any(s in args.sets for s in ("nba", "spider")):
         sys.exit("bench/speed.py: ../shared is missing (nba and spider read it); use --sets lahman")
     folder = ROOT / "docs/results/speed" / args.label

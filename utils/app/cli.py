@@ -169,7 +169,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("warm", help="process a database's common prompt prefixes once and keep them on disk")
     p.add_argument("--db", help="DuckDB file, EXPORT DATABASE folder or SQLite file (default: the Lahman demo DB)")
     p.add_argument("--config")
-    p.add_argument("--limit", type=int, default=16, help="prefixes to keep at most (default 16)")
+    p.add_argument("--limit", type=int, default=8, help="prefixes to keep at most (default 8)")
     p.set_defaults(func=cmd_warm)
 
     p = sub.add_parser("schema", help="print the schema exactly as the model sees it")

@@ -45,7 +45,7 @@ def _stable_schema(prep, ctx, question: str, tables: list[str] | None) -> str:
     return node.exec(node.prep(shared))["stable"]
 
 
-def warm(db: str | None = None, *, limit: int = 16, progress: Callable[[str], None] | None = None,
+def warm(db: str | None = None, *, limit: int = 8, progress: Callable[[str], None] | None = None,
          **options: Any) -> list[dict]:
     """Warm ``db``'s prompt prefixes (see the module's text); returns one record per prefix."""
     from duckask.nodes import Context
@@ -81,7 +81,7 @@ def warm(db: str | None = None, *, limit: int = 16, progress: Callable[[str], No
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description="Keep the prompt states of a database's common prefixes on disk.")
     ap.add_argument("--db")
-    ap.add_argument("--limit", type=int, default=16)
+    ap.add_argument("--limit", type=int, default=8)
     args = ap.parse_args(argv)
     warm(args.db, limit=args.limit, progress=lambda m: print(m, file=sys.stderr))
     return 0
