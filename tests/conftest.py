@@ -63,6 +63,18 @@ def model_path() -> Path:
     return MODEL_FILE
 
 
+def embedded_model_path() -> str:
+    """The embedded model's path for tests that run it; skips when llama-cpp-python or the model is missing."""
+    pytest.importorskip("llama_cpp", reason="llama-cpp-python is not installed (pip install 'duckask[local]')")
+    from duckask.utils.llm.model_store import ModelError
+    from duckask.utils.llm.model_store import model_path as _path
+
+    try:
+        return str(_path(load_settings()))
+    except ModelError as e:
+        pytest.skip(f"embedded model not available: {e}")
+
+
 @pytest.fixture(scope="session")
 def test_cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """One cache dir for the whole session (catalog and import caches land here)."""

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import clean_env
+from conftest import clean_env, embedded_model_path
 
 from duckask.utils.llm.prompt_cache import PromptStateStore, common_prefix
 
@@ -126,15 +126,7 @@ def test_lookup_draft_continues_the_latest_earlier_occurrence():
 
 
 # --------------------------------------------------------------------------- with the embedded model
-def _model() -> str:
-    pytest.importorskip("llama_cpp", reason="llama-cpp-python is not installed (pip install 'duckask[local]')")
-    from duckask.utils.config import load_settings
-    from duckask.utils.llm.model_store import ModelError, model_path
-
-    try:
-        return str(model_path(load_settings()))
-    except ModelError as e:
-        pytest.skip(f"embedded model not available: {e}")
+_model = embedded_model_path
 
 
 def _prompts() -> list[list[dict]]:
