@@ -97,7 +97,11 @@ def load_set(name: str, limit: int | None):
     qs = select(qs, read_ids(spec["ids"]) if spec.get("ids") else None)[: limit or None]
     jobs = [(q, resolve_db(q, db=spec["db"], db_dir=default_dir)) for q in qs]
     order = {d: i for i, d in enumerate(dict.fromkeys(d for _, d in jobs))}
-    return sorted(jobs, key=lambda j: order[j[1]]), spec["options"]
+    return sorted(jobs, key=lambda j: order[j[1]]), {**spec["options"], **OVERRIDES}
+
+
+#: Settings given with --option KEY=VALUE, on top of each set's own (an A/B of one setting).
+OVERRIDES: dict[str, str] = {}
 
 
 class Scorer:
@@ -311,7 +315,14 @@ def main(argv: list[str] | None = None) -> int:
                     help="no run: summarize the label's existing records with --cal-start/--cal-end (a run cut short)")
     ap.add_argument("--cal-start", type=float)
     ap.add_argument("--cal-end", type=float)
+    ap.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
+                    help="a setting for every set, e.g. table_sure_band=0 (repeatable)")
     args = ap.parse_args(argv)
+    for kv in args.option:
+        key, sep, value = kv.partition("=")
+        if not sep:
+            sys.exit(f"bench/speed.py: --option wants KEY=VALUE, got {kv!r}")
+        OVERRIDES[key.strip()] = value.strip()
     if args.resummarize:
         folder = ROOT / "docs/results/speed" / args.label
         runs = {}

@@ -74,12 +74,13 @@ from pathlib import Path
 
 import duckdb
 
-from duckask.nodes.table_selector import _rank, with_parents
+from duckask.nodes.table_selector import _rank
 from duckask.utils.app.api import prepare
 from duckask.utils.eval.questions import load_questions
 from duckask.utils.knowledge import examples_for
 from duckask.utils.knowledge.examples import load_examples, tables_of
 from duckask.utils.knowledge.retrieve import retrieve
+from duckask.utils.schema.ranker import with_parents
 
 ROOT = Path(__file__).resolve().parents[1]
 NBA_DB = ROOT.parent / "shared" / "data" / "nba"

@@ -16,10 +16,8 @@ remain the next step when no sample runs.
 """
 from __future__ import annotations
 
-import re
-
 from duckask.nodes._base import TracedNode
-from duckask.utils.sql.dialect import dialect_notes
+from duckask.utils.sql.dialect import dialect_notes, question_hints
 from duckask.utils.sql.extract import extract_sql
 from duckask.utils.sql.tidy import tidy_sql
 
@@ -28,22 +26,6 @@ MAX_VALUE_HINTS = 4
 SYSTEM = ("You write DuckDB SQL. Answer the question with one SELECT query. Use only the tables and "
           "columns in the schema, join on the REFERENCES keys, select only what the question asks for, "
           "and use literal values exactly as they appear in the data.")
-
-
-# "both X and Y" asks for the items that meet each condition on some row: an INTERSECT of two queries.
-# A small model writes "x = 'X' AND x = 'Y'" (never true) or "x IN ('X', 'Y')" (either) instead.
-# "list/show both A and B" only asks for two columns.
-_BOTH = re.compile(r"\bboth\b", re.I)
-_BOTH_COLUMNS = re.compile(r"\b(list|show|give|return|display)\s+(me\s+)?both\b|\bboth\s+the\b", re.I)
-BOTH_HINT = ("Note: \"both ... and ...\" means items that meet each condition, possibly on different rows: "
-             "SELECT ... WHERE <first condition> INTERSECT SELECT ... WHERE <second condition>.")
-
-
-def question_hints(question: str) -> list[str]:
-    """SQL idioms the question's wording calls for, which the model misses on its own."""
-    if _BOTH.search(question) and not _BOTH_COLUMNS.search(question):
-        return [BOTH_HINT]
-    return []
 
 
 def build_messages(schema: str, question: str, values: list[dict], feedback: dict | None,

@@ -6,7 +6,8 @@
    on to SQLGenerator. On a follow-up, the previous turn's question and SQL come first among them.
 2. Small schemas (``table_llm_threshold`` tables or fewer) are passed whole: no LLM call.
 3. When the pre-ranker is sure (``sure_tables``: at most ``SURE_MAX`` tables score more than
-   ``table_sure_band`` times the top score), those tables (and their parents) are taken: no LLM call.
+   ``table_sure_band`` times the top score), those tables (and their parents, ``with_parents``)
+   are taken: no LLM call.
    Chosen without an LLM on 61 tuning questions (``bench/table_skip.py``): it fires on 43 % of them
    and keeps every gold table of each; on the 45 held-out Lahman and NBA questions it fired on 24
    and kept every gold table of 21, exactly as many as the LLM's recorded choices on those 24.
@@ -21,7 +22,7 @@ from duckask.nodes._base import TracedNode
 from duckask.utils.knowledge.examples import Example, tables_of
 from duckask.utils.knowledge.retrieve import retrieve
 from duckask.utils.llm.yaml_reply import parse_yaml
-from duckask.utils.schema.ranker import rank_tables
+from duckask.utils.schema.ranker import rank_tables, sure_tables, with_parents
 from duckask.utils.schema.values import match_flags, match_values
 
 PROMPT = """Tables:
@@ -36,19 +37,6 @@ tables: [table_a, table_b]
 def _table_line(t) -> str:
     cols = ", ".join(c.name for c in t.columns[:14]) + (", ..." if len(t.columns) > 14 else "")
     return f"- {t.name}" + (f" ({t.comment})" if t.comment else "") + f": {cols}"
-
-
-MAX_TABLES = 6
-
-
-def with_parents(cat, chosen: list[str]) -> list[str]:
-    """Add the tables the chosen ones reference (one hop), e.g. people for batting, so that names
-    behind ids are reachable; at most MAX_TABLES in all."""
-    out = list(chosen)
-    for fk in cat.foreign_links():
-        if fk.table in chosen and fk.ref_table not in out and len(out) < MAX_TABLES:
-            out.append(fk.ref_table)
-    return out
 
 
 #: A retrieved example's tables gain this much score, times the example's similarity (0..1): about a
@@ -70,19 +58,6 @@ def _rank(cat, question: str, examples: list) -> dict:
                 by_name[t].reasons.append(f"example {ex.id}")
     ranked.sort(key=lambda r: (-r.score, r.table))
     return {"values": values + match_flags(cat, question), "ranked": ranked, "examples": examples}
-
-
-#: The pre-ranker is sure when at most this many tables score over ``table_sure_band`` x the top score.
-SURE_MAX = 5
-
-
-def sure_tables(ranked: list, band: float) -> list[str] | None:
-    """The tables scoring more than ``band`` times the top score, when they are 1 to ``SURE_MAX``;
-    else None (the LLM chooses)."""
-    if band <= 0 or not ranked or ranked[0].score <= 0:
-        return None
-    top = [r.table for r in ranked if r.score > band * ranked[0].score]
-    return top if 1 <= len(top) <= SURE_MAX else None
 
 
 class TableSelector(TracedNode):

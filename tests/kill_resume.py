@@ -39,9 +39,17 @@ def summary(path: Path) -> dict:
     return {r["id"]: (r["status"], r["correct"], r["sql"]) for r in records}
 
 
-def trial(work: Path, base_url: str, n: int = 24, seed: int = 0, max_kills: int = 12) -> dict:
-    """One trial: a clean run, then a killed-and-resumed run of the same questions. Returns the kills
-    that landed mid-run and whether the two record sets are equal."""
+def _lines(path: Path) -> int:
+    return len(path.read_bytes().splitlines()) if path.exists() else 0
+
+
+def trial(work: Path, base_url: str, n: int = 24, seed: int = 0, kills: int = 4) -> dict:
+    """One trial: a clean run, then a run of the same questions killed ``kills`` times and resumed each time.
+
+    The kill points are drawn as record counts (0 = during start-up or the first questions), and each kill
+    waits a random 0-0.3 s past its count, so kills land mid-question and mid-write whatever the host's
+    speed (kills timed by the clock alone landed after the run had ended on a faster build). Returns the
+    kills that landed mid-run, the records on disk at each, and whether the two record sets are equal."""
     work.mkdir(parents=True, exist_ok=True)
     db = make_cities_db(work / "cities.duckdb")
     questions = write_questions(work / "q.jsonl", n)
@@ -54,19 +62,23 @@ def trial(work: Path, base_url: str, n: int = 24, seed: int = 0, max_kills: int 
 
     clean, killed = work / "clean.jsonl", work / "killed.jsonl"
     subprocess.run(cmd(clean), env=env, capture_output=True, timeout=300, check=True)
-    rng, kills, records_at_kill = random.Random(seed), 0, []
-    for _ in range(max_kills):
+    rng, landed, records_at_kill = random.Random(seed), 0, []
+    for target in sorted(rng.sample(range(n - 2), kills)):
         proc = subprocess.Popen(cmd(killed), env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        time.sleep(rng.uniform(1.5, 4.0))                   # startup is about 1.5 s; then questions run
+        deadline = time.monotonic() + 120
+        while _lines(killed) < target and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.02)
+        time.sleep(rng.uniform(0.0, 0.3))
         if proc.poll() is not None:
-            break
+            continue
         proc.send_signal(signal.SIGKILL)
         proc.wait(timeout=30)
-        kills += 1
-        records_at_kill.append(len(killed.read_bytes().splitlines()) if killed.exists() else 0)
-    finished = proc.returncode == 0
+        landed += 1
+        records_at_kill.append(_lines(killed))
+    done = subprocess.run(cmd(killed), env=env, capture_output=True, timeout=300)
     before = killed.read_bytes()
     subprocess.run(cmd(killed), env=env, capture_output=True, timeout=120, check=True)
-    return {"questions": n, "kills": kills, "lines_at_each_kill": records_at_kill, "finished": finished,
+    return {"questions": n, "kills": landed, "lines_at_each_kill": records_at_kill,
+            "finished": done.returncode == 0,
             "resume_of_finished_run_changed_nothing": killed.read_bytes() == before,
             "equal_to_clean_run": summary(killed) == summary(clean), "records": len(summary(killed))}

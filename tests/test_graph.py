@@ -516,8 +516,7 @@ def test_table_selector_skips_the_llm_when_the_pre_ranker_is_sure(run):
     ([], 0.3, None),
 ])
 def test_sure_tables(scores, band, expected):
-    from duckask.nodes.table_selector import sure_tables
-    from duckask.utils.schema.ranker import Ranked
+    from duckask.utils.schema.ranker import Ranked, sure_tables
 
     ranked = [Ranked(table="abcdef"[i], score=s) for i, s in enumerate(scores)]
     assert sure_tables(ranked, band) == expected

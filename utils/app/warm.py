@@ -28,7 +28,7 @@ from duckask.utils.schema.ddl import render_instructions
 def _stable_schema(prep, ctx, question: str, tables: list[str] | None) -> str:
     """The stable schema text SchemaLookup gives for ``question`` (on ``tables`` when given)."""
     from duckask.nodes import SchemaLookup, TableSelector
-    from duckask.nodes.table_selector import sure_tables, with_parents
+    from duckask.utils.schema.ranker import sure_tables, with_parents
 
     sel = TableSelector(ctx)
     ranked = sel._rank(question, None)

@@ -8,7 +8,9 @@ A table scores from
   ``team.nickname``), strongest of all;
 - a small bonus for tables joined by a foreign key to a strong candidate (bridge tables).
 
-``keep_columns`` chooses the columns of a wide table worth showing the model.
+``keep_columns`` chooses the columns of a wide table worth showing the model; ``sure_tables`` says
+when the ranking alone can choose (TableSelector then skips its LLM call), and ``with_parents`` adds
+the tables the chosen ones reference.
 
 Run on its own::
 
@@ -153,6 +155,32 @@ def keep_columns(catalog: Catalog, tables: list[str], question: str, value_match
         keep = {n for _, _, n in sorted(scored)[:max_columns]}
         out[name] = [c.name for c in t.columns if c.name in keep]
     return out
+
+
+MAX_TABLES = 6
+
+
+def with_parents(cat, chosen: list[str]) -> list[str]:
+    """Add the tables the chosen ones reference (one hop), e.g. people for batting, so that names
+    behind ids are reachable; at most MAX_TABLES in all."""
+    out = list(chosen)
+    for fk in cat.foreign_links():
+        if fk.table in chosen and fk.ref_table not in out and len(out) < MAX_TABLES:
+            out.append(fk.ref_table)
+    return out
+
+
+#: The pre-ranker is sure when at most this many tables score over ``table_sure_band`` x the top score.
+SURE_MAX = 5
+
+
+def sure_tables(ranked: list, band: float) -> list[str] | None:
+    """The tables scoring more than ``band`` times the top score, when they are 1 to ``SURE_MAX``;
+    else None (the LLM chooses)."""
+    if band <= 0 or not ranked or ranked[0].score <= 0:
+        return None
+    top = [r.table for r in ranked if r.score > band * ranked[0].score]
+    return top if 1 <= len(top) <= SURE_MAX else None
 
 
 def main(argv: list[str] | None = None) -> int:

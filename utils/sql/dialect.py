@@ -6,6 +6,7 @@ and every snippet runs (tests/test_dialect.py checks both).
 
 ``dialect_notes(question, tables)`` returns the notes that apply, most specific first, at most
 ``limit``. SQLGenerator shows them after the examples when the ``dialect_notes`` setting is ``auto``.
+``question_hints(question)`` gives the SQL idioms the question's wording calls for (always shown).
 
 Run on its own::
 
@@ -83,6 +84,22 @@ def dialect_notes(question: str, tables, limit: int = 3) -> list[str]:
     if _STRING_WORDS.search(question):
         hits.append(STRINGS)
     return [n.text for n in hits[:limit]]
+
+
+# "both X and Y" asks for the items that meet each condition on some row: an INTERSECT of two queries.
+# A small model writes "x = 'X' AND x = 'Y'" (never true) or "x IN ('X', 'Y')" (either) instead.
+# "list/show both A and B" only asks for two columns.
+_BOTH = re.compile(r"\bboth\b", re.I)
+_BOTH_COLUMNS = re.compile(r"\b(list|show|give|return|display)\s+(me\s+)?both\b|\bboth\s+the\b", re.I)
+BOTH_HINT = ("Note: \"both ... and ...\" means items that meet each condition, possibly on different rows: "
+             "SELECT ... WHERE <first condition> INTERSECT SELECT ... WHERE <second condition>.")
+
+
+def question_hints(question: str) -> list[str]:
+    """SQL idioms the question's wording calls for, which the model misses on its own."""
+    if _BOTH.search(question) and not _BOTH_COLUMNS.search(question):
+        return [BOTH_HINT]
+    return []
 
 
 def main(argv: list[str] | None = None) -> int:
