@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def main(argv: list[str] | None = None) -> int:
     from duckask.data.lahman import demo_db_path
-    from duckask.utils.app.answer import template_answer
+    from duckask.utils.dialogue.template import template_answer
     from duckask.utils.app.conversation import Conversation
     from duckask.utils.eval.scoring import results_match
     from duckask.utils.llm import get_llm

@@ -60,5 +60,5 @@ def test_the_prompt_follows_the_pruning_mode(wide_db, isolated_env, mode, shows_
 
 
 def test_unknown_pruning_mode_is_a_clear_error():
-    with pytest.raises(ValueError, match="column_pruning must be one of budget, wide, off"):
+    with pytest.raises(ValueError, match="column_pruning takes one of budget, wide, off"):
         load_settings(None, column_pruning="sometimes")

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import io
+import json
 
 import live_server
 import pandas as pd
@@ -258,3 +259,34 @@ def test_serve_allow_writes_reaches_the_settings(monkeypatch, tmp_path, isolated
     args.allow_writes = None                                          # the flag not given: the config's (off)
     assert serve_command(args, str(db)) == 0
     assert [a.state.prepared.settings.allow_writes for a in apps] == [True, False]
+
+
+@pytest.mark.parametrize("decision, rows_after, status", [("approve", 3, "written"), ("reject", 6, "rejected")])
+def test_a_write_typed_into_the_question_box_is_decided_on_its_card(serve, decision, rows_after, status):
+    """The page's question box (POST /api/ask and its stream) proposes a pasted write like /api/sql does: the
+    card it shows can be approved or rejected, and the audit entry ends decided (it stayed pending before)."""
+    s = serve()
+    before = sha256(s.db)
+    r = s.post("/api/ask", {"question": DELETE}, headers=SESSION)
+    assert r.status_code == 200 and r.json()["status"] == "pending", r.text
+    card = r.json()["write"]
+    assert card["decision"] == "pending" and sha256(s.db) == before and s.count() == 6
+    assert s.decide(card["id"], decision, headers={"X-Duckask-Session": "another-tab"}).status_code == 403
+    done = s.decide(card["id"], decision, headers=SESSION)
+    assert done.status_code == 200 and done.json()["status"] == status, done.text
+    assert s.count() == rows_after
+    [entry] = s.entries()
+    assert entry["decision"] == ("approved" if decision == "approve" else "rejected")
+    assert entry["session"] == "tab-42" and entry["sql"] == DELETE
+    assert s.decide(card["id"], decision, headers=SESSION).status_code == 404      # decided once
+
+
+def test_a_write_from_the_question_stream_is_held_for_its_decision(serve):
+    s = serve()
+    with httpx.stream("POST", f"{s.url}/api/ask/stream", json={"question": DELETE}, headers=SESSION,
+                      timeout=30) as resp:
+        body = "".join(resp.iter_text())
+    result = json.loads(body.split("event: result\ndata: ", 1)[1].split("\n", 1)[0])
+    assert result["status"] == "pending"
+    assert s.decide(result["write"]["id"], "approve", headers=SESSION).json()["status"] == "written"
+    assert s.count() == 3

@@ -120,8 +120,6 @@ class Settings:
 
     @property
     def uses_endpoint(self) -> bool:
-        if self.backend not in ("auto", "local", "openai"):
-            raise ValueError(f"backend must be auto, local or openai, not {self.backend!r}")
         return self.backend == "openai" or (self.backend == "auto" and bool(self.base_url))
 
     @property
@@ -142,33 +140,108 @@ class Settings:
 
 
 _FIELDS = {f.name: f for f in dataclasses.fields(Settings)}
-_CHOICES = {"column_pruning": ("budget", "wide", "off"), "dialect_notes": ("auto", "off"),
-            "router": ("auto", "rules", "off"), "follow_ups": ("auto", "rules", "llm", "off"),
-            "analyzer": ("auto", "llm", "template"), "clarify": ("rules", "llm", "off"),
-            "grader": ("auto", "rules", "llm", "off")}
+_CHOICES = {"backend": ("auto", "local", "openai"), "column_pruning": ("budget", "wide", "off"),
+            "dialect_notes": ("auto", "off"), "router": ("auto", "rules", "off"),
+            "follow_ups": ("auto", "rules", "llm", "off"), "analyzer": ("auto", "llm", "template"),
+            "clarify": ("rules", "llm", "off"), "grader": ("auto", "rules", "llm", "off")}
+#: Inclusive bounds of the numeric settings: the costly ones (drafts, retries, row caps, timeouts) are held
+#: to what a laptop or a shared server can carry; every other number is at least 0.
+_BOUNDS = {"temperature": (0, 2), "resample_temperature": (0, 2), "request_timeout_s": (0.01, 3600),
+           "max_http_retries": (0, 10), "n_threads": (1, 256), "n_ctx": (512, 131072), "draft_tokens": (0, 32),
+           "max_fix_retries": (0, 5), "max_grader_rounds": (0, 3), "table_llm_threshold": (0, 1000),
+           "table_shortlist": (1, 50), "table_sure_band": (0, 1), "resample_drafts": (0, 8),
+           "schema_char_budget": (0, 200_000), "wide_table_columns": (1, 1000), "example_count": (0, 20),
+           "example_threshold": (0, 1), "timeout_s": (0.01, 3600), "row_cap": (1, 1_000_000),
+           "export_row_cap": (1, 100_000_000), "smtp_port": (1, 65535), "smtp_timeout_s": (0.01, 600)}
+_TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
 
 
-def _coerce(name: str, value: Any) -> Any:
+class SettingError(ValueError):
+    """A setting's value is not one it takes; the message names the setting and what it takes."""
+
+
+def _kind(name: str) -> str:
     f = _FIELDS[name]
+    t = f.type if isinstance(f.type, str) else getattr(f.type, "__name__", "")
+    return next((k for k in ("bool", "int", "float", "dict", "str") if t.startswith(k)), "str")
+
+
+def takes(name: str) -> str:
+    """What setting ``name`` takes, in words (for error messages and docs)."""
+    kind = _kind(name)
+    if name in _CHOICES:
+        return "one of " + ", ".join(_CHOICES[name])
+    if kind == "bool":
+        return "true or false"
+    if kind in ("int", "float"):
+        lo, hi = _BOUNDS.get(name, (0, None))
+        what = "a whole number" if kind == "int" else "a number"
+        return f"{what} from {lo} to {hi}" if hi is not None else f"{what} of at least {lo}"
+    return "a mapping of node name to options" if kind == "dict" else "text"
+
+
+def check_setting(name: str, value: Any) -> Any:
+    """``value`` as setting ``name`` holds it (numbers and booleans from text too), within its choices and
+    bounds; SettingError naming the setting and what it takes otherwise. The one validation behind the
+    config file, the environment, CLI flags, ``ask(**options)``, ``Conversation`` and HTTP ``options``."""
+    if name not in _FIELDS:
+        raise SettingError(f"unknown setting {name!r}; known: {', '.join(sorted(_FIELDS))}")
     if value is None:
         return None
-    kind = f.type if isinstance(f.type, str) else getattr(f.type, "__name__", "")
-    if kind.startswith("int"):
-        return int(value)
-    if kind.startswith("float"):
-        return float(value)
-    if kind.startswith("bool") and isinstance(value, str):
-        if value.strip().lower() not in ("1", "true", "yes", "on", "0", "false", "no", "off"):
-            raise ValueError(f"{name} must be true or false, not {value!r}")
-        return value.strip().lower() in ("1", "true", "yes", "on")
+    kind = _kind(name)
+    bad = SettingError(f"{name} takes {takes(name)}, not {value!r}")
+    if kind == "bool":
+        if isinstance(value, bool):
+            return value
+        if isinstance(value, str) and value.strip().lower() in _TRUE + _FALSE:
+            return value.strip().lower() in _TRUE
+        raise bad
+    if kind in ("int", "float"):
+        if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+            raise bad
+        try:
+            number = float(value) if kind == "float" else int(str(value).strip()) if isinstance(value, str) else value
+        except ValueError:
+            raise bad from None
+        if kind == "int" and (isinstance(number, float) and not number.is_integer()):
+            raise bad
+        number = int(number) if kind == "int" else float(number)
+        lo, hi = _BOUNDS.get(name, (0, None))
+        if number != number or number < lo or (hi is not None and number > hi):
+            raise bad
+        return number
+    if kind == "dict":
+        if not isinstance(value, dict):
+            raise bad
+        return value
+    if name in _CHOICES:
+        if value not in _CHOICES[name]:
+            raise bad
+        return value
+    if not isinstance(value, str):
+        raise bad
     return value
+
+
+def check_settings(values: dict[str, Any]) -> dict[str, Any]:
+    """``check_setting`` on each of ``values``; unknown names are one error listing them all."""
+    unknown = sorted(set(values) - set(_FIELDS))
+    if unknown:
+        raise SettingError(f"unknown setting(s): {', '.join(unknown)}; known: {', '.join(sorted(_FIELDS))}")
+    return {k: check_setting(k, v) for k, v in values.items()}
+
+
+def with_options(settings: Settings, **options: Any) -> Settings:
+    """``settings`` with ``options`` applied (None leaves a setting as it is), each checked."""
+    chosen = check_settings({k: v for k, v in options.items() if v is not None})
+    return dataclasses.replace(settings, **chosen) if chosen else settings
 
 
 def load_settings(config_file: str | os.PathLike | None = None, **overrides: Any) -> Settings:
     """Build Settings from the YAML file, then the environment, then ``overrides``.
 
     ``config_file`` defaults to $DUCKASK_CONFIG, else ~/.config/duckask/config.yaml if it exists.
-    Unknown keys raise ValueError so a typo does not go unnoticed.
+    Unknown keys and bad values raise SettingError (a ValueError) so a typo does not go unnoticed.
     """
     values: dict[str, Any] = {}
     path = config_file or os.environ.get("DUCKASK_CONFIG")
@@ -187,13 +260,7 @@ def load_settings(config_file: str | os.PathLike | None = None, **overrides: Any
         if os.environ.get(env):
             values[ENV_VARS[env]] = os.environ[env]
     values.update({k: v for k, v in overrides.items() if v is not None})
-    unknown = sorted(set(values) - set(_FIELDS))
-    if unknown:
-        raise ValueError(f"unknown setting(s): {', '.join(unknown)}; known: {', '.join(sorted(_FIELDS))}")
-    for name, allowed in _CHOICES.items():
-        if name in values and values[name] not in allowed:
-            raise ValueError(f"{name} must be one of {', '.join(allowed)}, not {values[name]!r}")
-    return Settings(**{k: _coerce(k, v) for k, v in values.items()})
+    return Settings(**check_settings(values))
 
 
 def main(argv: list[str] | None = None) -> int:

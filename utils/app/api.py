@@ -11,14 +11,13 @@ Run on its own::
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from duckask.utils.app.result import Result
-from duckask.utils.config import Settings, load_settings
+from duckask.utils.config import Settings, load_settings, with_options
 from duckask.utils.db.database import open_database
 from duckask.utils.knowledge import examples_for
 from duckask.utils.llm import LLM, MeteredLLM, get_llm
@@ -34,14 +33,44 @@ class Prepared:
     catalog: Any
     llm: LLM
 
+    def refresh(self) -> None:
+        """Read the catalog again when the database changed (an approved write: a new table or column)."""
+        if self.catalog.key != self.database.key:
+            self.catalog = get_catalog(self.database, self.settings)
+
+    def run_sql(self, sql: str, *, export: bool = False):
+        return run_sql(self.database, self.settings, sql, export=export)
+
+    def propose(self, sql: str, *, session: str | None = None, user: str | None = None) -> dict:
+        """A write proposed for approval: its card (pending, or blocked with the reason), in the audit log."""
+        from duckask.utils.db import writes
+
+        return writes.propose(sql, self.database, self.settings, session=session, user=user)
+
+    def decide(self, card: dict, approve: bool, reason: str | None = None) -> dict:
+        """Run or drop a pending write, then read the catalog again if it changed."""
+        from duckask.utils.db import writes
+
+        card = writes.decide(card, approve, self.database, self.settings, reason)
+        self.refresh()
+        return card
+
+
+def run_sql(database, settings: Settings, sql: str, *, export: bool = False):
+    """The user's own read-only SQL through the safe executor with these settings' timeout and row cap
+    (``export``: up to ``export_row_cap`` rows, for a file). The connection is shared per file and process,
+    so both are passed on each call. Used by ``duckask sql``, ``/api/sql``, ``/api/export``, MCP ``run_sql``."""
+    cap = settings.export_row_cap if export else settings.row_cap
+    return database.run(sql, timeout_s=settings.timeout_s, row_cap=cap)
+
 
 def prepare(db: str | None = None, *, llm: LLM | None = None, settings: Settings | None = None,
             config: str | None = None, **options: Any) -> Prepared:
     """Open ``db`` (default: the Lahman demo) with the settings (``options`` override them)."""
     if settings is None:
         settings = load_settings(config, **options)
-    elif options:  # options override the given settings too, as documented
-        settings = dataclasses.replace(settings, **{k: v for k, v in options.items() if v is not None})
+    elif options:  # options override the given settings too, as documented, and are checked the same way
+        settings = with_options(settings, **options)
     from duckask.data.lahman import demo_db_path, demo_knowledge
 
     if db is None:
@@ -70,8 +99,7 @@ def run_turn(prep: Prepared, shared: dict[str, Any], *, ask_user: Callable[[str]
     from duckask.flow import build_flow
     from duckask.nodes import Context
 
-    if prep.catalog.key != prep.database.key:    # the database changed (an approved write): read it again
-        prep.catalog = get_catalog(prep.database, prep.settings)
+    prep.refresh()
     t0 = time.perf_counter()
     ctx = Context(llm=MeteredLLM(prep.llm), settings=prep.settings, db=prep.database, catalog=prep.catalog,
                   ask_user=ask_user, on_node=on_node, examples=examples_for(prep.database, prep.settings),

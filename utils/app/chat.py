@@ -19,7 +19,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from duckask.utils.app.present import exit_code
 from duckask.utils.app.terminal import Terminal, escape, parse_confirm
+from duckask.utils.db.writes import NO_APPROVER
 
 CHAT_HELP = """Ask a question about the data, a follow-up ("and in 2018?", "only the left-handed ones"), a
 question about the schema ("what tables are there?", "what does hbp mean?"), or paste SQL.
@@ -38,7 +40,6 @@ class Piped:
     def __init__(self, json_mode: bool, stream=None) -> None:
         self.json_mode = json_mode
         self.source = iter(stream if stream is not None else sys.stdin)
-        self.streamed = ""
 
     def lines(self, prompt: str = "") -> Iterator[str]:
         for line in self.source:
@@ -56,23 +57,12 @@ class Piped:
         return parse_confirm(self.next_line(), self.next_line)
 
     def show(self, r, max_rows: int) -> None:
+        from duckask.utils.app.present import as_json, text
+
         if self.json_mode:
-            print(json.dumps(r.to_dict(max_rows=max_rows), default=str), flush=True)
-            return
-        if r.resolved_question and r.resolved_question != r.question:
-            print(f"(understood as: {r.resolved_question})")
-        print(r.answer)
-        if r.derivation:
-            print(r.derivation)
-        if r.warning:
-            print(f"Warning: {r.warning}")
-        if r.sql and r.intent in ("data", "sql"):
-            print(f"SQL: {' '.join(r.sql.split())}")
-        if r.df is not None and len(r.df):
-            print(r.df.head(max_rows).to_string(index=False))
-            if len(r.df) > max_rows:
-                print(f"... {len(r.df)}{'+' if r.truncated else ''} rows")
-        print(flush=True)
+            print(json.dumps(as_json(r, max_rows), default=str), flush=True)
+        else:
+            print(text(r, max_rows) + "\n", flush=True)
 
 
 def run_chat(args, options: dict[str, Any]) -> int:
@@ -165,15 +155,15 @@ def run_chat(args, options: dict[str, Any]) -> int:
             continue
         r = conv.ask(sql=arg) if cmd == "/sql" else conv.ask(line)
         if r.status == "pending" and r.write is not None:   # piped: no one can type yes
-            r = r.reject("no approval: stdin is not a terminal, and a write needs a typed yes")
+            r = r.reject(NO_APPROVER)
         ui.show(r, args.max_rows)
-        code = {"answered": 0, "needs_clarification": 3, "pending": 0, "declined": 0}.get(r.status, 1)
+        code = exit_code(r.status, (r.write or {}).get("detail"))
         if args.session:
             conv.save(args.session)
     return code
 
 
-DELIVERY = {"/export": "FILE", "/email": "ADDRESS", "/table": "NAME"}
+DELIVERY = {"/export": "a FILE", "/email": "an ADDRESS", "/table": "a NAME"}
 
 
 def _deliver(cmd: str, arg: str, conv, ui, args):
@@ -182,7 +172,7 @@ def _deliver(cmd: str, arg: str, conv, ui, args):
 
     last = conv.last
     if not arg:
-        print(f"{cmd} needs a {DELIVERY[cmd]}; /help lists the commands", file=sys.stderr)
+        print(f"{cmd} needs {DELIVERY[cmd]}; /help lists the commands", file=sys.stderr)
         return None
     if last is None or not last.ok:
         print(f"{cmd}: nothing to deliver yet; ask a question first (only an answered one)", file=sys.stderr)
@@ -190,7 +180,7 @@ def _deliver(cmd: str, arg: str, conv, ui, args):
     if cmd == "/table":
         r = deliver.into_table(last, arg)
         if r.status == "pending":
-            r = r.reject("no approval: stdin is not a terminal, and a write needs a typed yes")
+            r = r.reject(NO_APPROVER)
         return r
     ok, message = (deliver.export if cmd == "/export" else deliver.email)(last, arg)
     print(f"{cmd}: {message}", file=sys.stderr if not ok else sys.stdout)

@@ -11,9 +11,9 @@ from typing import Any
 
 import duckdb
 
+from duckask.utils.app.present import EXIT_CLARIFY, EXIT_FAIL, EXIT_OK, EXIT_USAGE  # noqa: F401 (the one map)
 from duckask.utils.db.table_builder import Comments, Progress
 
-EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_CLARIFY = 0, 1, 2, 3
 DEMO_QUESTION = "Who hit the most home runs in 2019?"
 
 
@@ -61,35 +61,13 @@ def _db_or_demo(db: str | None) -> str:
 
 
 def _print_result(r, args, streamed: str = "") -> int:
+    from duckask.utils.app.present import as_json, exit_code, text
+
     if args.json:
-        print(json.dumps(r.to_dict(max_rows=args.max_rows), default=str))
+        print(json.dumps(as_json(r, args.max_rows), default=str))
     else:
-        if streamed:
-            print()
-        if r.resolved_question and r.resolved_question != r.question:
-            print(f"(understood as: {r.resolved_question})")
-        if " ".join(streamed.split()) != r.answer:
-            if streamed:
-                print("That sentence did not match the result; from the data:")
-            print(r.answer)
-        if r.derivation:
-            print(r.derivation)
-        if r.warning:
-            print(f"Warning: {r.warning}")
-        if r.sql:
-            print(f"\nSQL:\n{r.sql}")
-        if r.df is not None and len(r.df):
-            print()
-            print(r.df.head(args.max_rows).to_string(index=False))
-            if len(r.df) > args.max_rows:
-                print(f"... {len(r.df)}{'+' if r.truncated else ''} rows")
-        if args.trace:
-            print("\n" + r.trace_table())
-            llm = r.to_dict(0)["llm"]
-            print(f"total: {r.seconds:.2f}s, {llm['calls']} LLM calls, {llm['prompt_tokens']} prompt + "
-                  f"{llm['completion_tokens']} completion tokens")
-    return {"answered": EXIT_OK, "needs_clarification": EXIT_CLARIFY, "pending": EXIT_CLARIFY,
-            "declined": EXIT_OK, "written": EXIT_OK, "rejected": EXIT_OK}.get(r.status, EXIT_FAIL)
+        print(text(r, args.max_rows, streamed=streamed, trace=args.trace))
+    return exit_code(r.status)
 
 
 def cmd_ask(args) -> int:

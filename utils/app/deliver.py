@@ -6,40 +6,15 @@ The approval card prints the statement, its tier, the plain explanation and the 
 reads one line: only the word ``yes`` approves. Without a terminal on stdin there is no card
 (``write_prompt`` returns None): the write stays pending or is rejected, and nothing is written.
 
-Run on its own (propose one write and approve it here)::
-
-    python -m duckask.utils.app.deliver --db PATH "UPDATE t SET x = 1 WHERE id = 3"
+The card's text and the yes are ``utils/db/writes.py`` (``card_text``, ``read_yes``); run that module on its
+own to propose one write and approve it on the terminal.
 """
 from __future__ import annotations
 
-import argparse
 import sys
 from collections.abc import Callable
-from typing import Any
 
-APPROVE_HELP = 'Type "yes" to run it; anything else cancels: '
-
-
-def card_text(card: dict[str, Any]) -> str:
-    """The approval card as plain text (the same fields the page's card shows)."""
-    rows = card.get("estimated_rows")
-    estimate = "not applicable (schema only)" if not card.get("checks_rows") else \
-        ("unknown" if rows is None else f"{rows:,}")
-    return "\n".join([
-        f"── write: {card['tier_name']} ({card['kind']}{' on ' + card['target'] if card.get('target') else ''}) ──",
-        f"SQL:            {' '.join(card['sql'].split())}",
-        f"what it does:   {card['explanation']}",
-        f"estimated rows: {estimate}",
-        f"audit entry:    #{card['id']}",
-    ])
-
-
-def read_yes(prompt: str = APPROVE_HELP, reader: Callable[[str], str] = input) -> bool:
-    """True only for an explicit "yes" (any case, surrounding spaces ignored); EOF is no."""
-    try:
-        return reader(prompt).strip().lower() == "yes"
-    except EOFError:
-        return False
+from duckask.utils.db.writes import card_text, read_yes
 
 
 def write_prompt(json_mode: bool = False, stream=None) -> Callable[[dict], dict] | None:
@@ -85,27 +60,3 @@ def email(result, to: str) -> tuple[bool, str]:
 def into_table(result, name: str):
     """The pending (or, with a terminal callback, decided) Result of ``CREATE TABLE name AS <its SQL>``."""
     return result.to_table(name)
-
-
-def main(argv: list[str] | None = None) -> int:
-    from duckask.utils.config import load_settings
-    from duckask.utils.db import writes
-    from duckask.utils.db.database import open_database
-
-    ap = argparse.ArgumentParser(description="Propose one write, show its card, and run it on an explicit yes.")
-    ap.add_argument("--db", required=True)
-    ap.add_argument("sql")
-    args = ap.parse_args(argv)
-    settings = load_settings(allow_writes=True)
-    database = open_database(args.db, settings)
-    card = writes.propose(args.sql, database, settings)
-    if card["decision"] == "pending":
-        prompt = write_prompt()
-        yes = prompt is not None and prompt(card)["decision"] == "yes"
-        card = writes.approve(card, database, settings) if yes else writes.reject(card, settings)
-    print(writes.summary(card))
-    return 0 if card.get("outcome") == "committed" else 1
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

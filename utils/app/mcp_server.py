@@ -15,7 +15,6 @@ Run on its own::
 from __future__ import annotations
 
 import argparse
-import json
 import threading
 from typing import Any
 
@@ -26,15 +25,12 @@ INSTRUCTIONS = ("duckask answers plain-English questions about one DuckDB databa
                 "only one SELECT statement runs, on a locked-down connection with a timeout and a row cap.")
 
 
-def _rows(df) -> list:
-    return json.loads(df.head(MAX_ROWS).to_json(orient="values", date_format="iso", default_handler=str))
-
-
 def build_server(db: str | None = None, *, llm=None, settings=None, **options: Any):
     from mcp.server.mcpserver import MCPServer
     from mcp.server.mcpserver.exceptions import ToolError
 
     from duckask.utils.app.api import new_shared, prepare, run_turn
+    from duckask.utils.app.present import for_agent, outcome_json
     from duckask.utils.schema.ddl import render_schema
 
     # Read-only whatever the config says: an agent cannot approve a write for a human (a pasted write is
@@ -51,21 +47,17 @@ def build_server(db: str | None = None, *, llm=None, settings=None, **options: A
             raise ToolError("the question is empty: ask something about the data")
         with lock:
             r = run_turn(prep, new_shared(question))
-        out = {"status": r.status, "answer": r.answer, "sql": r.sql, "intent": r.intent}
-        if r.df is not None:
-            out.update(columns=[str(c) for c in r.df.columns], rows=_rows(r.df), row_count=len(r.df))
-        return out
+        return for_agent(r, MAX_ROWS)
 
     @server.tool(description="Run one read-only SQL SELECT (DuckDB dialect) on the database and return its "
                              f"columns and up to {MAX_ROWS} rows. Anything else (DDL, DML, file or network "
                              "access, settings) is refused with the reason.")
     def run_sql(sql: str) -> dict:
-        s = prep.settings
-        out = prep.database.run(sql, timeout_s=s.timeout_s, row_cap=s.row_cap)
+        out = prep.run_sql(sql)
         if not out.ok:
             raise ToolError(out.error or out.status)
-        return {"columns": [str(c) for c in out.df.columns], "rows": _rows(out.df), "row_count": len(out.df),
-                "truncated": out.truncated}
+        d = outcome_json(out, MAX_ROWS)
+        return {k: d[k] for k in ("columns", "rows", "row_count", "truncated")}
 
     @server.tool(description="The database's schema as duckask's model sees it: CREATE TABLE statements with "
                              "keys, column descriptions and sample values. Give a table name for one table.")

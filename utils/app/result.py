@@ -4,7 +4,8 @@ A pending Result continues with ``approve()`` / ``edit(sql)`` / ``reject()`` (a 
 ``confirm``, or a write waiting for its approval). An answered one can be kept as an example
 (``save_as_example``), charted (``chart``), written to a file (``to_file``: csv, parquet, json, xlsx),
 emailed (``email``) or stored as a new table of the database (``to_table``: a T2 write, pending until
-approved). ``to_dict`` is the ``--json`` object; the HTML repr is the notebook view.
+approved). ``to_dict`` is the ``--json`` object and the HTML repr the notebook view, both from
+``present.py``.
 
 Run on its own (prints a Result's JSON for your SQL)::
 
@@ -20,7 +21,6 @@ from typing import Any
 
 import pandas as pd
 
-from duckask.utils.app.chart import choose_chart
 from duckask.utils.config import Settings
 
 
@@ -147,65 +147,26 @@ class Result:
         return self.status == "answered"
 
     def to_dict(self, max_rows: int | None = None) -> dict[str, Any]:
-        df = self.df if self.df is not None else pd.DataFrame()
-        rows = df if max_rows is None else df.head(max_rows)
-        return {
-            "status": self.status, "question": self.question, "answer": self.answer, "sql": self.sql,
-            "columns": [str(c) for c in df.columns],
-            "rows": json.loads(rows.to_json(orient="values", date_format="iso", default_handler=str)),
-            "row_count": len(df), "truncated": self.truncated, "tables": self.tables,
-            "derivation": self.derivation, "warning": self.warning,
-            "clarifying_question": self.clarifying_question, "first_sql": self.first_sql,
-            "intent": self.intent, "resolved_question": self.resolved_question, "answer_check": self.answer_check,
-            "confirmations": self.confirmations, "routing": self.routing, "chart": choose_chart(self.df),
-            "write": _public(self.write),
-            "vote": self.vote, "attempts": self.attempts, "grades": self.grades, "grade_status": self.grade_status,
-            "trace": self.trace,
-            "llm": {"calls": len(self.llm_calls),
-                    "prompt_tokens": sum(c["prompt_tokens"] for c in self.llm_calls),
-                    "completion_tokens": sum(c["completion_tokens"] for c in self.llm_calls),
-                    "reused_tokens": sum(c.get("reused_tokens", 0) for c in self.llm_calls)},
-            "llm_calls": [{k: v for k, v in c.items() if k != "text"} for c in self.llm_calls],
-            "seconds": round(self.seconds, 3), "db": self.db,
-            "examples": [{"id": e["id"], "question": e["question"], "similarity": e["similarity"]}
-                         for e in self.examples],
-        }
+        """The ``--json`` object (``utils/app/present.py``: how every surface shows a Result)."""
+        from duckask.utils.app.present import as_json
+
+        return as_json(self, max_rows)
 
     def trace_table(self) -> str:
-        lines = [f"{'node':<15} {'action':<12} {'ms':>9} {'calls':>5} {'prompt':>7} {'compl':>6} {'try':>3}"]
-        for t in self.trace:
-            lines.append(f"{t['node']:<15} {t['action']:<12} {t['ms']:>9.1f} {t['llm_calls']:>5} "
-                         f"{t['prompt_tokens']:>7} {t['completion_tokens']:>6} {t['attempt']:>3}")
-        return "\n".join(lines)
+        from duckask.utils.app.present import trace_table
+
+        return trace_table(self.trace)
 
     def __repr__(self) -> str:
-        out = [f"Result(status={self.status!r}, intent={self.intent!r}, {self.seconds:.1f}s, "
-               f"{len(self.llm_calls)} LLM calls)", f"Q: {self.question}"]
-        if self.resolved_question and self.resolved_question != self.question:
-            out.append(f"   (understood as: {self.resolved_question})")
-        out.append(f"A: {self.answer}")
-        if self.derivation:
-            out.append(f"   {self.derivation}")
-        if self.warning:
-            out.append(f"Warning: {self.warning.splitlines()[0]}")
-        if self.sql:
-            out.append(f"SQL: {self.sql}")
-        if self.df is not None and len(self.df):
-            out.append(self.df.head(10).to_string(index=False))
-            if len(self.df) > 10:
-                out.append(f"... {len(self.df)} rows")
-        return "\n".join(out)
+        from duckask.utils.app.present import text
+
+        return f"Result(status={self.status!r}, intent={self.intent!r}, {self.seconds:.1f}s, " \
+               f"{len(self.llm_calls)} LLM calls)\nQ: {self.question}\n" + text(self, 10)
 
     def _repr_html_(self) -> str:
-        from duckask.utils.app.answer import result_html
+        from duckask.utils.app.present import html
 
-        return result_html(self)
-
-
-def _public(card: dict | None) -> dict | None:
-    from duckask.utils.db.writes import public  # sqlglot loads with the write path, not with every import
-
-    return public(card)
+        return html(self)
 
 
 def main(argv: list[str] | None = None) -> int:

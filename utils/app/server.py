@@ -28,8 +28,10 @@ The last four routes live in ``server_actions.py``. Run on its own::
 # Request is imported inside create_app (the extra is optional), where a string annotation would not resolve.
 
 import asyncio
+import dataclasses
 import hmac
 import json
+import re
 import threading
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -54,10 +56,6 @@ class Gate:
         self.waiting: list[object] = []
         self.cond = threading.Condition()
 
-    def position(self, ticket: object) -> int:
-        with self.cond:
-            return self.waiting.index(ticket) + 1 if ticket in self.waiting else 0
-
     def enter(self, ticket: object, on_wait=None) -> None:
         with self.cond:
             self.waiting.append(ticket)
@@ -73,6 +71,16 @@ class Gate:
         with self.cond:
             self.running -= 1
             self.cond.notify_all()
+
+    def run(self, fn, *args, on_wait=None, **kw):
+        """``fn(*args, **kw)`` when its turn comes (``on_wait(position)`` while it waits): every question,
+        proposal and decision enters the queue here."""
+        ticket = object()
+        self.enter(ticket, on_wait)
+        try:
+            return fn(*args, **kw)
+        finally:
+            self.leave()
 
     @property
     def queued(self) -> int:
@@ -114,6 +122,17 @@ def parse_body(raw: bytes, shape: str):
         raise HTTPException(400, f"the body is not JSON ({e.msg} at {e.pos}); send {shape}") from e
 
 
+_SESSION = re.compile(r"[^A-Za-z0-9._:-]")
+
+
+def who(request, api_key: str | None) -> tuple[str, str]:
+    """(session, user) of a request for the audit log: the page's ``X-Duckask-Session`` (else "http"), and
+    "api key" or the client's address."""
+    session = _SESSION.sub("", request.headers.get("x-duckask-session", ""))[:64] or "http"
+    host = request.client.host if request.client else "unknown"
+    return session, "api key" if api_key else f"http {host}"
+
+
 def _error(status: int, message: str):
     from fastapi.responses import JSONResponse
 
@@ -132,6 +151,7 @@ def create_app(db: str | None = None, *, llm=None, settings=None, api_key: str |
 
     from duckask.utils.app.api import new_shared, prepare, run_turn
     from duckask.utils.app.server_actions import add_action_routes
+    from duckask.utils.config import SettingError, check_settings, with_options
     from duckask.utils.schema.ddl import render_schema
 
     prep = prepare(db, llm=llm, settings=settings, allow_writes=allow_writes, **options)
@@ -173,27 +193,28 @@ def create_app(db: str | None = None, *, llm=None, settings=None, api_key: str |
         opts = body.get("options") or {}
         if not isinstance(opts, dict) or set(opts) - REQUEST_OPTIONS:
             raise HTTPException(422, f"options may set only: {', '.join(sorted(REQUEST_OPTIONS))}")
-        return body[key], opts
+        try:
+            return body[key], check_settings(opts)
+        except SettingError as e:
+            raise HTTPException(400, f"bad option: {e}") from e
 
-    def answer(question: str, opts: dict, events=None) -> dict:
-        ticket, last = object(), [0]
+    pending = add_action_routes(app, prep, gate, read_json, api_key=api_key)
+
+    def answer(question: str, opts: dict, events=None, asker: tuple[str, str] = ("http", "http")) -> dict:
+        last = [0]
 
         def waiting(n: int) -> None:  # reported when the position changes, not on every wake-up
             if events and n != last[0]:
                 last[0] = n
                 events("queued", {"position": n})
 
-        gate.enter(ticket, waiting)
-        try:
-            import dataclasses
-
-            p = dataclasses.replace(prep, settings=dataclasses.replace(prep.settings, **opts)) if opts else prep
-            r = run_turn(p, new_shared(question),
-                         on_node=(lambda n: events("node", {"node": n})) if events else None,
-                         on_text=(lambda t: events("text", {"text": t})) if events else None)
-            return r.to_dict(max_rows=prep.settings.row_cap)
-        finally:
-            gate.leave()
+        p = dataclasses.replace(prep, settings=with_options(prep.settings, **opts)) if opts else prep
+        r = gate.run(run_turn, p, new_shared(question), on_wait=waiting, session=asker[0], user=asker[1],
+                     on_node=(lambda n: events("node", {"node": n})) if events else None,
+                     on_text=(lambda t: events("text", {"text": t})) if events else None)
+        if r.status == "pending" and r.write:   # a write typed into the question box: decided on /api/writes/{id}
+            pending.hold(r.write, prep, gate)
+        return r.to_dict(max_rows=prep.settings.row_cap)
 
     @app.get("/", include_in_schema=False)
     def page():
@@ -220,11 +241,12 @@ def create_app(db: str | None = None, *, llm=None, settings=None, api_key: str |
     @app.post("/api/ask")
     async def ask_route(request: Request):
         question, opts = await read_json(request, "question", MAX_QUESTION)
-        return await in_thread(answer, question, opts)
+        return await in_thread(answer, question, opts, None, who(request, api_key))
 
     @app.post("/api/ask/stream")
     async def ask_stream(request: Request):
         question, opts = await read_json(request, "question", MAX_QUESTION)
+        asker = who(request, api_key)
         loop = asyncio.get_running_loop()
         queue: asyncio.Queue = asyncio.Queue()
 
@@ -233,7 +255,7 @@ def create_app(db: str | None = None, *, llm=None, settings=None, api_key: str |
 
         def work() -> None:
             try:
-                emit("result", answer(question, opts, emit))
+                emit("result", answer(question, opts, emit, asker))
             except Exception as e:  # the stream ends with the error instead of a dropped connection
                 emit("error", {"error": f"{type(e).__name__}: {e}"})
 
@@ -249,8 +271,7 @@ def create_app(db: str | None = None, *, llm=None, settings=None, api_key: str |
         return StreamingResponse(events(), media_type="text/event-stream",
                                  headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
 
-    add_action_routes(app, prep, gate, read_json, api_key=api_key)
-    app.state.prepared, app.state.gate = prep, gate
+    app.state.prepared = prep    # the server's settings, database and catalog (tests and embedders read them)
     return app
 
 

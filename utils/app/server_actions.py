@@ -22,19 +22,16 @@ Run on its own (the whole server, as ``duckask serve``)::
 """
 # No "from __future__ import annotations": FastAPI reads the route functions' annotations (see server.py).
 
-import json
-import re
 import threading
 from collections import OrderedDict
 from types import SimpleNamespace
 
-from duckask.utils.app.server import MAX_BODY, _error, in_thread, parse_body
+from duckask.utils.app.server import MAX_BODY, _error, in_thread, parse_body, who
 from duckask.utils.db.tiers import is_write
 from duckask.utils.db.writes import public, status
 
 MAX_PENDING = 100
 MAX_TO = 1000                    # characters of recipients
-_SESSION = re.compile(r"[^A-Za-z0-9._:-]")
 
 
 class PendingWrites:
@@ -54,6 +51,12 @@ class PendingWrites:
                 dropped.append(self.cards.popitem(last=False)[1])
             return dropped
 
+    def hold(self, card: dict, prep, gate) -> None:
+        """Keep a pending ``card`` for its decision; the oldest beyond the limit are rejected (recorded)."""
+        for old in self.add(card):
+            reason = f"dropped: more than {self.limit} writes were waiting for a decision on this server"
+            gate.run(prep.decide, old, False, reason)
+
     def take(self, card_id: int) -> dict | None:
         with self.lock:
             return self.cards.pop(card_id, None)
@@ -65,27 +68,13 @@ def add_action_routes(app, prep, gate, read_json, *, api_key: str | None = None)
     from fastapi.responses import JSONResponse, Response
     from starlette.exceptions import HTTPException
 
-    from duckask.utils.app.chart import choose_chart
+    from duckask.utils.app.present import outcome_json
     from duckask.utils.db import writes
     from duckask.utils.db.audit import AuditError
     from duckask.utils.delivery.export import FORMATS, ExportError, frame_bytes
     from duckask.utils.delivery.mail import NO_HOST, MailError, recipients, send_result
-    from duckask.utils.schema import get_catalog
 
     pending = PendingWrites()
-
-    def gated(fn, *args, **kw):
-        ticket = object()
-        gate.enter(ticket)
-        try:
-            return fn(*args, **kw)
-        finally:
-            gate.leave()
-
-    def who(request: Request) -> tuple[str, str]:
-        session = _SESSION.sub("", request.headers.get("x-duckask-session", ""))[:64] or "http"
-        host = request.client.host if request.client else "unknown"
-        return session, "api key" if api_key else f"http {host}"
 
     def json_only(request: Request) -> None:
         if request.headers.get("content-type", "").split(";")[0].strip().lower() != "application/json":
@@ -103,33 +92,22 @@ def add_action_routes(app, prep, gate, read_json, *, api_key: str | None = None)
             raise HTTPException(400, f"unknown format {fmt!r}: use one of {', '.join(FORMATS)}")
         return fmt.lower()
 
-    async def read_rows(sql: str, row_cap: int | None = None):
-        out = await in_thread(prep.database.run, sql, row_cap=row_cap)
+    async def read_rows(sql: str, export: bool = False):
+        out = await in_thread(prep.run_sql, sql, export=export)
         if not out.ok:
             raise HTTPException(400, out.error or out.status)
         return out
 
-    def decide(card: dict, decision: str) -> dict:
-        if decision == "reject":
-            return writes.reject(card, prep.settings)
-        card = writes.approve(card, prep.database, prep.settings)
-        if prep.catalog.key != prep.database.key:    # a new table or column: /api/schema shows it
-            prep.catalog = get_catalog(prep.database, prep.settings)
-        return card
-
     async def propose(request: Request, sql: str):
         json_only(request)
-        session, user = who(request)
+        session, user = who(request, api_key)
         try:
-            card = await in_thread(gated, writes.propose, sql, prep.database, prep.settings, session=session,
-                                   user=user)
+            card = await in_thread(gate.run, prep.propose, sql, session=session, user=user)
         except (AuditError, ValueError) as e:
             return _error(500, str(e))
         if card["decision"] == "blocked":
             return JSONResponse({"error": card["blocked"], "write": public(card)}, status_code=400)
-        for old in pending.add(card):
-            reason = f"dropped: more than {pending.limit} writes were waiting for a decision on this server"
-            await in_thread(gated, writes.reject, old, prep.settings, reason=reason)
+        await in_thread(pending.hold, card, prep, gate)
         return {"status": "pending", "write": public(card)}
 
     @app.post("/api/sql")
@@ -137,14 +115,10 @@ def add_action_routes(app, prep, gate, read_json, *, api_key: str | None = None)
         sql, _ = await read_json(request, "sql", MAX_BODY)
         if is_write(sql):
             return await propose(request, sql)
-        s = prep.settings
-        out = await in_thread(prep.database.run, sql, timeout_s=s.timeout_s, row_cap=s.row_cap)
+        out = await in_thread(prep.run_sql, sql)
         if not out.ok:
             return _error(400, out.error or out.status)
-        return {"status": out.status, "sql": out.sql, "error": None, "ms": round(out.ms, 1),
-                "columns": [str(c) for c in out.df.columns], "truncated": out.truncated, "row_count": len(out.df),
-                "rows": json.loads(out.df.to_json(orient="values", date_format="iso", default_handler=str)),
-                "chart": choose_chart(out.df)}
+        return outcome_json(out)
 
     @app.post("/api/writes/{write_id}")
     async def decide_route(write_id: str, request: Request):
@@ -157,12 +131,12 @@ def add_action_routes(app, prep, gate, read_json, *, api_key: str | None = None)
         if card is None:
             return _error(404, f"no pending write #{write_id} (it was decided, or the server restarted): "
                                "propose it again")
-        if card["session"] != who(request)[0]:     # only the page (or client) that proposed it decides it
+        if card["session"] != who(request, api_key)[0]:     # only the page (or client) that proposed it decides it
             pending.add(card)
             return _error(403, f"write #{write_id} was proposed by another session: only the page or client that "
                                "proposed it (its X-Duckask-Session) can approve or reject it")
         try:
-            card = await in_thread(gated, decide, card, decision)
+            card = await in_thread(gate.run, prep.decide, card, decision == "approve")
         except AuditError as e:
             if card.get("decision") == "pending":    # nothing was recorded or run: it can be decided again
                 pending.add(card)
@@ -174,7 +148,7 @@ def add_action_routes(app, prep, gate, read_json, *, api_key: str | None = None)
         json_only(request)
         sql, _ = await read_json(request, "sql", MAX_BODY)
         fmt = format_of(await body_of(request))
-        out = await read_rows(sql, prep.settings.export_row_cap)     # a download holds every row
+        out = await read_rows(sql, export=True)     # a download holds every row
         try:
             data, media_type = await in_thread(frame_bytes, out.df, fmt)
         except ExportError as e:

@@ -65,11 +65,9 @@ class Terminal:
             self.readline.set_startup_hook()
 
     def show_sql(self, sql: str) -> None:
-        from rich.syntax import Syntax
+        from duckask.utils.app.present import sql_syntax
 
-        from duckask.utils.sql.format import format_sql
-
-        self.out.print(Syntax(format_sql(sql), "sql", word_wrap=True, theme="ansi_dark"))
+        self.out.print(sql_syntax(sql))
 
     def on_text(self, piece: str) -> None:
         if not self.streamed:
@@ -81,32 +79,11 @@ class Terminal:
         self.err.print(f"[dim]  … {name}[/dim]")
 
     def show(self, r, max_rows: int) -> None:
-        from rich.table import Table
+        from duckask.utils.app.present import rich_lines
 
         streamed, self.streamed = self.streamed, ""
-        if streamed:
-            self.out.print()
-        if r.resolved_question and r.resolved_question != r.question:
-            self.out.print(f"[dim](understood as: {r.resolved_question})[/dim]", markup=True)
-        if not streamed or " ".join(streamed.split()) != r.answer:
-            if streamed:
-                self.out.print("[yellow]That sentence did not match the result; from the data:[/yellow]")
-            self.out.print(f"[bold]A:[/bold] {escape(r.answer)}")
-        if r.derivation:
-            self.out.print(f"[dim]{escape(r.derivation)}[/dim]")
-        if r.warning:
-            self.out.print(f"[red]Warning: {escape(r.warning)}[/red]")
-        if r.sql and r.intent in ("data", "sql"):
-            self.show_sql(r.sql)
-        if r.df is not None and len(r.df):
-            t = Table(show_lines=False)
-            for c in r.df.columns:
-                t.add_column(str(c), justify="right" if r.df[c].dtype.kind in "iuf" else "left")
-            for row in r.df.head(max_rows).itertuples(index=False):
-                t.add_row(*["" if v is None else str(v) for v in row])
-            self.out.print(t)
-            if len(r.df) > max_rows:
-                self.out.print(f"[dim]... {len(r.df)}{'+' if r.truncated else ''} rows[/dim]")
+        for part in rich_lines(r, max_rows, streamed=streamed):
+            self.out.print(part)
         self.out.print()
 
     def confirm(self, sql: str, drafts: list) -> dict:
@@ -123,7 +100,7 @@ class Terminal:
 
     def approve_write(self, card: dict) -> dict:
         """A write's card (SQL highlighted, what it does, estimated rows); only a typed "yes" approves."""
-        from duckask.utils.app.deliver import card_text, read_yes
+        from duckask.utils.db.writes import card_text, read_yes
 
         self.out.print(f"[bold red]{escape(card_text(card).splitlines()[0])}[/bold red]")
         self.show_sql(card["sql"])
@@ -153,7 +130,7 @@ def parse_confirm(reply: str, read_sql) -> dict:
 
 
 class Stream:
-    """The answer sentence on a terminal as the model writes it; ``_print_result`` then skips it."""
+    """The answer sentence on a terminal as the model writes it; ``present.text`` then skips it."""
 
     def __init__(self) -> None:
         self.text = ""

@@ -11,29 +11,25 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Any
 
 from duckask.utils.app.commands import EXIT_CLARIFY, EXIT_FAIL, EXIT_OK, _db_or_demo, _settings_options
 
 
 def _print_rows(out, args) -> None:
+    from duckask.utils.app.present import outcome_json, outcome_text
+
     if args.json:
-        d: dict[str, Any] = {"status": out.status, "sql": out.sql, "error": out.error, "ms": round(out.ms, 1)}
-        if out.ok:
-            d.update(columns=[str(c) for c in out.df.columns], truncated=out.truncated, row_count=len(out.df),
-                     rows=json.loads(out.df.to_json(orient="values", date_format="iso", default_handler=str)))
-        print(json.dumps(d, default=str))
-    elif out.ok and len(out.df) == 0:
-        print(f"(no rows; columns: {', '.join(map(str, out.df.columns))})")
-    elif out.ok:
-        print(out.df.head(args.max_rows).to_string(index=False))
-        if len(out.df) > args.max_rows or out.truncated:
-            print(f"... {len(out.df)}{'+' if out.truncated else ''} rows", file=sys.stderr)
-    else:
-        print(f"duckask: {out.error}", file=sys.stderr)
+        print(json.dumps(outcome_json(out), default=str))
+        return
+    shown, note = outcome_text(out, args.max_rows)
+    if shown:
+        print(shown)
+    if note:
+        print(note, file=sys.stderr)
 
 
 def cmd_sql(args) -> int:
+    from duckask.utils.app.api import run_sql
     from duckask.utils.config import load_settings
     from duckask.utils.db.database import open_database
     from duckask.utils.db.tiers import is_write
@@ -42,17 +38,15 @@ def cmd_sql(args) -> int:
     database = open_database(_db_or_demo(args.db), settings)
     if is_write(args.sql):
         return _write(args, database, settings)
-    # The connection is shared per file and process: pass this call's timeout and row cap explicitly
-    # (an export holds every row, up to export_row_cap).
-    cap = settings.export_row_cap if getattr(args, "out", None) else settings.row_cap
-    out = database.run(args.sql, timeout_s=settings.timeout_s, row_cap=cap)
+    out = run_sql(database, settings, args.sql, export=bool(getattr(args, "out", None)))
     _print_rows(out, args)
     if out.ok and getattr(args, "out", None):
         from duckask.utils.delivery.export import ExportError, export_frame
 
         try:
             if out.truncated:
-                raise ExportError(f"more than export_row_cap={cap:,} rows; raise it or narrow the query")
+                raise ExportError(f"more than export_row_cap={settings.export_row_cap:,} rows; raise it or narrow "
+                                  "the query")
             print(f"wrote {len(out.df):,} row(s) to {export_frame(out.df, args.out)}", file=sys.stderr)
         except ExportError as e:
             print(f"duckask: not exported: {e}", file=sys.stderr)
@@ -61,29 +55,23 @@ def cmd_sql(args) -> int:
 
 
 def _write(args, database, settings) -> int:
-    from duckask.utils.app.deliver import card_text, write_prompt
+    from duckask.utils.app.deliver import write_prompt
+    from duckask.utils.app.present import exit_code
     from duckask.utils.db import writes
 
     card = writes.propose(args.sql, database, settings)
     if card["decision"] == "pending":
         prompt = write_prompt(args.json)
         if prompt is None:
-            print(card_text(card), file=sys.stderr)
-            writes.reject(card, settings, reason="no approval: stdin is not a terminal, and a write needs a typed yes")
-        elif prompt(card)["decision"] == "yes":
-            writes.approve(card, database, settings)
-        else:
-            writes.reject(card, settings)
+            print(writes.card_text(card), file=sys.stderr)
+        yes = prompt is not None and prompt(card)["decision"] == "yes"
+        writes.decide(card, yes, database, settings, reason=None if prompt else writes.NO_APPROVER)
     if args.json:   # the vocabulary of `sql --json` (ok, refused, ...) plus what became of the write
         status = {"blocked": "refused"}.get(writes.status(card), writes.status(card))
         print(json.dumps({"status": status, "sql": card["sql"], "error": card["blocked"] or card["detail"],
                           "write": writes.public(card)}, default=str))
     print(writes.summary(card), file=sys.stderr if args.json or card.get("outcome") != "committed" else sys.stdout)
-    if card.get("outcome") == "committed":
-        return EXIT_OK
-    if card["decision"] == "rejected":
-        return EXIT_CLARIFY if card["detail"] else EXIT_OK
-    return EXIT_FAIL
+    return exit_code(writes.status(card), card.get("detail"))
 
 
 def cmd_audit(args) -> int:
@@ -103,6 +91,7 @@ def cmd_audit(args) -> int:
 def after_answer(r, args) -> int:
     """``ask --out / --email / --into-table``: each on an answered Result; returns an exit code (0: all done)."""
     from duckask.utils.app import deliver
+    from duckask.utils.app.present import exit_code
 
     code = EXIT_OK
     wanted = [(getattr(args, "out", None), deliver.export), (getattr(args, "email", None), deliver.email)]
@@ -121,5 +110,5 @@ def after_answer(r, args) -> int:
             print("Not written: --into-table needs a terminal to approve on (or use Python's Result.to_table and "
                   "approve()).", file=sys.stderr)
             return EXIT_CLARIFY
-        code = code if w.status == "written" else ({"rejected": code}.get(w.status, EXIT_FAIL))
+        code = code or exit_code(w.status)
     return code

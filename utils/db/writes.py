@@ -209,6 +209,12 @@ def _apply(card: dict[str, Any], database: Database, settings: Settings) -> tupl
             con.close()
 
 
+def decide(card: dict[str, Any], approve_it: bool, database: Database, settings: Settings,
+           reason: str | None = None) -> dict[str, Any]:
+    """Approve (run) or reject a pending card: the one call every route that shows a card decides it with."""
+    return approve(card, database, settings) if approve_it else reject(card, settings, reason=reason)
+
+
 def public(card: dict[str, Any] | None) -> dict[str, Any] | None:
     """The card without the parser's tree: JSON-ready."""
     return None if card is None else {k: v for k, v in card.items() if k != "tree"}
@@ -233,11 +239,57 @@ def summary(card: dict[str, Any]) -> str:
     return f"Not written: {card['detail']}. Audit entry #{card['id']}."
 
 
-def main(argv: list[str] | None = None) -> int:
-    """``python -m duckask.utils.db.writes --db PATH "SQL"``: the card on the terminal, then an explicit yes."""
-    from duckask.utils.app.deliver import main as deliver_main
+def card_text(card: dict[str, Any]) -> str:
+    """The approval card as plain text (the same fields the page's card shows)."""
+    rows = card.get("estimated_rows")
+    estimate = "not applicable (schema only)" if not card.get("checks_rows") else \
+        ("unknown" if rows is None else f"{rows:,}")
+    return "\n".join([
+        f"── write: {card['tier_name']} ({card['kind']}{' on ' + card['target'] if card.get('target') else ''}) ──",
+        f"SQL:            {' '.join(card['sql'].split())}",
+        f"what it does:   {card['explanation']}",
+        f"estimated rows: {estimate}",
+        f"audit entry:    #{card['id']}",
+    ])
 
-    return deliver_main(argv)
+
+#: Why a write is rejected when no person can be asked (stdin is not a terminal): nothing is written.
+NO_APPROVER = "no approval: stdin is not a terminal, and a write needs a typed yes"
+APPROVE_HELP = 'Type "yes" to run it; anything else cancels: '
+
+
+def read_yes(prompt: str = APPROVE_HELP, reader=input) -> bool:
+    """True only for an explicit "yes" (any case, surrounding spaces ignored); EOF is no."""
+    try:
+        return reader(prompt).strip().lower() == "yes"
+    except EOFError:
+        return False
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m duckask.utils.db.writes --db PATH "SQL"``: propose one write, show its card, and run it
+    on an explicit yes typed on the terminal (without one, it is rejected: nothing is written)."""
+    import argparse
+    import sys
+
+    from duckask.utils.config import load_settings
+    from duckask.utils.db.database import open_database
+
+    ap = argparse.ArgumentParser(description="Propose one write, show its card, and run it on an explicit yes.")
+    ap.add_argument("--db", required=True)
+    ap.add_argument("sql")
+    args = ap.parse_args(argv)
+    settings = load_settings(allow_writes=True)
+    database = open_database(args.db, settings)
+    card = propose(args.sql, database, settings)
+    if card["decision"] == "pending":
+        print(card_text(card), flush=True)
+        if sys.stdin.isatty() and read_yes():
+            card = approve(card, database, settings)
+        else:
+            card = reject(card, settings, reason=None if sys.stdin.isatty() else NO_APPROVER)
+    print(summary(card))
+    return 0 if card.get("outcome") == "committed" else 1
 
 
 if __name__ == "__main__":

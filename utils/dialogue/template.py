@@ -1,17 +1,16 @@
 """Plain-language answers without an LLM: what the result says, and how it was derived.
 
 ``template_answer(df, truncated)`` states a one-value result as a sentence and lists small results;
-``derivation(sql)`` names the tables, filters, grouping, order and limit, read from DuckDB's parser;
-``result_html(r)`` is a Result's notebook view.
+``derivation(sql)`` names the tables, filters, grouping, order and limit, read from DuckDB's parser.
+DataAnalyzer uses both; how a Result is shown is ``utils/app/present.py``.
 
 Run on its own::
 
-    python -m duckask.utils.app.answer "SELECT name FROM ship WHERE tonnage = 't' ORDER BY name LIMIT 3"
+    python -m duckask.utils.dialogue.template "SELECT name FROM ship WHERE tonnage = 't' ORDER BY name LIMIT 3"
 """
 from __future__ import annotations
 
 import argparse
-import html
 import math
 
 import pandas as pd
@@ -65,32 +64,6 @@ def derivation(sql: str) -> str:
     if s.limit:
         parts.append(f"keeping the first {s.limit}")
     return "Derived " + "; ".join(parts) + "."
-
-
-def result_html(r) -> str:
-    """The notebook view: the answer first, then how it was derived, the SQL laid out and wrapped,
-    the table, and the trace folded away."""
-    from duckask.utils.sql.format import format_sql
-
-    e = html.escape
-    parts = [f"<div><p style='font-size:1.1em'>{e(r.answer)}</p>"]
-    if r.derivation:
-        parts.append(f"<p><i>{e(r.derivation)}</i></p>")
-    if r.warning:
-        parts.append(f"<p style='color:#b00'>{e(r.warning)}</p>")
-    asked = e(r.question) + (f" <i>(understood as: {e(r.resolved_question)})</i>"
-                             if r.resolved_question and r.resolved_question != r.question else "")
-    parts.append(f"<p style='color:#666'>Q: {asked} · {e(r.status)}, {e(r.intent)}, "
-                 f"{r.seconds:.1f}s, {len(r.llm_calls)} LLM calls</p>")
-    if r.sql:
-        parts.append("<pre style='white-space:pre-wrap;word-break:break-word'>"
-                     + e(format_sql(r.sql)) + "</pre>")
-    if r.df is not None and len(r.df):
-        parts.append(r.df.head(20).to_html(index=False))
-        if len(r.df) > 20:
-            parts.append(f"<p>... {len(r.df)}{'+' if r.truncated else ''} rows</p>")
-    parts.append("<details><summary>trace</summary><pre>" + e(r.trace_table()) + "</pre></details></div>")
-    return "\n".join(parts)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,0 +1,283 @@
+"""How an answer looks, in one place: a ``Result`` (or the rows of the user's own SQL) is turned into its
+parts once (``parts``), and each surface renders those parts its own way:
+
+- ``text``: plain text (``duckask ask``, the piped chat, ``repr(result)`` in Python);
+- ``rich_lines``: the terminal chat's and ``ask``'s rich output (markup, highlighted SQL, aligned table);
+- ``html``: the notebook view (``Result._repr_html_``);
+- ``as_json``: the ``--json`` object, the server's JSON and the chat's JSON lines (``Result.to_dict``);
+- ``for_agent``: what the MCP ``ask`` tool returns (a subset of ``as_json``, the same values);
+- ``outcome_json``: the user's own SQL (``duckask sql --json``, ``/api/sql``, MCP ``run_sql``).
+
+Rows become JSON in one function (``rows_json``), and a status becomes an exit code in one map
+(``exit_code``). To change how an answer looks, change this file.
+
+Run on its own (your SQL through the graph, shown in every form)::
+
+    python -m duckask.utils.app.present --db PATH "SELECT 42 AS answer"
+"""
+from __future__ import annotations
+
+import argparse
+import html as _html
+import json
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_CLARIFY = 0, 1, 2, 3
+#: A Result's status -> the exit code of every command (README "Exit codes"). 3: a person must act (answer a
+#: clarifying question, or approve what waits); 1: it failed or was refused.
+EXIT_CODES = {"answered": EXIT_OK, "declined": EXIT_OK, "written": EXIT_OK, "rejected": EXIT_OK,
+              "needs_clarification": EXIT_CLARIFY, "pending": EXIT_CLARIFY,
+              "blocked": EXIT_FAIL, "rolled_back": EXIT_FAIL, "error": EXIT_FAIL}
+#: Intents whose SQL is part of the answer (a schema or general answer shows none).
+SQL_INTENTS = ("data", "sql")
+
+
+def exit_code(status: str, detail: str | None = None) -> int:
+    """The exit code for a Result's status; a write rejected for want of a terminal is 3 (a person must act)."""
+    from duckask.utils.db.writes import NO_APPROVER
+
+    if status == "rejected" and detail == NO_APPROVER:
+        return EXIT_CLARIFY
+    return EXIT_CODES.get(status, EXIT_FAIL)
+
+
+def rows_json(df: pd.DataFrame | None, max_rows: int | None = None) -> list[list]:
+    """Rows as JSON values (dates ISO, anything else as text): the one serialiser of rows."""
+    if df is None:
+        return []
+    rows = df if max_rows is None else df.head(max_rows)
+    return json.loads(rows.to_json(orient="values", date_format="iso", default_handler=str))
+
+
+@dataclass
+class Parts:
+    """What a Result shows, computed once for every surface."""
+    question: str
+    understood: str | None          # the follow-up as one standalone question, when it differs
+    status: str
+    intent: str
+    answer: str
+    derivation: str
+    warning: str | None
+    sql: str | None                 # shown for data and sql intents
+    df: pd.DataFrame                # all the rows the Result holds (a surface shows the head)
+    truncated: bool
+    card: str | None                # a write's approval card as text
+    stats: str                      # "1.2s, 3 LLM calls"
+    trace: str                      # the trace table
+    llm: dict = field(default_factory=dict)
+
+    def more(self, shown: int) -> str | None:
+        """"... N rows" when more rows exist than ``shown``."""
+        if len(self.df) <= shown:
+            return None
+        return f"... {len(self.df)}{'+' if self.truncated else ''} rows"
+
+
+def llm_totals(r) -> dict[str, int]:
+    calls = r.llm_calls
+    return {"calls": len(calls), "prompt_tokens": sum(c["prompt_tokens"] for c in calls),
+            "completion_tokens": sum(c["completion_tokens"] for c in calls),
+            "reused_tokens": sum(c.get("reused_tokens", 0) for c in calls)}
+
+
+def trace_table(trace: list[dict]) -> str:
+    lines = [f"{'node':<15} {'action':<12} {'ms':>9} {'calls':>5} {'prompt':>7} {'compl':>6} {'try':>3}"]
+    for t in trace:
+        lines.append(f"{t['node']:<15} {t['action']:<12} {t['ms']:>9.1f} {t['llm_calls']:>5} "
+                     f"{t['prompt_tokens']:>7} {t['completion_tokens']:>6} {t['attempt']:>3}")
+    return "\n".join(lines)
+
+
+def parts(r) -> Parts:
+    import pandas as pd
+
+    from duckask.utils.db.writes import card_text
+
+    understood = r.resolved_question if r.resolved_question and r.resolved_question != r.question else None
+    return Parts(question=r.question, understood=understood, status=r.status, intent=r.intent, answer=r.answer,
+                 derivation=r.derivation, warning=r.warning, sql=r.sql if r.intent in SQL_INTENTS else None,
+                 df=r.df if r.df is not None else pd.DataFrame(), truncated=r.truncated,
+                 card=card_text(r.write) if r.write and r.status == "pending" else None,
+                 stats=f"{r.seconds:.1f}s, {len(r.llm_calls)} LLM calls", trace=trace_table(r.trace),
+                 llm=llm_totals(r))
+
+
+# --------------------------------------------------------------------------- plain text
+def _streamed_note(p: Parts, streamed: str) -> tuple[bool, str | None]:
+    """(show the answer again?, a note first): a sentence streamed while written is not printed twice,
+    unless it differs from the checked answer."""
+    if not streamed:
+        return True, None
+    if " ".join(streamed.split()) == p.answer:
+        return False, None
+    return True, "That sentence did not match the result; from the data:"
+
+
+def text(r, max_rows: int = 20, *, streamed: str = "", trace: bool = False) -> str:
+    p = parts(r)
+    out = [""] if streamed else []
+    if p.understood:
+        out.append(f"(understood as: {p.understood})")
+    again, note = _streamed_note(p, streamed)
+    out += [x for x in (note, p.answer if again else None, p.derivation or None) if x]
+    if p.warning:
+        out.append(f"Warning: {p.warning}")
+    if p.card:
+        out += ["", p.card]
+    if p.sql:
+        out += ["", "SQL:", p.sql]
+    if len(p.df):
+        out += ["", p.df.head(max_rows).to_string(index=False)]
+        out += [m for m in (p.more(max_rows),) if m]
+    if trace:
+        t = p.llm
+        out += ["", p.trace, f"total: {r.seconds:.2f}s, {t['calls']} LLM calls, {t['prompt_tokens']} prompt + "
+                             f"{t['completion_tokens']} completion tokens"]
+    return "\n".join(out)
+
+
+# --------------------------------------------------------------------------- rich (terminal)
+def rich_lines(r, max_rows: int = 20, *, streamed: str = "") -> list:
+    """Renderables for a rich Console, in order (strings are markup)."""
+    from rich.markup import escape
+    from rich.table import Table
+
+    p = parts(r)
+    out: list = [""] if streamed else []
+    if p.understood:
+        out.append(f"[dim](understood as: {escape(p.understood)})[/dim]")
+    again, note = _streamed_note(p, streamed)
+    if note:
+        out.append(f"[yellow]{note}[/yellow]")
+    if again:
+        out.append(f"[bold]A:[/bold] {escape(p.answer)}")
+    if p.derivation:
+        out.append(f"[dim]{escape(p.derivation)}[/dim]")
+    if p.warning:
+        out.append(f"[red]Warning: {escape(p.warning)}[/red]")
+    if p.card:
+        out.append(escape(p.card))
+    if p.sql:
+        out.append(sql_syntax(p.sql))
+    if len(p.df):
+        t = Table(show_lines=False)
+        for c in p.df.columns:
+            t.add_column(str(c), justify="right" if p.df[c].dtype.kind in "iuf" else "left")
+        for row in p.df.head(max_rows).itertuples(index=False):
+            t.add_row(*["" if v is None else str(v) for v in row])
+        out.append(t)
+        out += [f"[dim]{m}[/dim]" for m in (p.more(max_rows),) if m]
+    return out
+
+
+def sql_syntax(sql: str):
+    """The SQL laid out and highlighted for a terminal."""
+    from rich.syntax import Syntax
+
+    from duckask.utils.sql.format import format_sql
+
+    return Syntax(format_sql(sql), "sql", word_wrap=True, theme="ansi_dark")
+
+
+# --------------------------------------------------------------------------- HTML (notebook)
+def html(r, max_rows: int = 20) -> str:
+    """The notebook view: the answer first, then how it was derived, the SQL laid out and wrapped,
+    the table, and the trace folded away."""
+    from duckask.utils.sql.format import format_sql
+
+    p, e = parts(r), _html.escape
+    out = [f"<div><p style='font-size:1.1em'>{e(p.answer)}</p>"]
+    if p.derivation:
+        out.append(f"<p><i>{e(p.derivation)}</i></p>")
+    if p.warning:
+        out.append(f"<p style='color:#b00'>{e(p.warning)}</p>")
+    asked = e(p.question) + (f" <i>(understood as: {e(p.understood)})</i>" if p.understood else "")
+    out.append(f"<p style='color:#666'>Q: {asked} · {e(p.status)}, {e(p.intent)}, {e(p.stats)}</p>")
+    if p.card:
+        out.append(f"<pre>{e(p.card)}</pre>")
+    if p.sql:
+        out.append("<pre style='white-space:pre-wrap;word-break:break-word'>" + e(format_sql(p.sql)) + "</pre>")
+    if len(p.df):
+        out.append(p.df.head(max_rows).to_html(index=False))
+        out += [f"<p>{m}</p>" for m in (p.more(max_rows),) if m]
+    out.append("<details><summary>trace</summary><pre>" + e(p.trace) + "</pre></details></div>")
+    return "\n".join(out)
+
+
+# --------------------------------------------------------------------------- JSON
+def as_json(r, max_rows: int | None = None) -> dict[str, Any]:
+    """The ``--json`` object (and the server's, the chat's JSON lines)."""
+    from duckask.utils.app.chart import choose_chart
+    from duckask.utils.db.writes import public
+
+    p = parts(r)
+    return {
+        "status": r.status, "question": r.question, "answer": r.answer, "sql": r.sql,
+        "columns": [str(c) for c in p.df.columns], "rows": rows_json(p.df, max_rows),
+        "row_count": len(p.df), "truncated": r.truncated, "tables": r.tables,
+        "derivation": r.derivation, "warning": r.warning,
+        "clarifying_question": r.clarifying_question, "first_sql": r.first_sql,
+        "intent": r.intent, "resolved_question": r.resolved_question, "answer_check": r.answer_check,
+        "confirmations": r.confirmations, "routing": r.routing, "chart": choose_chart(r.df),
+        "write": public(r.write),
+        "vote": r.vote, "attempts": r.attempts, "grades": r.grades, "grade_status": r.grade_status,
+        "trace": r.trace, "llm": p.llm,
+        "llm_calls": [{k: v for k, v in c.items() if k != "text"} for c in r.llm_calls],
+        "seconds": round(r.seconds, 3), "db": r.db,
+        "examples": [{"id": e["id"], "question": e["question"], "similarity": e["similarity"]} for e in r.examples],
+    }
+
+
+#: The keys of ``as_json`` an agent gets from the MCP ``ask`` tool.
+AGENT_KEYS = ("status", "answer", "sql", "intent", "derivation", "warning", "clarifying_question", "write")
+
+
+def for_agent(r, max_rows: int) -> dict[str, Any]:
+    """The MCP ``ask`` tool's reply: the same values as ``as_json``, fewer keys; rows only when there are some."""
+    d = as_json(r, max_rows)
+    out = {k: d[k] for k in AGENT_KEYS if d[k] not in (None, "")}
+    if r.df is not None:
+        out.update(columns=d["columns"], rows=d["rows"], row_count=d["row_count"], truncated=d["truncated"])
+    return out
+
+
+def outcome_json(out, max_rows: int | None = None) -> dict[str, Any]:
+    """The user's own SQL run by the safe executor (a ``QueryOutcome``), as JSON."""
+    from duckask.utils.app.chart import choose_chart
+
+    d: dict[str, Any] = {"status": out.status, "sql": out.sql, "error": out.error, "ms": round(out.ms, 1)}
+    if out.ok:
+        d.update(columns=[str(c) for c in out.df.columns], truncated=out.truncated, row_count=len(out.df),
+                 rows=rows_json(out.df, max_rows), chart=choose_chart(out.df))
+    return d
+
+
+def outcome_text(out, max_rows: int = 20) -> tuple[str, str]:
+    """(stdout, stderr) for the user's own SQL in plain text."""
+    if not out.ok:
+        return "", f"duckask: {out.error}"
+    if len(out.df) == 0:
+        return f"(no rows; columns: {', '.join(map(str, out.df.columns))})", ""
+    more = f"... {len(out.df)}{'+' if out.truncated else ''} rows" if len(out.df) > max_rows or out.truncated else ""
+    return out.df.head(max_rows).to_string(index=False), more
+
+
+def main(argv: list[str] | None = None) -> int:
+    from duckask.utils.app.api import ask
+
+    ap = argparse.ArgumentParser(description="Run your SQL through the graph and show the Result in every form.")
+    ap.add_argument("--db")
+    ap.add_argument("sql")
+    args = ap.parse_args(argv)
+    r = ask(sql=args.sql, db=args.db)
+    print(text(r), "", html(r), "", json.dumps(as_json(r, 20), default=str), sep="\n")
+    return exit_code(r.status)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
