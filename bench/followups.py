@@ -29,7 +29,7 @@ def main(argv: list[str] | None = None) -> int:
     from duckask.data.lahman import demo_db_path
     from duckask.utils.dialogue.template import template_answer
     from duckask.utils.app.conversation import Conversation
-    from duckask.utils.eval.scoring import results_match
+    from duckask.utils.sql.compare import results_match
     from duckask.utils.llm import get_llm
     from duckask.utils.sql.describe import has_top_level_order_by
 

@@ -17,7 +17,7 @@ import argparse
 from pathlib import Path
 
 from duckask.utils.eval.records import replay
-from duckask.utils.eval.scoring import results_match
+from duckask.utils.sql.compare import results_match
 from duckask.utils.sql.describe import has_top_level_order_by
 from duckask.utils.sql.facts import SchemaFacts
 from duckask.utils.sql.repair import repair, run_repaired

@@ -25,7 +25,7 @@ from collections import Counter
 from pathlib import Path
 
 from duckask.utils.eval.records import recorded_queries, replay
-from duckask.utils.eval.scoring import results_match
+from duckask.utils.sql.compare import results_match
 from duckask.utils.sql.describe import has_top_level_order_by
 from duckask.utils.sql.repair import run_repaired
 from duckask.utils.sql.tidy import tidy_sql

@@ -63,7 +63,7 @@ from duckask.utils.config import load_settings
 from duckask.utils.db.database import open_database
 from duckask.utils.eval.questions import load_questions, resolve_db
 from duckask.utils.eval.records import read_records
-from duckask.utils.eval.scoring import results_match
+from duckask.utils.sql.compare import results_match
 from duckask.utils.sql.describe import has_top_level_order_by
 from duckask.utils.sql.voting import vote
 

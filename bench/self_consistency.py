@@ -22,7 +22,7 @@ from pathlib import Path
 
 from duckask.utils.eval.questions import load_questions, resolve_db
 from duckask.utils.eval.records import read_records
-from duckask.utils.eval.scoring import results_match
+from duckask.utils.sql.compare import results_match
 from duckask.utils.sql.describe import has_top_level_order_by
 from duckask.utils.sql.voting import vote
 

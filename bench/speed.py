@@ -112,7 +112,7 @@ class Scorer:
 
     def __call__(self, q, db: str, sql: str | None, options: dict) -> bool:
         from duckask.utils.app.api import prepare
-        from duckask.utils.eval.scoring import results_match
+        from duckask.utils.sql.compare import results_match
         from duckask.utils.sql.describe import has_top_level_order_by
 
         if not sql or not q.gold_sql:

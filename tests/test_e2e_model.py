@@ -12,7 +12,7 @@ import pytest
 
 from duckask.utils.config import load_settings
 from duckask.utils.db.database import open_database
-from duckask.utils.eval.scoring import results_match
+from duckask.utils.sql.compare import results_match
 from duckask.utils.sql.describe import has_top_level_order_by
 
 ROOT = Path(__file__).resolve().parents[1]

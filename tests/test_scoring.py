@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from duckask.utils.eval.scoring import results_match
+from duckask.utils.sql.compare import results_match
 
 
 def df(rows: list[list], cols: list[str] | None = None) -> pd.DataFrame:

@@ -122,6 +122,12 @@ def test_the_api_key_is_checked_on_every_route_but_health(serve):
     (json.dumps({"question": "x" * 2001}).encode(), 422, "limit is 2000"),
     (json.dumps({"question": "hi", "options": {"base_url": "http://evil"}}).encode(), 422, "options may set only"),
     (b"x" * (MAX_BODY + 1), 413, "limit"),
+    # a bad value of an allowed option: 400 naming it and what it takes (a 500, or accepted, before)
+    (json.dumps({"question": "hi", "options": {"resample_drafts": "lots"}}).encode(), 400,
+     "bad option: resample_drafts takes a whole number from 0 to 8, not 'lots'"),
+    (json.dumps({"question": "hi", "options": {"resample_drafts": 10000}}).encode(), 400, "from 0 to 8, not 10000"),
+    (json.dumps({"question": "hi", "options": {"max_fix_retries": True}}).encode(), 400, "max_fix_retries takes"),
+    (json.dumps({"question": "hi", "options": {"grader": "strict"}}).encode(), 400, "grader takes one of"),
 ])
 def test_bad_requests_get_a_clear_json_error(serve, body, status, says):
     url = serve()

@@ -33,7 +33,6 @@ from duckask.utils.app.commands import (
     cmd_demo,
     cmd_eval,
     cmd_examples,
-    cmd_import,
     cmd_model,
     cmd_schema,
     cmd_teach,
@@ -95,28 +94,6 @@ def _add_delivery_options(p: argparse.ArgumentParser) -> None:
                                                       "(smtp_* settings); several addresses: comma-separated")
     g.add_argument("--into-table", metavar="NAME", help="store the result as the new table NAME (a T2 write: needs "
                                                         "--allow-writes and your typed yes)")
-
-
-def _add_import_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
-    """Register the import options on ``parser`` (for a ``duckask import`` subcommand)."""
-    parser.add_argument(
-        "src", metavar="SRC",
-        help="folder of CSV/TSV/Parquet files, a single such file, or a SQLite database",
-    )
-    parser.add_argument("--out", "-o", required=True, metavar="DB", help="DuckDB file to write")
-    parser.add_argument(
-        "--replace", action="store_true", help="overwrite DB if it already exists"
-    )
-    parser.add_argument(
-        "--comments", metavar="FILE",
-        help='YAML/JSON file {table: {"__table__": "...", column: "..."}} of descriptions',
-    )
-    parser.add_argument(
-        "--primary-key", action="append", default=[], metavar="TABLE=COL[,COL...]",
-        help="add a primary key if the data allows it (repeatable)",
-    )
-    parser.add_argument("--quiet", "-q", action="store_true", help="print only errors")
-    return parser
 
 
 def cmd_serve(args) -> int:
@@ -197,8 +174,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_audit)
 
     p = sub.add_parser("import", help="build a DuckDB file from a folder of CSV/Parquet files or a SQLite file")
-    _add_import_arguments(p)
-    p.set_defaults(func=cmd_import)
+    from duckask.utils.db.importer import add_arguments, run_command
+
+    add_arguments(p)
+    p.set_defaults(func=run_command)
 
     p = sub.add_parser("eval", help="batch evaluation over a question file (execution accuracy)")
     p.add_argument("questions", help="JSONL/YAML/CSV question file, a Spider folder (dev.json), "

@@ -5,14 +5,9 @@ import argparse
 import json
 import sys
 import time
-from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
-import duckdb
-
 from duckask.utils.app.present import EXIT_CLARIFY, EXIT_FAIL, EXIT_OK, EXIT_USAGE  # noqa: F401 (the one map)
-from duckask.utils.db.table_builder import Comments, Progress
 
 DEMO_QUESTION = "Who hit the most home runs in 2019?"
 
@@ -130,55 +125,6 @@ def cmd_schema(args) -> int:
     else:
         print(ddl)
     return EXIT_OK
-
-
-def _load_comments(path: str) -> Comments:
-    text = Path(path).read_text(encoding="utf-8")
-    if path.lower().endswith(".json"):
-        data = json.loads(text)
-    else:
-        import yaml
-
-        data = yaml.safe_load(text)
-    if not isinstance(data, dict) or not all(isinstance(v, dict) for v in data.values()):
-        raise ValueError(f"{path}: expected a mapping of table -> {{column: description}}")
-    return {str(t): {str(c): str(d) for c, d in cols.items()} for t, cols in data.items()}
-
-
-def _parse_keys(specs: Sequence[str]) -> dict[str, list[str]]:
-    keys: dict[str, list[str]] = {}
-    for spec in specs:
-        table, sep, cols = spec.partition("=")
-        names = [c.strip() for c in cols.split(",") if c.strip()]
-        if not sep or not table.strip() or not names:
-            raise ValueError(f"bad --primary-key {spec!r}; expected TABLE=COL[,COL...]")
-        keys[table.strip()] = names
-    return keys
-
-
-def cmd_import(args: argparse.Namespace) -> int:
-    """Run an import from parsed arguments; print errors, return an exit code."""
-    from duckask.utils.db.importer import import_source
-
-    echo: Progress = (lambda _m: None) if args.quiet else (lambda m: print(m, file=sys.stderr))
-    try:
-        comments = _load_comments(args.comments) if args.comments else None
-        tables = import_source(
-            args.src,
-            args.out,
-            replace=args.replace,
-            comments=comments,
-            primary_keys=_parse_keys(args.primary_key),
-            progress=echo,
-        )
-    except (ValueError, OSError, duckdb.Error) as exc:
-        print(f"duckask import: error: {exc}", file=sys.stderr)
-        return 1
-    for note in tables.notes:
-        echo(f"note: {note}")
-    if not args.quiet:
-        print(f"{args.out}: {len(tables)} tables: {', '.join(tables)}")
-    return 0
 
 
 def cmd_demo(args) -> int:

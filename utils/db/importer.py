@@ -20,6 +20,8 @@ Run on its own::
 
 from __future__ import annotations
 
+import argparse
+import json
 import logging
 import os
 import sys
@@ -201,11 +203,81 @@ def _disable_type_pushdown(con: duckdb.DuckDBPyConnection) -> None:
         pass
 
 
+# --------------------------------------------------------------------------- the command
+def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """Register the import options on ``parser`` (for a ``duckask import`` subcommand)."""
+    parser.add_argument(
+        "src", metavar="SRC",
+        help="folder of CSV/TSV/Parquet files, a single such file, or a SQLite database",
+    )
+    parser.add_argument("--out", "-o", required=True, metavar="DB", help="DuckDB file to write")
+    parser.add_argument(
+        "--replace", action="store_true", help="overwrite DB if it already exists"
+    )
+    parser.add_argument(
+        "--comments", metavar="FILE",
+        help='YAML/JSON file {table: {"__table__": "...", column: "..."}} of descriptions',
+    )
+    parser.add_argument(
+        "--primary-key", action="append", default=[], metavar="TABLE=COL[,COL...]",
+        help="add a primary key if the data allows it (repeatable)",
+    )
+    parser.add_argument("--quiet", "-q", action="store_true", help="print only errors")
+    return parser
+
+
+def _load_comments(path: str) -> Comments:
+    text = Path(path).read_text(encoding="utf-8")
+    if path.lower().endswith(".json"):
+        data = json.loads(text)
+    else:
+        import yaml
+
+        data = yaml.safe_load(text)
+    if not isinstance(data, dict) or not all(isinstance(v, dict) for v in data.values()):
+        raise ValueError(f"{path}: expected a mapping of table -> {{column: description}}")
+    return {str(t): {str(c): str(d) for c, d in cols.items()} for t, cols in data.items()}
+
+
+def _parse_keys(specs: Sequence[str]) -> dict[str, list[str]]:
+    keys: dict[str, list[str]] = {}
+    for spec in specs:
+        table, sep, cols = spec.partition("=")
+        names = [c.strip() for c in cols.split(",") if c.strip()]
+        if not sep or not table.strip() or not names:
+            raise ValueError(f"bad --primary-key {spec!r}; expected TABLE=COL[,COL...]")
+        keys[table.strip()] = names
+    return keys
+
+
+def run_command(args) -> int:
+    """Run an import from parsed arguments (``add_arguments``); print errors, return an exit code."""
+    echo: Progress = (lambda _m: None) if args.quiet else (lambda m: print(m, file=sys.stderr))
+    try:
+        comments = _load_comments(args.comments) if args.comments else None
+        tables = import_source(
+            args.src,
+            args.out,
+            replace=args.replace,
+            comments=comments,
+            primary_keys=_parse_keys(args.primary_key),
+            progress=echo,
+        )
+    except (ValueError, OSError, duckdb.Error) as exc:
+        print(f"duckask import: error: {exc}", file=sys.stderr)
+        return 1
+    for note in tables.notes:
+        echo(f"note: {note}")
+    if not args.quiet:
+        print(f"{args.out}: {len(tables)} tables: {', '.join(tables)}")
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """``python -m duckask.utils.db.importer ...``: the same options and exit codes as ``duckask import``."""
-    from duckask.utils.app.cli import main as cli_main
-
-    return cli_main(["import", *(sys.argv[1:] if argv is None else argv)])
+    parser = add_arguments(argparse.ArgumentParser(prog="duckask import", description="Build a DuckDB file "
+                                                   "from a folder of CSV/Parquet files or a SQLite file."))
+    return run_command(parser.parse_args(sys.argv[1:] if argv is None else argv))
 
 
 if __name__ == "__main__":

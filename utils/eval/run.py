@@ -29,9 +29,9 @@ from duckask.utils.db.database import open_database
 from duckask.utils.eval.questions import Question, load_questions, read_ids, resolve_db, select
 from duckask.utils.eval.records import RecordWriter, read_records
 from duckask.utils.eval.report import summarize, write_report
-from duckask.utils.eval.scoring import results_match
 from duckask.utils.llm import LLM, get_llm
 from duckask.utils.schema import get_catalog
+from duckask.utils.sql.compare import results_match
 from duckask.utils.sql.describe import has_top_level_order_by
 
 

@@ -17,7 +17,7 @@ import argparse
 from dataclasses import dataclass
 
 from duckask.utils.db.database import QueryOutcome
-from duckask.utils.eval.scoring import results_match
+from duckask.utils.sql.compare import results_match
 
 
 @dataclass

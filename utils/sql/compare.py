@@ -7,7 +7,7 @@ BIRD semantics (``mode="bird"``): the sets of rows are compared.
 
 Run on its own::
 
-    python -m duckask.utils.eval.scoring --db PATH "PRED SQL" "GOLD SQL"
+    python -m duckask.utils.sql.compare --db PATH "PRED SQL" "GOLD SQL"
 """
 from __future__ import annotations
 
