@@ -27,10 +27,10 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def main(argv: list[str] | None = None) -> int:
     from duckask.data.lahman import demo_db_path
-    from duckask.utils.dialogue.template import template_answer
     from duckask.utils.app.conversation import Conversation
-    from duckask.utils.sql.compare import results_match
+    from duckask.utils.dialogue.template import template_answer
     from duckask.utils.llm import get_llm
+    from duckask.utils.sql.compare import results_match
     from duckask.utils.sql.describe import has_top_level_order_by
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])

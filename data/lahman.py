@@ -36,25 +36,17 @@ __all__ = [
     "COLUMN_RENAMES",
     "COLUMN_TYPES",
     "DEFAULT_PATH",
-    "DEMO_EXAMPLES",
-    "DEMO_SEMANTIC",
     "PRIMARY_KEYS",
     "TABLE_NAMES",
     "build_lahman",
     "column_name",
     "demo_db_path",
-    "demo_knowledge",
-    "is_demo_db",
     "main",
     "parse_readme",
     "source_zip",
 ]
 
 DEFAULT_PATH = Path(__file__).resolve().parent / "lahman.duckdb"
-#: What the demo is taught: verified example pairs written from the databank's documentation.
-DEMO_EXAMPLES = Path(__file__).resolve().parent / "lahman_examples.yaml"
-#: ... and its semantic file: instructions, metrics, synonyms and values from the same documentation.
-DEMO_SEMANTIC = Path(__file__).resolve().parent / "lahman_semantic.yaml"
 
 # CSV file stem -> table name.
 TABLE_NAMES: dict[str, str] = {
@@ -472,22 +464,6 @@ def demo_db_path(build_if_missing: bool = True) -> Path:
         except FileExistsError:  # built concurrently by another process
             pass
     return DEFAULT_PATH
-
-
-def is_demo_db(db: str | Path) -> bool:
-    """Whether ``db`` is the demo database (which ``ask`` then teaches: ``demo_knowledge``)."""
-    return Path(db).expanduser().resolve() == DEFAULT_PATH
-
-
-def demo_knowledge(settings, db: str | Path):
-    """``settings`` with the demo's knowledge when ``db`` is the demo database: its example pairs and its
-    semantic file, each unless the caller chose one ("" chooses none). Other databases: unchanged."""
-    import dataclasses
-
-    if not is_demo_db(db):
-        return settings
-    chosen = {"examples": str(DEMO_EXAMPLES), "descriptions": str(DEMO_SEMANTIC)}
-    return dataclasses.replace(settings, **{k: v for k, v in chosen.items() if getattr(settings, k) is None})
 
 
 def comment_coverage(db: str | Path) -> tuple[int, int]:

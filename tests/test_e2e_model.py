@@ -180,7 +180,8 @@ def test_an_answer_becomes_a_file_and_an_approved_table(model_opts, tmp_path):
     from conftest import sha256 as sha256_of
 
     from duckask import Conversation
-    from duckask.data.lahman import DEMO_EXAMPLES, DEMO_SEMANTIC, demo_db_path
+    from duckask.data.lahman import demo_db_path
+    from duckask.utils.knowledge.demo import DEMO_EXAMPLES, DEMO_SEMANTIC
 
     db = Path(shutil.copy(demo_db_path(), tmp_path / "lahman-copy.duckdb"))
     conv = Conversation(str(db), allow_writes=True, audit_file=str(tmp_path / "audit.duckdb"),

@@ -192,7 +192,8 @@ def test_the_store_tolerates_a_missing_file_and_is_a_duckdb_file(settings):
 
 
 def test_the_demo_is_taught_unless_told_otherwise(isolated_env):
-    from duckask.data.lahman import DEFAULT_PATH, DEMO_EXAMPLES
+    from duckask.data.lahman import DEFAULT_PATH
+    from duckask.utils.knowledge.demo import DEMO_EXAMPLES
 
     if not DEFAULT_PATH.exists():
         pytest.skip("the demo database is not built (python -m duckask.data.lahman)")
@@ -214,8 +215,8 @@ def test_the_demo_is_taught_unless_told_otherwise(isolated_env):
 
 
 def test_the_demo_knowledge_stays_with_the_demo(tmp_path, isolated_env):
-    from duckask.data.lahman import DEMO_EXAMPLES, DEMO_SEMANTIC, demo_knowledge
     from duckask.utils.config import load_settings
+    from duckask.utils.knowledge.demo import DEMO_EXAMPLES, DEMO_SEMANTIC, demo_knowledge
 
     s = load_settings(None)
     other = tmp_path / "other.duckdb"
@@ -228,7 +229,8 @@ def test_the_demo_knowledge_stays_with_the_demo(tmp_path, isolated_env):
 
 
 def test_the_demo_semantic_file_applies_to_the_demo(isolated_env):
-    from duckask.data.lahman import DEFAULT_PATH, DEMO_SEMANTIC
+    from duckask.data.lahman import DEFAULT_PATH
+    from duckask.utils.knowledge.demo import DEMO_SEMANTIC
     from duckask.utils.schema.descriptions import apply_descriptions
 
     if not DEFAULT_PATH.exists():

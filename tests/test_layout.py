@@ -17,7 +17,8 @@ MODULES = sorted(m.name for m in pkgutil.walk_packages(duckask.utils.__path__, "
                  if not m.name.endswith("__main__"))
 HELPERS = {"duckask.utils.app", "duckask.utils.db", "duckask.utils.eval", "duckask.utils.sql",
            "duckask.utils.knowledge", "duckask.utils.dialogue", "duckask.utils.delivery", "duckask.utils.app.terminal",
-           "duckask.utils.app.commands", "duckask.utils.app.write_commands",
+           "duckask.utils.app.commands", "duckask.utils.app.write_commands", "duckask.utils.app.deliver",
+           "duckask.utils.app.queue",
            "duckask.utils.db.sqlite_source", "duckask.utils.db.table_builder",
            "duckask.utils.llm.base", "duckask.utils.llm.endpoint", "duckask.utils.llm.local",
            "duckask.utils.llm.scripted", "duckask.utils.schema.catalog", "duckask.utils.schema.introspect",

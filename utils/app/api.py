@@ -71,7 +71,8 @@ def prepare(db: str | None = None, *, llm: LLM | None = None, settings: Settings
         settings = load_settings(config, **options)
     elif options:  # options override the given settings too, as documented, and are checked the same way
         settings = with_options(settings, **options)
-    from duckask.data.lahman import demo_db_path, demo_knowledge
+    from duckask.data.lahman import demo_db_path
+    from duckask.utils.knowledge.demo import demo_knowledge
 
     if db is None:
         db = str(demo_db_path())

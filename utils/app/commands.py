@@ -107,8 +107,8 @@ def cmd_chat(args) -> int:
 
 
 def cmd_schema(args) -> int:
-    from duckask.data.lahman import demo_knowledge
     from duckask.utils.config import load_settings
+    from duckask.utils.knowledge.demo import demo_knowledge
     from duckask.utils.schema import get_catalog
     from duckask.utils.schema.ddl import render_schema
 

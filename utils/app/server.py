@@ -32,7 +32,6 @@ import dataclasses
 import hmac
 import json
 import re
-import threading
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -45,69 +44,6 @@ MAX_QUESTION = 2000
 REQUEST_OPTIONS = {"resample_drafts", "max_fix_retries", "max_grader_rounds", "grader", "analyzer", "clarify",
                    "column_pruning", "dialect_notes", "router", "follow_ups"}
 LOOPBACK = {"127.0.0.1", "localhost", "::1"}
-
-
-class Gate:
-    """At most ``slots`` questions at once; the others wait in order and know their position."""
-
-    def __init__(self, slots: int):
-        self.slots = max(1, slots)
-        self.running = 0
-        self.waiting: list[object] = []
-        self.cond = threading.Condition()
-
-    def enter(self, ticket: object, on_wait=None) -> None:
-        with self.cond:
-            self.waiting.append(ticket)
-            while self.running >= self.slots or self.waiting[0] is not ticket:
-                if on_wait:
-                    on_wait(self.waiting.index(ticket) + 1)
-                self.cond.wait(timeout=1.0)
-            self.waiting.pop(0)
-            self.running += 1
-            self.cond.notify_all()
-
-    def leave(self) -> None:
-        with self.cond:
-            self.running -= 1
-            self.cond.notify_all()
-
-    def run(self, fn, *args, on_wait=None, **kw):
-        """``fn(*args, **kw)`` when its turn comes (``on_wait(position)`` while it waits): every question,
-        proposal and decision enters the queue here."""
-        ticket = object()
-        self.enter(ticket, on_wait)
-        try:
-            return fn(*args, **kw)
-        finally:
-            self.leave()
-
-    @property
-    def queued(self) -> int:
-        with self.cond:
-            return len(self.waiting)
-
-
-async def in_thread(fn, *args, **kw):
-    """Run ``fn`` on a thread of its own: a queued question waits in the Gate, where it can report
-    its position, not unseen in a small shared thread pool (6 threads on 2 cores)."""
-    loop = asyncio.get_running_loop()
-    done: asyncio.Future = loop.create_future()
-
-    def work() -> None:
-        try:
-            value, error = fn(*args, **kw), None
-        except BaseException as e:  # handed to the awaiting request
-            value, error = None, e
-
-        def settle() -> None:
-            if not done.done():
-                done.set_result(value) if error is None else done.set_exception(error)
-
-        loop.call_soon_threadsafe(settle)
-
-    threading.Thread(target=work, daemon=True, name="duckask-request").start()
-    return await done
 
 
 def parse_body(raw: bytes, shape: str):
@@ -150,6 +86,7 @@ def create_app(db: str | None = None, *, llm=None, settings=None, api_key: str |
     from starlette.exceptions import HTTPException
 
     from duckask.utils.app.api import new_shared, prepare, run_turn
+    from duckask.utils.app.queue import Gate, in_thread
     from duckask.utils.app.server_actions import add_action_routes
     from duckask.utils.config import SettingError, check_settings, with_options
     from duckask.utils.schema.ddl import render_schema

@@ -26,7 +26,8 @@ import threading
 from collections import OrderedDict
 from types import SimpleNamespace
 
-from duckask.utils.app.server import MAX_BODY, _error, in_thread, parse_body, who
+from duckask.utils.app.queue import in_thread
+from duckask.utils.app.server import MAX_BODY, _error, parse_body, who
 from duckask.utils.db.tiers import is_write
 from duckask.utils.db.writes import public, status
 

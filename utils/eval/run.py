@@ -69,8 +69,8 @@ def eval_settings(settings: Settings) -> Settings:
 
 def evaluate_one(q: Question, db: str, *, llm: LLM, settings: Settings, mode: str = "spider",
                  baseline: str | None = None) -> dict[str, Any]:
-    from duckask.data.lahman import demo_knowledge
     from duckask.utils.app.api import ask
+    from duckask.utils.knowledge.demo import demo_knowledge
 
     settings = demo_knowledge(settings, db)  # as ``ask`` will: the gold runs against the same catalog
     try:
