@@ -1,2 +1,19 @@
-"""The ways people use duckask: the ``duckask`` command (``cli``, with each subcommand in
-``commands``), the Python API (``api``: ``ask()`` and ``Result``), and answer rendering (``answer``)."""
+"""The ways people use duckask, and the one layer in front of the graph they share.
+
+Surfaces:
+- ``cli``: the ``duckask`` command's parser; ``commands`` (ask, chat, schema, demo, warm, eval, teach,
+  examples, model) and ``write_commands`` (sql, audit, and ask's --out / --email / --into-table);
+- ``chat`` (the loop, commands, piped mode) and ``terminal`` (readline, rich, the confirm prompt);
+- ``server`` (``duckask serve``: the page and the question routes), ``server_actions`` (your SQL, write
+  decisions, downloads, email) and ``queue`` (the ``Gate`` every request waits in);
+- ``mcp_server`` (``duckask mcp``: tools for AI agents);
+- ``conversation`` (``Conversation``: turns with history, sessions on disk); ``warm`` (``duckask warm``).
+
+The layer they share:
+- ``api``: ``ask``, ``prepare`` / ``run_turn``, and ``Prepared``'s ``run_sql``, ``propose``, ``decide``,
+  ``refresh``;
+- ``result``: ``Result`` and what can be done with it next;
+- ``present``: how a Result (or the rows of your SQL) looks on every surface, and every exit code;
+- ``deliver``: the terminal's write approval and the actions on an answered Result;
+- ``chart``: the chart a result's columns call for.
+"""

@@ -4,5 +4,7 @@
 - ``safety``: ``check_sql``, the one-read-only-statement allowlist (DuckDB's own parser);
 - ``importer``: ``import_source`` (CSV/TSV/Parquet folders or files, SQLite) → a DuckDB file, with
   ``sqlite_source`` (reading SQLite through sqlite3) and ``table_builder`` (keys, comments);
-- ``quoting``: identifiers and literals in SQL that duckask writes itself.
+- ``quoting``: identifiers and literals in SQL that duckask writes itself;
+- the write path: ``tiers`` (T0-T3 classification), ``write_plan`` (estimates and plain explanations),
+  ``writes`` (propose, decide, the card in words) and ``audit`` (the log of every attempt).
 """

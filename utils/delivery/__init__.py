@@ -1,1 +1,1 @@
-"""Delivering results: files (export.py) and email (mail.py)."""
+"""Delivering results: files (``export``: csv, parquet, json, xlsx) and email (``mail``: SMTP)."""

@@ -5,7 +5,8 @@
 - ``store``: the per-database knowledge store, a DuckDB file in the user's cache (never the user's
   database), keyed to the database so that pairs never cross databases;
 - ``retrieve``: the few most similar pairs for a question (lexical, deterministic), the one function
-  an embedding retriever could replace.
+  an embedding retriever could replace;
+- ``demo``: what the Lahman demo is taught, and only the demo (``demo_knowledge``).
 """
 from __future__ import annotations
 

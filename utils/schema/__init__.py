@@ -6,7 +6,9 @@
 - ``catalog``: the types (``Catalog``, ``Table``, ``Column``, ``Reference``, ``ForeignKey``);
   ``introspect``: reading them from DuckDB; ``descriptions``: the YAML documentation overlay;
   ``ddl``: ``render_ddl``, the compact schema the model reads; ``ranker``: schema linking (which
-  tables and columns a question needs); ``values``: literal values and yes/no flags a question names.
+  tables and columns a question needs); ``values``: literal values and yes/no flags a question names;
+  ``terms``: the words of questions and names (stemming, bigrams); ``semantic_md``: the semantic file
+  as markdown.
 
 Run on its own::
 

@@ -3,10 +3,13 @@
 - ``extract``: ``extract_sql``, the one statement in a model's reply;
 - ``ast``: DuckDB's parser as JSON and the one walker every rule uses; ``edit``: text edits that
   leave string literals alone;
+- ``format``: SQL laid out for reading;
 - ``describe``: ``describe_sql`` (tables, filters, grouping, order, limit) for the derivation;
 - ``tidy``: ``RULES``, the clean-ups run on every query the model writes (``tidy_sql``);
 - ``errors``: DuckDB's error messages parsed once, and the hints the model is given;
 - ``repair``: ``REPAIRS``, free fixes for errors whose fix DuckDB names, and ``run_repaired``;
   ``join_repair``: the forgotten-join repair; ``facts``: what rules know of the schema;
-- ``voting``: the result most resampled drafts agree on.
+- ``voting``: the result most resampled drafts agree on; ``compare``: ``results_match``, whether two
+  results are the same answer (the voting's and the scorer's semantics);
+- ``dialect``: DuckDB syntax notes and wording hints for the prompt.
 """
