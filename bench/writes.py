@@ -95,11 +95,11 @@ def writes_on(db: str, work: Path) -> list[dict]:
         approve_ms = ms(t0)
         t0 = time.perf_counter()
         cat = get_catalog(database, settings)
-        out.append({"write": label, "sql": sql, "tier": card["tier"], "estimated_rows": card["estimated_rows"],
-                    "actual_rows": done["actual_rows"], "outcome": done["outcome"], "propose_ms": propose_ms,
+        out.append({"write": label, "sql": sql, "tier": card.tier, "estimated_rows": card.estimated_rows,
+                    "actual_rows": done.actual_rows, "outcome": done.outcome, "propose_ms": propose_ms,
                     "approve_ms": approve_ms, "catalog_reread_ms": ms(t0), "tables": len(cat.tables)})
-        print(f"  {label:<32} T{card['tier']} est {card['estimated_rows']!s:>7} actual {done['actual_rows']!s:>7} "
-              f"{done['outcome']:<10} propose {propose_ms:>7.1f} ms  approve {approve_ms:>8.1f} ms  "
+        print(f"  {label:<32} T{card.tier} est {card.estimated_rows!s:>7} actual {done.actual_rows!s:>7} "
+              f"{done.outcome:<10} propose {propose_ms:>7.1f} ms  approve {approve_ms:>8.1f} ms  "
               f"catalog {out[-1]['catalog_reread_ms']:>7.1f} ms", flush=True)
     out.append({"first_catalog_ms": first_catalog})
     return out

@@ -7,6 +7,8 @@ read-only connection reopens on the changed file, so later turns see the change 
 """
 from __future__ import annotations
 
+import dataclasses
+
 from duckask.nodes._base import TracedNode
 from duckask.utils.db import writes
 
@@ -16,14 +18,14 @@ class ApplyWrite(TracedNode):
         return shared["write"]
 
     def exec(self, card):
-        return writes.approve(dict(card), self.ctx.db, self.ctx.settings)
+        return writes.approve(dataclasses.replace(card), self.ctx.db, self.ctx.settings)
 
     def trace_detail(self, shared):
-        card = shared.get("write") or {}
-        return {"outcome": card.get("outcome"), "rows": card.get("actual_rows")}
+        card = shared.get("write")
+        return {"outcome": card.outcome, "rows": card.actual_rows} if card else {"outcome": None, "rows": None}
 
     def post(self, shared, card, done):
         shared["write"] = done
-        shared["status"] = writes.status(done)
-        shared["final_answer"] = writes.summary(done)
+        shared["status"] = done.status
+        shared["final_answer"] = done.summary()
         return None

@@ -13,8 +13,8 @@ parser, so it is always exact.
 from __future__ import annotations
 
 from duckask.nodes._base import TracedNode
-from duckask.utils.dialogue.template import derivation, template_answer
 from duckask.utils.dialogue.sentence import MAX_ROWS, check_sentence, prompt
+from duckask.utils.dialogue.template import derivation, template_answer
 
 
 class DataAnalyzer(TracedNode):

@@ -25,10 +25,10 @@ class ReviewWrite(TracedNode):
 
     def exec(self, p):
         card = p["card"]
-        if card is None or card["sql"] != p["sql"]:
+        if card is None or card.sql != p["sql"]:
             card = writes.propose(p["sql"], self.ctx.db, self.ctx.settings, session=self.ctx.session,
                                   user=self.ctx.user)
-        if card["decision"] != "pending":
+        if card.decision != "pending":
             return {"card": card, "action": "blocked"}
         decision = p["decision"]
         if decision is None:
@@ -45,8 +45,8 @@ class ReviewWrite(TracedNode):
         return {"card": card, "action": "rejected"}
 
     def trace_detail(self, shared):
-        card = shared.get("write") or {}
-        return {"tier": card.get("tier"), "decision": card.get("decision")}
+        card = shared.get("write")
+        return {"tier": card.tier, "decision": card.decision} if card else {"tier": None, "decision": None}
 
     def post(self, shared, p, res):
         shared["decision"] = None          # a decision handed in by the Result is used once
@@ -60,9 +60,9 @@ class ReviewWrite(TracedNode):
             return "edit"
         if action == "pending":
             shared["status"] = "pending"
-            shared["final_answer"] = (f"Waiting for your approval: {card['explanation']} Approve or reject it; "
+            shared["final_answer"] = (f"Waiting for your approval: {card.explanation} Approve or reject it; "
                                       "nothing has changed yet.")
             return None
         shared["status"] = "blocked" if action == "blocked" else "rejected"
-        shared["final_answer"] = writes.summary(card)
+        shared["final_answer"] = card.summary()
         return None

@@ -197,5 +197,5 @@ def test_an_answer_becomes_a_file_and_an_approved_table(model_opts, tmp_path):
     assert stored.ok and results_match(stored.df, g.df, order_matters=False)
     before = sha256_of(db)
     pending = conv.ask("DELETE FROM teams WHERE year_id = 1998")
-    assert pending.status == "pending" and pending.write["estimated_rows"] == 30
+    assert pending.status == "pending" and pending.write.estimated_rows == 30
     assert pending.reject().status == "rejected" and sha256_of(db) == before

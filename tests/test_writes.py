@@ -84,10 +84,10 @@ def count(db: Path, sql: str):
 def test_estimate_matches_the_write(people, on, sql, rows):
     database = open_database(people, on)
     card = writes.propose(sql, database, on)
-    assert card["decision"] == "pending" and card["estimated_rows"] == rows, card
-    assert card["explanation"] and f"{rows} row" in card["explanation"]
+    assert card.decision == "pending" and card.estimated_rows == rows, card
+    assert card.explanation and f"{rows} row" in card.explanation
     done = writes.approve(card, database, on)
-    assert (done["outcome"], done["actual_rows"]) == ("committed", rows), done["detail"]
+    assert (done.outcome, done.actual_rows) == ("committed", rows), done.detail
     assert [status_of(e) for e in log(on)] == ["committed"]
 
 
@@ -99,8 +99,8 @@ def test_schema_changes_count_no_rows_and_the_connection_sees_them(people, on):
                        ("ALTER TABLE pets ADD PRIMARY KEY (id)", "SELECT 1"),
                        ("COMMENT ON TABLE people IS 'who is who'", "SELECT 1")]:
         card = writes.propose(sql, database, on)
-        assert card["estimated_rows"] == 0 and not card["checks_rows"], card
-        assert writes.approve(card, database, on)["outcome"] == "committed"
+        assert card.estimated_rows == 0 and not card.checks_rows, card
+        assert writes.approve(card, database, on).outcome == "committed"
         assert database.run(check).ok       # the reopened read-only connection sees the change
     assert "adults" in database.user_tables
 
@@ -117,7 +117,7 @@ def test_writes_off_blocks_and_records(people, isolated_env, tmp_path):
     settings = load_settings(None, audit_file=str(tmp_path / "audit.duckdb"))
     before = sha256(people)
     card = writes.propose("DELETE FROM people WHERE age > 60", open_database(people, settings), settings)
-    assert card["decision"] == "blocked" and "--allow-writes" in card["blocked"]
+    assert card.decision == "blocked" and "--allow-writes" in card.blocked
     assert sha256(people) == before
     (entry,) = log(settings)
     assert (entry["decision"], entry["outcome"], entry["tier"]) == ("blocked", "not_run", 1)
@@ -127,7 +127,7 @@ def test_pending_then_rejected_changes_nothing(people, on):
     before = sha256(people)
     database = open_database(people, on)
     card = writes.propose("UPDATE people SET age = 0", database, on)
-    assert card["decision"] == "pending" and sha256(people) == before
+    assert card.decision == "pending" and sha256(people) == before
     writes.reject(card, on)
     assert sha256(people) == before
     with pytest.raises(ValueError, match="not pending"):
@@ -143,7 +143,7 @@ def test_t3_never_runs_even_approved(people, on, sql):
     before = sha256(people)
     database = open_database(people, on)
     card = writes.propose(sql, database, on)
-    assert card["decision"] == "blocked" and card["tier"] == 3
+    assert card.decision == "blocked" and card.tier == 3
     with pytest.raises(ValueError, match="not pending"):
         writes.approve(card, database, on)
     r = ask(sql=sql, db=str(people), llm=ScriptedLLM({}), settings=on)
@@ -164,7 +164,7 @@ def test_t3_never_runs_even_approved(people, on, sql):
 def test_blocked_before_approval_with_the_reason(people, on, sql, why):
     before = sha256(people)
     card = writes.propose(sql, open_database(people, on), on)
-    assert card["decision"] == "blocked" and why in card["blocked"], card["blocked"]
+    assert card.decision == "blocked" and why in card.blocked, card.blocked
     assert sha256(people) == before
 
 
@@ -173,7 +173,7 @@ def test_a_folder_or_sqlite_source_cannot_take_writes(tmp_path, on):
     with duckdb.connect(str(make_people(tmp_path / "src.duckdb"))) as con:
         con.execute(f"EXPORT DATABASE '{folder}'")
     card = writes.propose("DELETE FROM people", open_database(folder, on), on)
-    assert card["decision"] == "blocked" and "writes need a DuckDB file" in card["blocked"]
+    assert card.decision == "blocked" and "writes need a DuckDB file" in card.blocked
 
 
 # -- rollback ----------------------------------------------------------------------------------------------
@@ -184,10 +184,10 @@ def test_row_count_surprise_rolls_back(people, on):
     writes.approve(extra, database, on)                                          # a 4th row, meanwhile
     before = sha256(people)
     done = writes.approve(card, database, on)
-    assert (done["outcome"], done["actual_rows"]) == ("rolled_back", 4) and "3 were estimated" in done["detail"]
+    assert (done.outcome, done.actual_rows) == ("rolled_back", 4) and "3 were estimated" in done.detail
     assert sha256(people) == before
     assert count(people, "SELECT count(*) FROM people WHERE age > 60") == [(4,)]
-    assert {e["id"]: status_of(e) for e in log(on)} == {card["id"]: "rolled_back", extra["id"]: "committed"}
+    assert {e["id"]: status_of(e) for e in log(on)} == {card.id: "rolled_back", extra.id: "committed"}
 
 
 @pytest.mark.parametrize("tolerance, outcome", [("1", "committed"), ("34%", "committed"), ("33%", "rolled_back")])
@@ -198,7 +198,7 @@ def test_write_tolerance(people, on, tolerance, outcome):
     database = open_database(people, on)
     card = writes.propose("DELETE FROM people WHERE age > 60", database, on)     # estimate 3
     writes.approve(writes.propose("INSERT INTO people VALUES (30, 'Old', 99)", database, on), database, on)
-    assert writes.approve(card, database, on)["outcome"] == outcome
+    assert writes.approve(card, database, on).outcome == outcome
 
 
 def test_an_error_inside_the_write_rolls_back(people, on):
@@ -206,7 +206,7 @@ def test_an_error_inside_the_write_rolls_back(people, on):
     database = open_database(people, on)
     card = writes.propose("INSERT INTO people VALUES (7, 'Gil', 50), (1, 'Dup', 1)", database, on)  # key 1 exists
     done = writes.approve(card, database, on)
-    assert done["outcome"] == "error" and "rolled back" in done["detail"]
+    assert done.outcome == "error" and "rolled back" in done.detail
     assert sha256(people) == before and count(people, "SELECT count(*) FROM people") == [(6,)]
 
 
@@ -250,7 +250,7 @@ def test_crash_between_audit_and_write_leaves_a_started_record(people, tmp_path,
 def test_audit_records_session_user_and_rows(people, on):
     c = Conversation(str(people), llm=ScriptedLLM({}), settings=on, session="chat-test")
     r = c.ask("DELETE FROM people WHERE age < 20")
-    assert r.status == "pending" and r.write["estimated_rows"] == 1
+    assert r.status == "pending" and r.write.estimated_rows == 1
     r = r.approve()
     assert r.status == "written" and "1 row(s)" in r.answer
     (entry,) = log(on)
@@ -263,10 +263,10 @@ def test_audit_records_session_user_and_rows(people, on):
 def test_result_approve_reject_edit(people, on):
     llm = ScriptedLLM({})
     r = ask(sql="UPDATE people SET age = age + 1 WHERE age > 60", db=str(people), llm=llm, settings=on)
-    assert r.status == "pending" and r.intent == "sql" and r.write["kind"] == "UPDATE"
+    assert r.status == "pending" and r.intent == "sql" and r.write.kind == "UPDATE"
     before = sha256(people)
     edited = r.edit("UPDATE people SET age = age + 1 WHERE age > 80")
-    assert edited.status == "pending" and edited.write["estimated_rows"] == 1 and sha256(people) == before
+    assert edited.status == "pending" and edited.write.estimated_rows == 1 and sha256(people) == before
     assert edited.reject().status == "rejected" and sha256(people) == before
     assert [(e["decision"], e["detail"]) for e in log(on)] == [("rejected", None), ("rejected", "edited")]
 
@@ -275,7 +275,7 @@ def test_an_approval_callback_decides_in_place_and_only_yes_writes(people, on):
     seen = []
     r = ask(sql="DELETE FROM people WHERE id = 1", db=str(people), llm=ScriptedLLM({}), settings=on,
             approve_write=lambda card: seen.append(card) or {"decision": "y"})
-    assert r.status == "rejected" and seen[0]["estimated_rows"] == 1     # "y" is not an explicit yes
+    assert r.status == "rejected" and seen[0].estimated_rows == 1     # "y" is not an explicit yes
     r = ask(sql="DELETE FROM people WHERE id = 1", db=str(people), llm=ScriptedLLM({}), settings=on,
             approve_write=lambda card: {"decision": "yes"})
     assert r.status == "written" and count(people, "SELECT count(*) FROM people") == [(5,)]
@@ -286,7 +286,7 @@ def test_to_table_is_a_pending_t2_write_and_the_next_turn_sees_the_table(people,
     r = c.ask(sql="SELECT name, age FROM people WHERE age > 60")
     assert r.ok
     pending = r.to_table("seniors")
-    assert pending.status == "pending" and pending.write["tier"] == 2 and pending.write["estimated_rows"] == 3
+    assert pending.status == "pending" and pending.write.tier == 2 and pending.write.estimated_rows == 3
     assert pending.approve().status == "written"
     assert "seniors" in c.prep.database.user_tables
     again = c.ask(sql="SELECT count(*) AS n FROM seniors")

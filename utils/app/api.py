@@ -14,7 +14,7 @@ import argparse
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from duckask.utils.app.result import Result
 from duckask.utils.config import Settings, load_settings, with_options
@@ -22,6 +22,9 @@ from duckask.utils.db.database import open_database
 from duckask.utils.knowledge import examples_for
 from duckask.utils.llm import LLM, MeteredLLM, get_llm
 from duckask.utils.schema import get_catalog
+
+if TYPE_CHECKING:
+    from duckask.utils.db.write_card import WriteCard
 
 
 @dataclass
@@ -41,13 +44,13 @@ class Prepared:
     def run_sql(self, sql: str, *, export: bool = False):
         return run_sql(self.database, self.settings, sql, export=export)
 
-    def propose(self, sql: str, *, session: str | None = None, user: str | None = None) -> dict:
+    def propose(self, sql: str, *, session: str | None = None, user: str | None = None) -> WriteCard:
         """A write proposed for approval: its card (pending, or blocked with the reason), in the audit log."""
         from duckask.utils.db import writes
 
         return writes.propose(sql, self.database, self.settings, session=session, user=user)
 
-    def decide(self, card: dict, approve: bool, reason: str | None = None) -> dict:
+    def decide(self, card: WriteCard, approve: bool, reason: str | None = None) -> WriteCard:
         """Run or drop a pending write, then read the catalog again if it changed."""
         from duckask.utils.db import writes
 
@@ -94,7 +97,7 @@ def run_turn(prep: Prepared, shared: dict[str, Any], *, ask_user: Callable[[str]
              confirm: Callable[[str, list], dict] | None = None, on_node: Callable[[str], None] | None = None,
              on_text: Callable[[str], None] | None = None, entry: str = "route",
              on_result: Callable[[Result], None] | None = None,
-             approve_write: Callable[[dict], dict] | None = None, session: str | None = None,
+             approve_write: Callable[[WriteCard], dict] | None = None, session: str | None = None,
              user: str | None = None) -> Result:
     """Run the graph on ``shared`` from ``entry`` and return the Result (a pending one can be resumed)."""
     from duckask.flow import build_flow
@@ -161,7 +164,7 @@ def ask(question: str | None = None, db: str | None = None, *, sql: str | None =
         settings: Settings | None = None, config: str | None = None,
         ask_user: Callable[[str], str] | None = None, confirm: bool | Callable[[str, list], dict] | None = None,
         on_node: Callable[[str], None] | None = None, on_text: Callable[[str], None] | None = None,
-        approve_write: Callable[[dict], dict] | None = None, **options: Any) -> Result:
+        approve_write: Callable[[WriteCard], dict] | None = None, **options: Any) -> Result:
     """Answer ``question`` about the DuckDB database ``db`` (default: the Lahman demo database).
 
     ``sql`` runs your own SQL instead (shown, checked by the same safety layer, run, explained).

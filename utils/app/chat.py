@@ -157,7 +157,7 @@ def run_chat(args, options: dict[str, Any]) -> int:
         if r.status == "pending" and r.write is not None:   # piped: no one can type yes
             r = r.reject(NO_APPROVER)
         ui.show(r, args.max_rows)
-        code = exit_code(r.status, (r.write or {}).get("detail"))
+        code = exit_code(r.status, r.write.detail if r.write else None)
         if args.session:
             conv.save(args.session)
     return code

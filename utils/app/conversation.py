@@ -24,11 +24,14 @@ import sys
 import uuid
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from duckask.utils.app.api import Prepared, Result, confirm_option, new_shared, prepare, run_turn
 from duckask.utils.config import Settings
 from duckask.utils.llm import LLM
+
+if TYPE_CHECKING:
+    from duckask.utils.db.write_card import WriteCard
 
 SESSION_VERSION = 1
 #: Turns of history shown to the graph (ResolveFollowUp reads the last data turn; IntentRouter whether any).
@@ -56,7 +59,7 @@ class Conversation:
                  config: str | None = None, ask_user: Callable[[str], str] | None = None,
                  confirm: bool | Callable[[str, list], dict] | None = None,
                  on_node: Callable[[str], None] | None = None, on_text: Callable[[str], None] | None = None,
-                 approve_write: Callable[[dict], dict] | None = None, history: list[dict] | None = None,
+                 approve_write: Callable[[WriteCard], dict] | None = None, history: list[dict] | None = None,
                  session: str | None = None, **options: Any):
         confirm = confirm_option(confirm, options)
         self.prep: Prepared = prepare(db, llm=llm, settings=settings, config=config, **options)

@@ -13,8 +13,12 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-from duckask.utils.db.writes import card_text, read_yes
+from duckask.utils.db.writes import read_yes
+
+if TYPE_CHECKING:
+    from duckask.utils.db.write_card import WriteCard
 
 
 def write_prompt(json_mode: bool = False, stream=None) -> Callable[[dict], dict] | None:
@@ -23,8 +27,8 @@ def write_prompt(json_mode: bool = False, stream=None) -> Callable[[dict], dict]
         return None
     out = stream or (sys.stderr if json_mode else sys.stdout)
 
-    def approve(card: dict) -> dict:
-        print(card_text(card), file=out, flush=True)
+    def approve(card: WriteCard) -> dict:
+        print(card.text(), file=out, flush=True)
         return {"decision": "yes" if read_yes() else "no"}
 
     return approve

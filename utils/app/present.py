@@ -96,13 +96,12 @@ def trace_table(trace: list[dict]) -> str:
 def parts(r) -> Parts:
     import pandas as pd
 
-    from duckask.utils.db.writes import card_text
 
     understood = r.resolved_question if r.resolved_question and r.resolved_question != r.question else None
     return Parts(question=r.question, understood=understood, status=r.status, intent=r.intent, answer=r.answer,
                  derivation=r.derivation, warning=r.warning, sql=r.sql if r.intent in SQL_INTENTS else None,
                  df=r.df if r.df is not None else pd.DataFrame(), truncated=r.truncated,
-                 card=card_text(r.write) if r.write and r.status == "pending" else None,
+                 card=r.write.text() if r.write and r.status == "pending" else None,
                  stats=f"{r.seconds:.1f}s, {len(r.llm_calls)} LLM calls", trace=trace_table(r.trace),
                  llm=llm_totals(r))
 
@@ -213,7 +212,6 @@ def html(r, max_rows: int = 20) -> str:
 def as_json(r, max_rows: int | None = None) -> dict[str, Any]:
     """The ``--json`` object (and the server's, the chat's JSON lines)."""
     from duckask.utils.app.chart import choose_chart
-    from duckask.utils.db.writes import public
 
     p = parts(r)
     return {
@@ -224,7 +222,7 @@ def as_json(r, max_rows: int | None = None) -> dict[str, Any]:
         "clarifying_question": r.clarifying_question, "first_sql": r.first_sql,
         "intent": r.intent, "resolved_question": r.resolved_question, "answer_check": r.answer_check,
         "confirmations": r.confirmations, "routing": r.routing, "chart": choose_chart(r.df),
-        "write": public(r.write),
+        "write": r.write.public() if r.write else None,
         "vote": r.vote, "attempts": r.attempts, "grades": r.grades, "grade_status": r.grade_status,
         "trace": r.trace, "llm": p.llm,
         "llm_calls": [{k: v for k, v in c.items() if k != "text"} for c in r.llm_calls],

@@ -17,11 +17,14 @@ import argparse
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
 from duckask.utils.config import Settings
+
+if TYPE_CHECKING:
+    from duckask.utils.db.write_card import WriteCard
 
 
 @dataclass
@@ -53,7 +56,7 @@ class Result:
     answer_check: dict = field(default_factory=dict)   # how the answer was written, and what the check found
     confirmations: list[dict] = field(default_factory=list)   # ConfirmSQL's decisions
     routing: dict = field(default_factory=dict)   # which rule (or the LLM) set the intent and resolved the turn
-    write: dict | None = None            # a write's card: tier, kind, explanation, estimated/actual rows, audit id
+    write: WriteCard | None = None       # a write's card (utils/db/write_card.py)
     _resume: Callable[[dict], Result] | None = field(default=None, repr=False, compare=False)
     _write_sql: Callable[[str], Result] | None = field(default=None, repr=False, compare=False)
 

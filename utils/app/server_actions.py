@@ -29,7 +29,7 @@ from types import SimpleNamespace
 from duckask.utils.app.queue import in_thread
 from duckask.utils.app.server import MAX_BODY, _error, parse_body, who
 from duckask.utils.db.tiers import is_write
-from duckask.utils.db.writes import public, status
+from duckask.utils.db.write_card import WriteCard
 
 MAX_PENDING = 100
 MAX_TO = 1000                    # characters of recipients
@@ -40,25 +40,25 @@ class PendingWrites:
 
     def __init__(self, limit: int = MAX_PENDING):
         self.limit = limit
-        self.cards: OrderedDict[int, dict] = OrderedDict()
+        self.cards: OrderedDict[int, WriteCard] = OrderedDict()
         self.lock = threading.Lock()
 
-    def add(self, card: dict) -> list[dict]:
+    def add(self, card: WriteCard) -> list[WriteCard]:
         """Keep ``card``; returns the oldest cards dropped to stay within the limit (to be rejected)."""
         with self.lock:
-            self.cards[card["id"]] = card
+            self.cards[card.id] = card
             dropped = []
             while len(self.cards) > self.limit:
                 dropped.append(self.cards.popitem(last=False)[1])
             return dropped
 
-    def hold(self, card: dict, prep, gate) -> None:
+    def hold(self, card: WriteCard, prep, gate) -> None:
         """Keep a pending ``card`` for its decision; the oldest beyond the limit are rejected (recorded)."""
         for old in self.add(card):
             reason = f"dropped: more than {self.limit} writes were waiting for a decision on this server"
             gate.run(prep.decide, old, False, reason)
 
-    def take(self, card_id: int) -> dict | None:
+    def take(self, card_id: int) -> WriteCard | None:
         with self.lock:
             return self.cards.pop(card_id, None)
 
@@ -70,7 +70,6 @@ def add_action_routes(app, prep, gate, read_json, *, api_key: str | None = None)
     from starlette.exceptions import HTTPException
 
     from duckask.utils.app.present import outcome_json
-    from duckask.utils.db import writes
     from duckask.utils.db.audit import AuditError
     from duckask.utils.delivery.export import FORMATS, ExportError, frame_bytes
     from duckask.utils.delivery.mail import NO_HOST, MailError, recipients, send_result
@@ -106,10 +105,10 @@ def add_action_routes(app, prep, gate, read_json, *, api_key: str | None = None)
             card = await in_thread(gate.run, prep.propose, sql, session=session, user=user)
         except (AuditError, ValueError) as e:
             return _error(500, str(e))
-        if card["decision"] == "blocked":
-            return JSONResponse({"error": card["blocked"], "write": public(card)}, status_code=400)
+        if card.decision == "blocked":
+            return JSONResponse({"error": card.blocked, "write": card.public()}, status_code=400)
         await in_thread(pending.hold, card, prep, gate)
-        return {"status": "pending", "write": public(card)}
+        return {"status": "pending", "write": card.public()}
 
     @app.post("/api/sql")
     async def sql_route(request: Request):
@@ -132,17 +131,17 @@ def add_action_routes(app, prep, gate, read_json, *, api_key: str | None = None)
         if card is None:
             return _error(404, f"no pending write #{write_id} (it was decided, or the server restarted): "
                                "propose it again")
-        if card["session"] != who(request, api_key)[0]:     # only the page (or client) that proposed it decides it
+        if card.session != who(request, api_key)[0]:     # only the page (or client) that proposed it decides it
             pending.add(card)
             return _error(403, f"write #{write_id} was proposed by another session: only the page or client that "
                                "proposed it (its X-Duckask-Session) can approve or reject it")
         try:
             card = await in_thread(gate.run, prep.decide, card, decision == "approve")
         except AuditError as e:
-            if card.get("decision") == "pending":    # nothing was recorded or run: it can be decided again
+            if card.decision == "pending":    # nothing was recorded or run: it can be decided again
                 pending.add(card)
             return _error(500, str(e))
-        return {"status": status(card), "write": public(card), "answer": writes.summary(card)}
+        return {"status": card.status, "write": card.public(), "answer": card.summary()}
 
     @app.post("/api/export")
     async def export_route(request: Request):

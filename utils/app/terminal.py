@@ -9,6 +9,10 @@ import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from duckask.utils.db.write_card import WriteCard
 
 CONFIRM_HELP = "Run it? [y]es / [n]o, optionally with what to change / [e]dit: "
 
@@ -98,13 +102,13 @@ class Terminal:
         return parse_confirm(reply, lambda: self.edit_line("edit> ", " ".join(sql.split())))
 
 
-    def approve_write(self, card: dict) -> dict:
+    def approve_write(self, card: WriteCard) -> dict:
         """A write's card (SQL highlighted, what it does, estimated rows); only a typed "yes" approves."""
-        from duckask.utils.db.writes import card_text, read_yes
+        from duckask.utils.db.writes import read_yes
 
-        self.out.print(f"[bold red]{escape(card_text(card).splitlines()[0])}[/bold red]")
-        self.show_sql(card["sql"])
-        for line in card_text(card).splitlines()[2:]:
+        self.out.print(f"[bold red]{escape(card.text().splitlines()[0])}[/bold red]")
+        self.show_sql(card.sql)
+        for line in card.text().splitlines()[2:]:
             self.out.print(escape(line))
         return {"decision": "yes" if read_yes() else "no"}
 

@@ -60,18 +60,18 @@ def _write(args, database, settings) -> int:
     from duckask.utils.db import writes
 
     card = writes.propose(args.sql, database, settings)
-    if card["decision"] == "pending":
+    if card.decision == "pending":
         prompt = write_prompt(args.json)
         if prompt is None:
-            print(writes.card_text(card), file=sys.stderr)
+            print(card.text(), file=sys.stderr)
         yes = prompt is not None and prompt(card)["decision"] == "yes"
         writes.decide(card, yes, database, settings, reason=None if prompt else writes.NO_APPROVER)
     if args.json:   # the vocabulary of `sql --json` (ok, refused, ...) plus what became of the write
-        status = {"blocked": "refused"}.get(writes.status(card), writes.status(card))
-        print(json.dumps({"status": status, "sql": card["sql"], "error": card["blocked"] or card["detail"],
-                          "write": writes.public(card)}, default=str))
-    print(writes.summary(card), file=sys.stderr if args.json or card.get("outcome") != "committed" else sys.stdout)
-    return exit_code(writes.status(card), card.get("detail"))
+        status = {"blocked": "refused"}.get(card.status, card.status)
+        print(json.dumps({"status": status, "sql": card.sql, "error": card.blocked or card.detail,
+                          "write": card.public()}, default=str))
+    print(card.summary(), file=sys.stderr if args.json or card.outcome != "committed" else sys.stdout)
+    return exit_code(card.status, card.detail)
 
 
 def cmd_audit(args) -> int:

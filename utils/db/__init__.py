@@ -6,5 +6,6 @@
   ``sqlite_source`` (reading SQLite through sqlite3) and ``table_builder`` (keys, comments);
 - ``quoting``: identifiers and literals in SQL that duckask writes itself;
 - the write path: ``tiers`` (T0-T3 classification), ``write_plan`` (estimates and plain explanations),
-  ``writes`` (propose, decide, the card in words) and ``audit`` (the log of every attempt).
+  ``writes`` (propose, decide), ``write_card`` (``WriteCard``: the card every surface shows, its
+  status, summary and JSON) and ``audit`` (the log of every attempt).
 """

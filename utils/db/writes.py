@@ -4,7 +4,7 @@
    (``allow_writes``), a database that is not a DuckDB file of the user's, a statement that reads
    files or server state, or a row estimate that cannot be made: **blocked**. Otherwise the estimate
    and explanation (``write_plan``). Either way the attempt is recorded in the audit log
-   (``audit.AuditLog``), and the returned *card* (a dict: sql, tier, kind, explanation,
+   (``audit.AuditLog``), and the returned ``WriteCard`` (``write_card.py``: sql, tier, kind, explanation,
    estimated_rows, decision, ...) is what every surface shows for approval.
 2. ``reject(card)``: recorded, nothing runs. ``approve(card, database)``: the approval is recorded
    **before** the data write; then the statement runs on a separate read-write connection (the
@@ -23,7 +23,6 @@ import datetime as dt
 import threading
 import uuid
 from pathlib import Path
-from typing import Any
 
 import duckdb
 
@@ -32,6 +31,7 @@ from duckask.utils.db.audit import AuditLog, os_user
 from duckask.utils.db.database import Database
 from duckask.utils.db.safety import reads_server
 from duckask.utils.db.tiers import classify
+from duckask.utils.db.write_card import WriteCard
 from duckask.utils.db.write_plan import checks_rows, counted_rows, estimate_sql, explain, reads_sql
 
 #: This process's session id in the audit log, unless a caller names its own (a chat, an HTTP client).
@@ -92,16 +92,15 @@ def _estimate(c, database: Database) -> tuple[int | None, str | None]:
 
 
 def propose(sql: str, database: Database, settings: Settings, *, session: str | None = None,
-            user: str | None = None, audit: AuditLog | None = None) -> dict[str, Any]:
+            user: str | None = None, audit: AuditLog | None = None) -> WriteCard:
     """Classify, check, estimate and explain ``sql``, record the attempt, and return its card."""
     c = classify(sql)
     if c.tier == 0:
         raise ValueError("this is a read (a SELECT), not a write: run it as a query")
     parse_tolerance(settings.write_tolerance)
-    card: dict[str, Any] = {**c.as_dict(), "sql": c.statement or (sql or "").strip(), "db": database.source,
-                            "estimated_rows": None, "checks_rows": c.tier < 3 and checks_rows(c),
-                            "actual_rows": None, "outcome": None, "detail": None,
-                            "session": session or PROCESS_SESSION, "user": user or os_user()}
+    card = WriteCard(sql=c.statement or (sql or "").strip(), tier=c.tier, tier_name=c.tier_name, kind=c.kind,
+                     target=c.target, reason=c.reason, db=database.source, session=session or PROCESS_SESSION,
+                     user=user or os_user(), checks_rows=c.tier < 3 and checks_rows(c))
     blocked = None
     if c.tier == 3:
         blocked = f"refused: T3, always blocked: {c.reason}"
@@ -111,15 +110,15 @@ def propose(sql: str, database: Database, settings: Settings, *, session: str | 
     else:
         blocked = not_writable(database) or _created_exists(c, database)
         if not blocked:
-            card["estimated_rows"], blocked = _estimate(c, database)
-    card["explanation"] = explain(c, card["estimated_rows"])
-    card.update(blocked=blocked, decision="blocked" if blocked else "pending",
-                outcome="not_run" if blocked else None, detail=blocked)
+            card.estimated_rows, blocked = _estimate(c, database)
+    card.explanation = explain(c, card.estimated_rows)
+    card.blocked, card.detail = blocked, blocked
+    card.decision, card.outcome = ("blocked", "not_run") if blocked else ("pending", None)
     log = audit or AuditLog(settings.resolved_audit_file)
-    card["id"] = log.record(session=card["session"], user=card["user"], db=_identity(database), tier=c.tier,
-                            kind=c.kind, sql=card["sql"], explanation=card["explanation"],
-                            estimated_rows=card["estimated_rows"], decision=card["decision"],
-                            outcome=card["outcome"], detail=blocked)
+    card.id = log.record(session=card.session, user=card.user, db=_identity(database), tier=c.tier,
+                         kind=c.kind, sql=card.sql, explanation=card.explanation,
+                         estimated_rows=card.estimated_rows, decision=card.decision,
+                         outcome=card.outcome, detail=blocked)
     return card
 
 
@@ -134,32 +133,32 @@ def _created_exists(c, database: Database) -> str | None:
     return None
 
 
-def _pending(card: dict[str, Any]) -> None:
-    if card.get("decision") != "pending":
-        raise ValueError(f"write #{card.get('id')} is {card.get('decision')}, not pending: only a pending write "
+def _pending(card: WriteCard) -> None:
+    if card.decision != "pending":
+        raise ValueError(f"write #{card.id} is {card.decision}, not pending: only a pending write "
                          "can be approved or rejected, once")
 
 
-def reject(card: dict[str, Any], settings: Settings, audit: AuditLog | None = None,
-           reason: str | None = None) -> dict[str, Any]:
+def reject(card: WriteCard, settings: Settings, audit: AuditLog | None = None,
+           reason: str | None = None) -> WriteCard:
     """Record the rejection (``reason``: why, when no one could say yes); nothing runs."""
     _pending(card)
-    (audit or AuditLog(settings.resolved_audit_file)).update(card["id"], decision="rejected", outcome="not_run",
+    (audit or AuditLog(settings.resolved_audit_file)).update(card.id, decision="rejected", outcome="not_run",
                                                              decided_at=_now(), detail=reason)
-    card.update(decision="rejected", outcome="not_run", detail=reason)
+    card.decision, card.outcome, card.detail = "rejected", "not_run", reason
     return card
 
 
-def approve(card: dict[str, Any], database: Database, settings: Settings,
-            audit: AuditLog | None = None) -> dict[str, Any]:
+def approve(card: WriteCard, database: Database, settings: Settings,
+            audit: AuditLog | None = None) -> WriteCard:
     """Record the approval, run the write, record its outcome; returns the card with outcome and rows."""
     _pending(card)
     log = audit or AuditLog(settings.resolved_audit_file)
-    log.update(card["id"], decision="approved", decided_at=_now())   # before the data write
-    card["decision"] = "approved"
-    outcome, actual, detail = _apply(card, database, settings)
-    card.update(outcome=outcome, actual_rows=actual, detail=detail)
-    log.update(card["id"], outcome=outcome, actual_rows=actual, detail=detail, finished_at=_now())
+    log.update(card.id, decision="approved", decided_at=_now())   # before the data write
+    card.decision = "approved"
+    card.outcome, card.actual_rows, card.detail = _apply(card, database, settings)
+    outcome, actual, detail = card.outcome, card.actual_rows, card.detail
+    log.update(card.id, outcome=outcome, actual_rows=actual, detail=detail, finished_at=_now())
     return card
 
 
@@ -173,7 +172,7 @@ def _affected(res: duckdb.DuckDBPyConnection) -> int:
     return len(res.fetchall())                      # RETURNING rows
 
 
-def _apply(card: dict[str, Any], database: Database, settings: Settings) -> tuple[str, int | None, str | None]:
+def _apply(card: WriteCard, database: Database, settings: Settings) -> tuple[str, int | None, str | None]:
     """(outcome, actual rows, detail): the statement in a transaction on its own read-write connection."""
     config = {"enable_external_access": False, "memory_limit": settings.memory_limit, "lock_configuration": True}
     with database.exclusive():
@@ -188,10 +187,10 @@ def _apply(card: dict[str, Any], database: Database, settings: Settings) -> tupl
         try:
             con.execute("BEGIN TRANSACTION")
             timer.start()
-            actual = _affected(con.execute(card["sql"]))
+            actual = _affected(con.execute(card.sql))
             timer.cancel()
-            est = card["estimated_rows"]
-            if card["checks_rows"] and est is not None:
+            est = card.estimated_rows
+            if card.checks_rows and est is not None:
                 allowed = allowed_difference(est, settings.write_tolerance)
                 if abs(actual - est) > allowed:
                     con.execute("ROLLBACK")
@@ -209,48 +208,10 @@ def _apply(card: dict[str, Any], database: Database, settings: Settings) -> tupl
             con.close()
 
 
-def decide(card: dict[str, Any], approve_it: bool, database: Database, settings: Settings,
-           reason: str | None = None) -> dict[str, Any]:
+def decide(card: WriteCard, approve_it: bool, database: Database, settings: Settings,
+           reason: str | None = None) -> WriteCard:
     """Approve (run) or reject a pending card: the one call every route that shows a card decides it with."""
     return approve(card, database, settings) if approve_it else reject(card, settings, reason=reason)
-
-
-def public(card: dict[str, Any] | None) -> dict[str, Any] | None:
-    """The card without the parser's tree: JSON-ready."""
-    return None if card is None else {k: v for k, v in card.items() if k != "tree"}
-
-
-def status(card: dict[str, Any]) -> str:
-    """What became of the write, as a Result's status: pending, blocked, rejected, written, rolled_back, error."""
-    if card["decision"] in ("pending", "blocked", "rejected"):
-        return card["decision"]
-    return {"committed": "written", "rolled_back": "rolled_back"}.get(card.get("outcome"), "error")
-
-
-def summary(card: dict[str, Any]) -> str:
-    """One line for the user: what happened to the write."""
-    if card["decision"] == "blocked":
-        return f"Not written: {card['blocked']}."
-    if card["decision"] == "rejected":
-        return f"Not written: {card['detail'] or 'you rejected it'}. Audit entry #{card['id']}."
-    if card["outcome"] == "committed":
-        rows = f": {card['actual_rows']:,} row(s) (estimated {card['estimated_rows']:,})" if card["checks_rows"] else ""
-        return f"Done ({card['kind']} on {card['target']}){rows}. Audit entry #{card['id']}."
-    return f"Not written: {card['detail']}. Audit entry #{card['id']}."
-
-
-def card_text(card: dict[str, Any]) -> str:
-    """The approval card as plain text (the same fields the page's card shows)."""
-    rows = card.get("estimated_rows")
-    estimate = "not applicable (schema only)" if not card.get("checks_rows") else \
-        ("unknown" if rows is None else f"{rows:,}")
-    return "\n".join([
-        f"── write: {card['tier_name']} ({card['kind']}{' on ' + card['target'] if card.get('target') else ''}) ──",
-        f"SQL:            {' '.join(card['sql'].split())}",
-        f"what it does:   {card['explanation']}",
-        f"estimated rows: {estimate}",
-        f"audit entry:    #{card['id']}",
-    ])
 
 
 #: Why a write is rejected when no person can be asked (stdin is not a terminal): nothing is written.
@@ -282,14 +243,14 @@ def main(argv: list[str] | None = None) -> int:
     settings = load_settings(allow_writes=True)
     database = open_database(args.db, settings)
     card = propose(args.sql, database, settings)
-    if card["decision"] == "pending":
-        print(card_text(card), flush=True)
+    if card.decision == "pending":
+        print(card.text(), flush=True)
         if sys.stdin.isatty() and read_yes():
             card = approve(card, database, settings)
         else:
             card = reject(card, settings, reason=None if sys.stdin.isatty() else NO_APPROVER)
-    print(summary(card))
-    return 0 if card.get("outcome") == "committed" else 1
+    print(card.summary())
+    return 0 if card.outcome == "committed" else 1
 
 
 if __name__ == "__main__":

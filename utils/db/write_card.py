@@ -1,0 +1,92 @@
+"""The write card: what a proposed write is, what it will do, and what became of it. One type passed
+between the write path (``writes``), the nodes (ReviewWrite, ApplyWrite), the surfaces that show it for
+approval and the server that holds it until it is decided; ``public()`` is its JSON.
+
+Run on its own (the card of a statement, without proposing it)::
+
+    python -m duckask.utils.db.write_card "DELETE FROM t WHERE id = 3"
+"""
+from __future__ import annotations
+
+import argparse
+import dataclasses
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass
+class WriteCard:
+    sql: str                                 # the one statement that will run
+    tier: int                                # 1 data change, 2 schema change, 3 blocked
+    tier_name: str
+    kind: str                                # INSERT, UPDATE, DELETE, CREATE TABLE, ...
+    target: str | None                       # the table (or view, index) it writes
+    reason: str                              # why this tier
+    db: str                                  # the database as the user named it
+    session: str
+    user: str
+    checks_rows: bool                        # whether its row count is estimated and checked
+    estimated_rows: int | None = None
+    explanation: str = ""
+    blocked: str | None = None               # why it may never run (then decision is "blocked")
+    decision: str = "pending"                # pending | blocked | approved | rejected
+    outcome: str | None = None               # committed | rolled_back | error | not_run
+    actual_rows: int | None = None
+    detail: str | None = None                # why it was rejected, rolled back or failed
+    id: int | None = None                    # the audit entry
+
+    def public(self) -> dict[str, Any]:
+        """The card as JSON (the server's, ``--json``'s, the page's)."""
+        return dataclasses.asdict(self)
+
+    @property
+    def status(self) -> str:
+        """What became of the write, as a Result's status: pending, blocked, rejected, written, rolled_back,
+        error."""
+        if self.decision in ("pending", "blocked", "rejected"):
+            return self.decision
+        return {"committed": "written", "rolled_back": "rolled_back"}.get(self.outcome or "", "error")
+
+    def summary(self) -> str:
+        """One line for the user: what happened to the write."""
+        if self.decision == "blocked":
+            return f"Not written: {self.blocked}."
+        if self.decision == "rejected":
+            return f"Not written: {self.detail or 'you rejected it'}. Audit entry #{self.id}."
+        if self.outcome == "committed":
+            rows = f": {self.actual_rows:,} row(s) (estimated {self.estimated_rows:,})" if self.checks_rows else ""
+            return f"Done ({self.kind} on {self.target}){rows}. Audit entry #{self.id}."
+        return f"Not written: {self.detail}. Audit entry #{self.id}."
+
+    def text(self) -> str:
+        """The approval card as plain text (the same fields the page's card shows)."""
+        rows = self.estimated_rows
+        estimate = "not applicable (schema only)" if not self.checks_rows else \
+            ("unknown" if rows is None else f"{rows:,}")
+        return "\n".join([
+            f"── write: {self.tier_name} ({self.kind}{' on ' + self.target if self.target else ''}) ──",
+            f"SQL:            {' '.join(self.sql.split())}",
+            f"what it does:   {self.explanation}",
+            f"estimated rows: {estimate}",
+            f"audit entry:    #{self.id}",
+        ])
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Classify a statement and show the card it would get (nothing is proposed, recorded or run)."""
+    from duckask.utils.db.tiers import classify
+    from duckask.utils.db.write_plan import checks_rows
+
+    ap = argparse.ArgumentParser(description="Show the write card a statement would get (nothing runs).")
+    ap.add_argument("sql")
+    args = ap.parse_args(argv)
+    c = classify(args.sql)
+    card = WriteCard(sql=c.statement or args.sql, tier=c.tier, tier_name=c.tier_name, kind=c.kind, target=c.target,
+                     reason=c.reason, db="(not proposed)", session="-", user="-",
+                     checks_rows=c.tier < 3 and checks_rows(c))
+    print(card.text())
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
