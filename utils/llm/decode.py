@@ -143,6 +143,8 @@ def lookup_draft(history: np.ndarray, k: int, max_ngram: int = 3, min_ngram: int
     """Up to ``k`` tokens that followed the most recent earlier occurrence of the last n tokens
     (n from ``max_ngram`` down to ``min_ngram``) in ``history``: prompt-lookup decoding's guess."""
     n = len(history)
+    if k <= 0:
+        return []
     for size in range(min(max_ngram, n - 1), min_ngram - 1, -1):
         tail = history[n - size:]
         windows = np.lib.stride_tricks.sliding_window_view(history[: n - 1], size)
