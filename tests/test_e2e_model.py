@@ -9,6 +9,7 @@ import json
 from pathlib import Path
 
 import pytest
+from conftest import embedded_model_path
 
 from duckask.utils.config import load_settings
 from duckask.utils.db.database import open_database
@@ -23,19 +24,9 @@ NBA = SHARED / "data" / "nba"
 pytestmark = pytest.mark.model
 
 
-def _model_path() -> str:
-    pytest.importorskip("llama_cpp", reason="llama-cpp-python is not installed (pip install 'duckask[local]')")
-    from duckask.utils.llm.model_store import ModelError, model_path
-
-    try:
-        return str(model_path(load_settings()))
-    except ModelError as e:
-        pytest.skip(f"embedded model not available: {e}")
-
-
 @pytest.fixture(scope="module")
 def model_opts(tmp_path_factory):
-    return {"model_path": _model_path(), "cache_dir": str(tmp_path_factory.mktemp("cache"))}
+    return {"model_path": embedded_model_path(), "cache_dir": str(tmp_path_factory.mktemp("cache"))}
 
 
 def _spider(qid: str) -> tuple[str, str, str]:
