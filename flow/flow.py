@@ -3,8 +3,10 @@
 IntentRouter -data-> ResolveFollowUp -> ClarifyQuery | -schema-> AnswerSchema | -general-> AnswerGeneral
 IntentRouter -sql-> ConfirmSQL -run-> SQLExecutor                 (the user's own SQL)
 IntentRouter -write-> ReviewWrite -approved-> ApplyWrite | -edit-> ReviewWrite   (the user's SQL, not a SELECT)
-ClarifyQuery -clear-> TableSelector -> SchemaLookup -> SQLGenerator -> SQLExecutor
-ClarifyQuery -ambiguous-> AskUser -answered-> TableSelector   (non-interactive: ends)
+ClarifyQuery -clear-> PlanQuery -sql-> TableSelector -> SchemaLookup -> SQLGenerator -> SQLExecutor
+ClarifyQuery -ambiguous-> AskUser -answered-> PlanQuery   (non-interactive: ends)
+PlanQuery -planned-> SQLExecutor (MetricFlow's SQL) -fallback-> TableSelector (failed or empty: the SQL path)
+ResponseGrader -fallback-> TableSelector   (a plan's answer judged wrong: the SQL path)
 SQLExecutor -error-> ErrorFixer -resample/-retry-> SQLGenerator | -repaired-> SQLExecutor | -give_up-> ReportError
 SQLExecutor -success-> DataAnalyzer -> ResponseGrader -resample/-fail-> SQLGenerator | -pass/-exhausted-> end
 With ``confirm`` on, SQLGenerator and ErrorFixer's repairs go through ConfirmSQL before SQLExecutor:
@@ -27,6 +29,7 @@ from duckask.nodes import (
     DataAnalyzer,
     ErrorFixer,
     IntentRouter,
+    PlanQuery,
     ReportError,
     ResolveFollowUp,
     ResponseGrader,
@@ -48,7 +51,7 @@ ENTRIES = ("route", "confirm", "write")
 def build_flow(ctx: Context, entry: str = "route") -> Flow:
     route, resolve = IntentRouter(ctx), ResolveFollowUp(ctx)
     schema_answer, general_answer, confirm = AnswerSchema(ctx), AnswerGeneral(ctx), ConfirmSQL(ctx)
-    clarify, ask_user = ClarifyQuery(ctx), AskUser(ctx)
+    clarify, ask_user, plan = ClarifyQuery(ctx), AskUser(ctx), PlanQuery(ctx)
     select, schema, generate = TableSelector(ctx), SchemaLookup(ctx), SQLGenerator(ctx)
     execute, fix, report = SQLExecutor(ctx), ErrorFixer(ctx), ReportError(ctx)
     analyze, grade = DataAnalyzer(ctx), ResponseGrader(ctx)
@@ -62,9 +65,12 @@ def build_flow(ctx: Context, entry: str = "route") -> Flow:
     review - "approved" >> apply
     review - "edit" >> review
     resolve >> clarify
-    clarify - "clear" >> select
+    clarify - "clear" >> plan
     clarify - "ambiguous" >> ask_user
-    ask_user - "answered" >> select
+    ask_user - "answered" >> plan
+    plan - "sql" >> select
+    execute - "fallback" >> select
+    grade - "fallback" >> select
     select >> schema >> generate
     confirm - "run" >> execute
     confirm - "revise" >> generate
@@ -72,9 +78,11 @@ def build_flow(ctx: Context, entry: str = "route") -> Flow:
     # build_flow(None) (the design check) draws every edge there is: the confirm wiring included.
     if ctx is None or ctx.settings.confirm:
         generate >> confirm
+        plan - "planned" >> confirm
         fix - "repaired" >> confirm
     else:
         generate >> execute
+        plan - "planned" >> execute
         fix - "repaired" >> execute
     execute - "error" >> fix
     fix - "resample" >> generate

@@ -28,6 +28,7 @@ class Context:
     approve_write: Callable[[dict], dict] | None = None  # shows a write's card, returns the decision; None: pending
     session: str | None = None                        # who is asking, for the audit log (None: this process)
     user: str | None = None                           # (None: the OS user)
+    semantic: object = None                           # the semantic layer (utils.semantic), None without one
 
 
 class TracedNode(Node):

@@ -25,10 +25,11 @@ class DataAnalyzer(TracedNode):
         mode = self.ctx.settings.analyzer
         return {"question": shared["question"], "sql": shared["sql_query"], "df": shared["query_result"],
                 "truncated": shared.get("truncated", False), "mode": "llm" if mode == "auto" else mode,
-                "user": shared.get("sql_source") == "user"}
+                "user": shared.get("sql_source") == "user",
+                "plan": (shared.get("plan") or {}).get("derivation") if shared.get("path") == "plan" else None}
 
     def exec(self, p):
-        how, df = derivation(p["sql"]), p["df"]
+        how, df = p["plan"] or derivation(p["sql"]), p["df"]
         template = template_answer(df, p["truncated"])
         one_value = df is not None and df.shape == (1, 1)
         if p["mode"] != "llm" or p["user"] or df is None or len(df) == 0 or len(df) > MAX_ROWS or one_value:
@@ -45,7 +46,7 @@ class DataAnalyzer(TracedNode):
         return {"answer": text, "derivation": how, "check": {"by": "llm", "problems": []}}
 
     def exec_fallback(self, p, exc):
-        return {"answer": template_answer(p["df"], p["truncated"]), "derivation": derivation(p["sql"]),
+        return {"answer": template_answer(p["df"], p["truncated"]), "derivation": p["plan"] or derivation(p["sql"]),
                 "check": {"by": "template", "problems": [f"the LLM call failed: {exc}"]}}
 
     def post(self, shared, p, res):

@@ -101,6 +101,10 @@ class ResponseGrader(TracedNode):
         if res["verdict"] == "pass":
             shared["grade_status"] = "pass"
             return "pass"
+        if shared.get("path") == "plan":   # a plan judged wrong: the SQL path answers instead
+            shared["plan"]["fallback"] = f"the grader objected: {res['critique']}"
+            shared["path"] = "sql"
+            return "fallback"
         if p["resample"] and not substantive(p["df"]):
             # Nothing found: fresh samples of the first prompt first (once a question, no round used).
             shared["resample"] = True

@@ -60,6 +60,11 @@ class SQLExecutor(TracedNode):
             shared["vote"] = ballot
             shared["attempts"][-1]["sql"] = out.sql
         shared["attempts"][-1].update({"status": out.status, "error": out.error, "ms": round(out.ms, 1)})
+        if shared.get("path") == "plan" and (not out.ok or out.df is None or len(out.df) == 0):
+            # The plan's SQL failed or found nothing: the question goes on the SQL path instead.
+            shared["plan"]["fallback"] = out.error or "the plan's query found nothing"
+            shared["path"] = "sql"
+            return "fallback"
         if out.ok:
             shared["sql_query"] = out.sql
             shared["query_result"] = out.df

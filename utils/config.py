@@ -29,6 +29,7 @@ ENV_VARS = {
     "DUCKASK_THREADS": "n_threads",
     "DUCKASK_BACKEND": "backend",
     "DUCKASK_DESCRIPTIONS": "descriptions",
+    "DUCKASK_SEMANTIC": "descriptions",
     "DUCKASK_EXAMPLES": "examples",
     "DUCKASK_ALLOW_WRITES": "allow_writes",
     "DUCKASK_AUDIT_FILE": "audit_file",
@@ -83,7 +84,8 @@ class Settings:
     schema_char_budget: int = 3600      # column_pruning "budget": above this, wide tables show only relevant columns
     column_pruning: str = "budget"      # budget | wide | off  (wide: every table over wide_table_columns, always)
     wide_table_columns: int = 12        # a wider table shows its relevant columns; the others are named in a line
-    descriptions: str | None = None     # YAML file documenting tables/columns (merged into the schema)
+    descriptions: str | None = None     # the semantic file (alias: semantic): dbt's spec (file or directory) or the older YAML/md
+    plan_path: str = "auto"             # auto | on | off  (auto: on for a semantic file in dbt's format, not a draft)
     # Knowledge: verified example question -> SQL pairs
     examples: str | None = None         # YAML/JSONL file of pairs for this database
     knowledge_file: str | None = None   # the store of taught pairs (default <cache_dir>/knowledge.duckdb)
@@ -143,7 +145,8 @@ _FIELDS = {f.name: f for f in dataclasses.fields(Settings)}
 _CHOICES = {"backend": ("auto", "local", "openai"), "column_pruning": ("budget", "wide", "off"),
             "dialect_notes": ("auto", "off"), "router": ("auto", "rules", "off"),
             "follow_ups": ("auto", "rules", "llm", "off"), "analyzer": ("auto", "llm", "template"),
-            "clarify": ("rules", "llm", "off"), "grader": ("auto", "rules", "llm", "off")}
+            "clarify": ("rules", "llm", "off"), "grader": ("auto", "rules", "llm", "off"),
+            "plan_path": ("auto", "on", "off")}
 #: Inclusive bounds of the numeric settings: the costly ones (drafts, retries, row caps, timeouts) are held
 #: to what a laptop or a shared server can carry; every other number is at least 0.
 _BOUNDS = {"temperature": (0, 2), "resample_temperature": (0, 2), "request_timeout_s": (0.01, 3600),
@@ -223,8 +226,13 @@ def check_setting(name: str, value: Any) -> Any:
     return value
 
 
+#: Other names a setting answers to: ``semantic`` is the semantic file's name in the field's format.
+ALIASES = {"semantic": "descriptions"}
+
+
 def check_settings(values: dict[str, Any]) -> dict[str, Any]:
     """``check_setting`` on each of ``values``; unknown names are one error listing them all."""
+    values = {ALIASES.get(k, k): v for k, v in values.items()}
     unknown = sorted(set(values) - set(_FIELDS))
     if unknown:
         raise SettingError(f"unknown setting(s): {', '.join(unknown)}; known: {', '.join(sorted(_FIELDS))}")

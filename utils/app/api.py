@@ -22,6 +22,7 @@ from duckask.utils.db.database import open_database
 from duckask.utils.knowledge import examples_for
 from duckask.utils.llm import LLM, MeteredLLM, get_llm
 from duckask.utils.schema import get_catalog
+from duckask.utils.semantic.manifest import layer_for
 
 if TYPE_CHECKING:
     from duckask.utils.db.write_card import WriteCard
@@ -107,7 +108,8 @@ def run_turn(prep: Prepared, shared: dict[str, Any], *, ask_user: Callable[[str]
     t0 = time.perf_counter()
     ctx = Context(llm=MeteredLLM(prep.llm), settings=prep.settings, db=prep.database, catalog=prep.catalog,
                   ask_user=ask_user, on_node=on_node, examples=examples_for(prep.database, prep.settings),
-                  confirm=confirm, on_text=on_text, approve_write=approve_write, session=session, user=user)
+                  confirm=confirm, on_text=on_text, approve_write=approve_write, session=session, user=user,
+                  semantic=layer_for(prep.settings))
     shared.pop("status", None)
     build_flow(ctx, entry).run(shared)
     shared["seconds"] = shared.get("seconds", 0.0) + time.perf_counter() - t0
@@ -147,7 +149,7 @@ def _result(prep: Prepared, shared: dict[str, Any]) -> Result:
         resolved_question=shared.get("resolved_question"), answer_check=shared.get("answer_check") or {},
         confirmations=shared.get("confirmations") or [],
         routing={"intent_by": shared.get("intent_by"), "resolved_by": shared.get("resolved_by")},
-        write=shared.get("write"))
+        write=shared.get("write"), path=shared.get("path"), plan=shared.get("plan"))
 
 
 def confirm_option(confirm: Any, options: dict[str, Any]) -> Callable[[str, list], dict] | None:

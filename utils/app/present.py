@@ -70,6 +70,7 @@ class Parts:
     stats: str                      # "1.2s, 3 LLM calls"
     trace: str                      # the trace table
     llm: dict = field(default_factory=dict)
+    plan: str | None = None         # the plan MetricFlow compiled, when the plan path answered
 
     def more(self, shown: int) -> str | None:
         """"... N rows" when more rows exist than ``shown``."""
@@ -103,7 +104,15 @@ def parts(r) -> Parts:
                  df=r.df if r.df is not None else pd.DataFrame(), truncated=r.truncated,
                  card=r.write.text() if r.write and r.status == "pending" else None,
                  stats=f"{r.seconds:.1f}s, {len(r.llm_calls)} LLM calls", trace=trace_table(r.trace),
-                 llm=llm_totals(r))
+                 llm=llm_totals(r), plan=plan_text(r))
+
+
+def plan_text(r) -> str | None:
+    """The plan that answered, one key a line ("metrics: [home_runs]"), or None on the SQL path."""
+    if r.path != "plan" or not r.plan or not r.plan.get("plan"):
+        return None
+    return "\n".join(f"{k}: " + (f"[{', '.join(map(str, v))}]" if isinstance(v, list) else str(v))
+                     for k, v in r.plan["plan"].items() if v not in (None, [], ""))
 
 
 # --------------------------------------------------------------------------- plain text
@@ -128,6 +137,8 @@ def text(r, max_rows: int = 20, *, streamed: str = "", trace: bool = False) -> s
         out.append(f"Warning: {p.warning}")
     if p.card:
         out += ["", p.card]
+    if p.plan:
+        out += ["", "Plan (MetricFlow wrote the SQL):", p.plan]
     if p.sql:
         out += ["", "SQL:", p.sql]
     if len(p.df):
@@ -161,6 +172,8 @@ def rich_lines(r, max_rows: int = 20, *, streamed: str = "") -> list:
         out.append(f"[red]Warning: {escape(p.warning)}[/red]")
     if p.card:
         out.append(escape(p.card))
+    if p.plan:
+        out.append(f"[cyan]Plan (MetricFlow wrote the SQL):[/cyan]\n{escape(p.plan)}")
     if p.sql:
         out.append(sql_syntax(p.sql))
     if len(p.df):
@@ -199,6 +212,8 @@ def html(r, max_rows: int = 20) -> str:
     out.append(f"<p style='color:#666'>Q: {asked} · {e(p.status)}, {e(p.intent)}, {e(p.stats)}</p>")
     if p.card:
         out.append(f"<pre>{e(p.card)}</pre>")
+    if p.plan:
+        out.append(f"<p>Plan (MetricFlow wrote the SQL):</p><pre>{e(p.plan)}</pre>")
     if p.sql:
         out.append("<pre style='white-space:pre-wrap;word-break:break-word'>" + e(format_sql(p.sql)) + "</pre>")
     if len(p.df):
@@ -222,7 +237,7 @@ def as_json(r, max_rows: int | None = None) -> dict[str, Any]:
         "clarifying_question": r.clarifying_question, "first_sql": r.first_sql,
         "intent": r.intent, "resolved_question": r.resolved_question, "answer_check": r.answer_check,
         "confirmations": r.confirmations, "routing": r.routing, "chart": choose_chart(r.df),
-        "write": r.write.public() if r.write else None,
+        "write": r.write.public() if r.write else None, "path": r.path, "plan": r.plan,
         "vote": r.vote, "attempts": r.attempts, "grades": r.grades, "grade_status": r.grade_status,
         "trace": r.trace, "llm": p.llm,
         "llm_calls": [{k: v for k, v in c.items() if k != "text"} for c in r.llm_calls],
@@ -232,7 +247,7 @@ def as_json(r, max_rows: int | None = None) -> dict[str, Any]:
 
 
 #: The keys of ``as_json`` an agent gets from the MCP ``ask`` tool.
-AGENT_KEYS = ("status", "answer", "sql", "intent", "derivation", "warning", "clarifying_question", "write")
+AGENT_KEYS = ("status", "answer", "sql", "intent", "derivation", "warning", "clarifying_question", "write", "path")
 
 
 def for_agent(r, max_rows: int) -> dict[str, Any]:

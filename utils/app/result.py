@@ -57,6 +57,8 @@ class Result:
     confirmations: list[dict] = field(default_factory=list)   # ConfirmSQL's decisions
     routing: dict = field(default_factory=dict)   # which rule (or the LLM) set the intent and resolved the turn
     write: WriteCard | None = None       # a write's card (utils/db/write_card.py)
+    path: str | None = None              # which path answered: "plan" (MetricFlow) or "sql"; None: neither ran
+    plan: dict | None = None             # PlanQuery's record: the plan, its derivation, or why the SQL path ran
     _resume: Callable[[dict], Result] | None = field(default=None, repr=False, compare=False)
     _write_sql: Callable[[str], Result] | None = field(default=None, repr=False, compare=False)
 

@@ -41,7 +41,9 @@ def get_catalog(db: Database | str, settings: Settings | None = None) -> Catalog
         db = open_database(db, settings)
     cat = _base_catalog(db, settings)
     if settings.descriptions:
-        key = (cat.key, str(Path(settings.descriptions).resolve()), Path(settings.descriptions).stat().st_mtime_ns)
+        from duckask.utils.semantic.manifest import stamp
+
+        key = (cat.key, str(Path(settings.descriptions).resolve()), stamp(settings.descriptions))
         with _MEM_LOCK:
             if key not in _DESCRIBED:
                 from duckask.utils.schema.descriptions import apply_descriptions

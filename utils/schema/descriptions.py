@@ -62,6 +62,12 @@ def _lines(path: Path, text: str) -> dict[tuple, int]:
 def load_semantic(path: str | Path) -> tuple[dict, dict[tuple, int]]:
     """The file as a dict (markdown converted) and the line of each key."""
     p = Path(path).expanduser()
+    from duckask.utils.semantic.manifest import is_semantic_spec, load_layer
+
+    if is_semantic_spec(p):   # dbt's spec: the SQL path reads the same knowledge as the plan path
+        from duckask.utils.semantic.catalog import as_descriptions
+
+        return as_descriptions(load_layer(p))
     if not p.is_file():
         raise SemanticFileError(f"semantic file not found: {p}")
     if p.suffix.lower() in (".md", ".markdown"):
@@ -95,6 +101,8 @@ def _known_keys(entry: dict, allowed: tuple[str, ...], where: str, what: str) ->
 
 def apply_descriptions(catalog: Catalog, path: str | Path) -> Catalog:
     """A copy of ``catalog`` with the semantic file at ``path`` applied (see the module docstring)."""
+    from duckask.utils.semantic.manifest import stamp
+
     data, lines = load_semantic(path)
 
     def at(*keys) -> str:
@@ -102,7 +110,7 @@ def apply_descriptions(catalog: Catalog, path: str | Path) -> Catalog:
         return f"{path}, line {line}" if line else str(path)
 
     out = copy.deepcopy(catalog)
-    out.key = f"{catalog.key}+{Path(path).resolve()}:{Path(path).stat().st_mtime_ns}"
+    out.key = f"{catalog.key}+{Path(path).resolve()}:{stamp(path)}"
     if data.get("instructions"):
         out.instructions = str(data["instructions"]).strip()
     tables = data.get("tables") or {}

@@ -1,0 +1,82 @@
+"""PlanQuery: when the question names a metric of the semantic file, the model writes a small plan (not
+SQL) and MetricFlow compiles it; otherwise, or when the plan does not hold, the SQL path runs as before.
+
+Whether the plan path is tried is decided without the model: the question's words must reach a metric's
+name or one of its synonyms (``duckask.utils.semantic.catalog.reaches``). The prompt starts with the
+layer's catalog (metrics and dimensions with their meaning), the same bytes for every question on a
+database, so the embedded model keeps its state and a plan costs little more than the question and the
+plan's few tokens. The reply is pre-filled with ``metrics: [`` and stops at a blank line. A plan that
+does not parse, names what the catalog lacks, or that MetricFlow cannot compile, sends the question on
+the SQL path ("sql"); SQLExecutor and ResponseGrader send it there too ("fallback") when the plan's SQL
+fails, finds nothing or is judged wrong. ``shared["plan"]`` records what happened and ``shared["path"]``
+which path answered.
+"""
+from __future__ import annotations
+
+from duckask.nodes._base import TracedNode
+from duckask.utils.semantic.catalog import catalog_text, reaches
+from duckask.utils.semantic.compile import compile_plan
+from duckask.utils.semantic.plan import PlanError, describe, parse_plan
+
+PREFIX = "metrics: ["
+SYSTEM = ("You turn a question into a query plan over named metrics and dimensions. Answer with YAML only: "
+          "metrics (metric names), group_by (dimension names), where (filters written as name operator value, "
+          "e.g. year = 2019), order_by (- before a name for descending), limit (a number, for top or most "
+          "questions). Use only names from the catalog; leave out keys you do not need.")
+
+
+def example(layer) -> str:
+    """A worked plan made of the layer's own names (the same for every question on a database)."""
+    m = next(iter(layer.metrics))
+    d = next((n for n, x in layer.dimensions.items() if x.kind == "categorical"), None)
+    if d is None:
+        return f"Question: what is the {m}?\nmetrics: [{m}]"
+    return f"Question: which 5 {d.split('__')[-1]} have the highest {m}?\n" \
+           f"metrics: [{m}]\ngroup_by: [{d}]\norder_by: [-{m}]\nlimit: 5"
+
+
+def build_messages(layer, question: str) -> tuple[list[dict], str]:
+    stable = f"Catalog:\n{catalog_text(layer)}\nExample:\n{example(layer)}\n\n"
+    return [{"role": "system", "content": SYSTEM},
+            {"role": "user", "content": f"{stable}Question: {question}"}], stable
+
+
+class PlanQuery(TracedNode):
+    def prep(self, shared):
+        layer, mode = self.ctx.semantic, self.ctx.settings.plan_path
+        off = ("plan_path is off" if mode == "off" else "no semantic file in dbt's format" if layer is None
+               else "the semantic file is a draft (review it, then remove draft: true)"
+               if layer.draft and mode == "auto" else None)
+        return {"question": shared["question"], "layer": layer, "off": off}
+
+    def exec(self, p):
+        if p["off"]:
+            return {"path": "sql", "why": p["off"]}
+        layer = p["layer"]
+        reached = reaches(p["question"], layer)
+        if not reached:
+            return {"path": "sql", "why": "the question names no metric of the semantic file"}
+        msgs, stable = build_messages(layer, p["question"])
+        reply = self.ctx.llm.complete(msgs, node="PlanQuery", prefix=PREFIX, stop=["\n\n", "```", "Question:"],
+                                      max_tokens=96, stable=stable)
+        text = reply.text if reply.text.startswith(PREFIX) else PREFIX + reply.text
+        try:
+            plan = parse_plan(text, layer)
+            sql = compile_plan(layer, plan)
+        except PlanError as e:
+            return {"path": "sql", "why": str(e), "reached": reached, "text": text}
+        return {"path": "plan", "reached": reached, "text": text, "plan": plan.as_dict(), "sql": sql,
+                "derivation": describe(plan, layer)}
+
+    def exec_fallback(self, p, exc):
+        return {"path": "sql", "why": f"the LLM call failed: {exc}"}
+
+    def post(self, shared, p, res):
+        shared["plan"] = {k: v for k, v in res.items() if k != "sql"}
+        shared["path"] = res["path"]
+        if res["path"] != "plan":
+            return "sql"
+        shared["sql_query"], shared["sql_candidates"], shared["generation_error"] = res["sql"], [res["sql"]], None
+        shared.setdefault("attempts", []).append({"sql": res["sql"], "source": "plan", "after": "question"})
+        shared.setdefault("first_sql", res["sql"])
+        return "planned"

@@ -1,0 +1,12 @@
+"""The semantic layer: dbt's semantic model spec, parsed and compiled by MetricFlow.
+
+- ``manifest``: load and validate a semantic file or directory (``load_layer``), with duckask's side
+  section and ``meta`` extras; the names a plan may use;
+- ``catalog``: what is read of it: the plan prompt's catalog, the SQL path's descriptions, and which
+  metrics a question reaches;
+- ``plan``: the small plan the model writes (metrics, group_by, where, order_by, limit), checked, and
+  its plain filters translated into MetricFlow's where syntax;
+- ``compile``: plan -> DuckDB SQL through MetricFlow's engine (explain only; duckask runs the SQL);
+- ``draft``: ``duckask semantic init`` (a first draft from the catalog) and ``convert`` (the older
+  semantic file into this format).
+"""

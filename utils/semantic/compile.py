@@ -1,0 +1,115 @@
+"""Plan -> DuckDB SQL, by MetricFlow: duckask never writes a join or a metric itself.
+
+``compile_plan(layer, plan)`` builds MetricFlow's query request (metrics, group-by names, where filters,
+order, limit), asks the engine to *explain* it (which renders the SQL without running it: the SqlClient
+below only names the dialect) and returns the SQL, which duckask runs through its own read-only executor.
+The SQL is wrapped once so that the answer reads well: a year comes out as 2019 (not 2019-01-01 00:00),
+columns are named without MetricFlow's ``entity__`` prefix, and the entity that a ``unique_by_entity``
+dimension was grouped with (two players named Frank Thomas stay apart) is not shown.
+
+Run on its own (compile a plan and print the SQL)::
+
+    python -m duckask.utils.semantic.compile PATH "metrics: [home_runs]
+    group_by: [player__full_name]"
+"""
+from __future__ import annotations
+
+import argparse
+import logging
+
+import sqlglot
+
+from duckask.utils.semantic.manifest import GRAINS, SemanticLayer, load_layer
+from duckask.utils.semantic.plan import Plan, PlanError, parse_plan, where_filters
+
+logging.getLogger("metricflow").setLevel(logging.WARNING)
+logging.getLogger("metricflow_semantics").setLevel(logging.WARNING)
+
+
+class _DuckDBDialect:
+    """The SqlClient MetricFlow needs to render DuckDB SQL; it never runs anything (duckask does)."""
+
+    def __init__(self):
+        from metricflow.protocols.sql_client import SqlEngine
+        from metricflow.sql.render.duckdb_renderer import DuckDbSqlPlanRenderer
+
+        self.sql_engine_type = SqlEngine.DUCKDB
+        self.sql_plan_renderer = DuckDbSqlPlanRenderer()
+
+    def query(self, stmt, sql_bind_parameter_set=None):
+        raise RuntimeError("duckask runs MetricFlow's SQL itself (explain only)")
+
+    execute = dry_run = query
+
+    def close(self) -> None:
+        return None
+
+    def render_bind_parameter_key(self, bind_parameter_key: str) -> str:
+        return f"${bind_parameter_key}"
+
+
+def build_engine(manifest):
+    from metricflow.engine.metricflow_engine import MetricFlowEngine
+    from metricflow_semantics.model.semantic_manifest_lookup import SemanticManifestLookup
+
+    return MetricFlowEngine(SemanticManifestLookup(manifest), _DuckDBDialect())
+
+
+def _mf_name(name: str) -> str:
+    return f"metric_time__{name}" if name in GRAINS else name
+
+
+def _alias(name: str) -> str:
+    return name.split("__")[-1] if name in GRAINS else name.replace("__", "_")
+
+
+def _column(name: str) -> str:
+    col = _mf_name(name)
+    if name == "year":
+        return f"CAST(year({col}) AS INTEGER) AS year"
+    if name in GRAINS:
+        return f"CAST({col} AS DATE) AS {name}"
+    return f"{col} AS {_alias(name)}"
+
+
+def compile_plan(layer: SemanticLayer, plan: Plan) -> str:
+    """The plan as one DuckDB SELECT (MetricFlow's SQL, wrapped for reading); PlanError when it cannot."""
+    from metricflow.engine.metricflow_engine import MetricFlowQueryRequest
+
+    hidden = [layer.dimensions[g].entity for g in plan.group_by
+              if g in layer.dimensions and layer.dimensions[g].entity]
+    hidden = [e for e in dict.fromkeys(hidden) if e not in plan.group_by]
+    request = MetricFlowQueryRequest.create(
+        metric_names=plan.metrics, group_by_names=[_mf_name(g) for g in plan.group_by] + hidden,
+        where_constraints=where_filters(plan, layer) or None,
+        order_by_names=[("-" if o.startswith("-") else "") + _mf_name(o.lstrip("-")) for o in plan.order_by] or None,
+        limit=plan.limit)
+    try:
+        statement = layer.engine.explain(request).sql_statement
+    except Exception as e:  # MetricFlow's errors for names that do not go together, etc.
+        first = next((ln for ln in str(e).splitlines() if ln.strip()), type(e).__name__)
+        raise PlanError(f"MetricFlow cannot compile this plan: {' '.join(first.split())[:300]}") from e
+    if statement.bind_parameter_set.param_dict:
+        raise PlanError("MetricFlow's SQL needs bind parameters, which duckask does not pass")
+    cols = [_column(g) for g in plan.group_by] + list(plan.metrics)
+    order = [f"{_alias(o.lstrip('-'))}{' DESC' if o.startswith('-') else ''}" for o in plan.order_by]
+    sql = f"SELECT {', '.join(cols)} FROM ({statement.sql}) AS mf" + (f" ORDER BY {', '.join(order)}" if order else "")
+    return sqlglot.parse_one(sql, read="duckdb").sql(dialect="duckdb", pretty=True, comments=False)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description="Compile a plan to DuckDB SQL with MetricFlow.")
+    ap.add_argument("path")
+    ap.add_argument("plan")
+    args = ap.parse_args(argv)
+    layer = load_layer(args.path)
+    try:
+        print(compile_plan(layer, parse_plan(args.plan, layer)))
+    except PlanError as e:
+        print(f"error: {e}")
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

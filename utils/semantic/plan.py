@@ -1,0 +1,186 @@
+"""A plan: what the model writes on the plan path instead of SQL, checked against the semantic layer.
+
+The model answers with a few lines of YAML whose every name comes from the layer's catalog::
+
+    metrics: [home_runs]
+    group_by: [player__full_name]
+    where: [year = 2019]
+    order_by: [-home_runs]
+    limit: 1
+
+``parse_plan(text, layer)`` returns a ``Plan`` with every name resolved (a dimension may be named by its
+last part, ``full_name``, when that is unique) or raises ``PlanError`` saying what was wrong (the graph
+then falls back to the SQL path). Filters are written plainly (``year = 2019``, ``league = 'AL'``,
+``year between 2000 and 2009``); ``where_filters`` translates them into MetricFlow's where syntax
+(``{{ TimeDimension('metric_time', 'year') }} = '2019-01-01'``): duckask does it, not the model.
+
+Run on its own::
+
+    python -m duckask.utils.semantic.plan PATH "metrics: [home_runs]"
+"""
+from __future__ import annotations
+
+import argparse
+import re
+from dataclasses import dataclass, field
+
+import yaml
+
+from duckask.utils.semantic.manifest import GRAINS, SemanticLayer, load_layer
+
+KEYS = ("metrics", "group_by", "where", "order_by", "limit")
+_FILTER = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*(==|=|!=|<>|<=|>=|<|>|not\s+like|like|ilike|not\s+in|in|between)"
+                     r"\s*(.+?)\s*$", re.I | re.S)
+_NUMBER = re.compile(r"^-?\d+(\.\d+)?$")
+
+
+class PlanError(ValueError):
+    """A plan that cannot be compiled: the message says which part and why."""
+
+
+@dataclass
+class Plan:
+    metrics: list[str]
+    group_by: list[str] = field(default_factory=list)
+    where: list[tuple[str, str, str]] = field(default_factory=list)     # (dimension, operator, value)
+    order_by: list[str] = field(default_factory=list)                   # "-name" = descending
+    limit: int | None = None
+
+    def as_dict(self) -> dict:
+        return {"metrics": self.metrics, "group_by": self.group_by,
+                "where": [f"{d} {op} {v}" for d, op, v in self.where], "order_by": self.order_by, "limit": self.limit}
+
+
+def _list(value, key: str) -> list:
+    if value is None:
+        return []
+    if isinstance(value, (str, int, float)):
+        return [value] if key == "where" else [x.strip() for x in str(value).split(",") if x.strip()]
+    if isinstance(value, list):
+        return value
+    raise PlanError(f"{key}: expected a list, got {type(value).__name__}")
+
+
+def resolve(name: str, layer: SemanticLayer, *, metric_ok: bool = False) -> str:
+    """A name of the plan as the layer knows it (a unique last part may stand for the whole)."""
+    n = str(name).strip().strip("'\"`")
+    if metric_ok and n in layer.metrics:
+        return n
+    if n in layer.dimensions:
+        return n
+    tails = [d for d in layer.dimensions if d.split("__")[-1] == n.split("__")[-1]]
+    if len(tails) == 1:
+        return tails[0]
+    what = "metric or dimension" if metric_ok else "dimension"
+    hint = f" ({' or '.join(tails)}?)" if tails else ""
+    raise PlanError(f"unknown {what} {n!r}{hint}: use a name from the catalog")
+
+
+def parse_plan(text: str, layer: SemanticLayer) -> Plan:
+    """The model's reply as a checked Plan; PlanError says what is wrong."""
+    body = re.sub(r"^```(?:ya?ml|json)?\s*|```\s*$", "", text.strip(), flags=re.I | re.M)
+    try:
+        data = yaml.safe_load(body)
+    except yaml.YAMLError as e:
+        raise PlanError(f"the plan is not valid YAML: {' '.join(str(e).split())[:160]}") from e
+    if not isinstance(data, dict):
+        raise PlanError("the plan must be a mapping with metrics:, group_by:, where:, order_by:, limit:")
+    unknown = set(data) - set(KEYS)
+    if unknown:
+        raise PlanError(f"unknown plan key(s) {sorted(unknown)}: use {', '.join(KEYS)}")
+    metrics = [str(m).strip() for m in _list(data.get("metrics"), "metrics")]
+    if not metrics:
+        raise PlanError("the plan names no metric")
+    bad = [m for m in metrics if m not in layer.metrics]
+    if bad:
+        raise PlanError(f"unknown metric(s) {bad}: use one of {', '.join(layer.metrics)}")
+    plan = Plan(metrics=list(dict.fromkeys(metrics)))
+    plan.group_by = list(dict.fromkeys(resolve(g, layer) for g in _list(data.get("group_by"), "group_by")))
+    plan.where = [_filter(str(w), layer) for w in _list(data.get("where"), "where")]
+    for item in _list(data.get("order_by"), "order_by"):
+        s = str(item).strip()
+        desc = s.startswith("-") or bool(re.search(r"\s+desc$", s, re.I))
+        name = resolve(re.sub(r"^-|\s+(desc|asc)$", "", s, flags=re.I), layer, metric_ok=True)
+        if name not in plan.metrics and name not in plan.group_by:
+            (plan.metrics if name in layer.metrics else plan.group_by).append(name)
+        plan.order_by.append(("-" if desc else "") + name)
+    limit = data.get("limit")
+    if limit is not None:
+        if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
+            raise PlanError(f"limit must be a positive whole number, not {limit!r}")
+        plan.limit = limit
+    return plan
+
+
+def _filter(text: str, layer: SemanticLayer) -> tuple[str, str, str]:
+    m = _FILTER.match(text)
+    if not m:
+        raise PlanError(f"filter {text!r}: write it as name operator value, e.g. year = 2019")
+    name, op, value = m.group(1), " ".join(m.group(2).lower().split()), m.group(3)
+    if name in layer.metrics:
+        raise PlanError(f"filter {text!r} is on a metric; only dimensions can be filtered on the plan path")
+    return resolve(name, layer), "=" if op == "==" else op, value
+
+
+def _literal(value: str, grain: str | None) -> str:
+    v = value.strip()
+    if grain:
+        year = re.fullmatch(r"'?(\d{4})'?", v)
+        if year and grain == "year":
+            return f"'{year.group(1)}-01-01'"
+        return v if v.startswith("'") else f"'{v}'"
+    if _NUMBER.match(v) or v.startswith(("'", "(")) or v.upper() in ("TRUE", "FALSE", "NULL"):
+        return v
+    return "'" + v.strip('"').replace("'", "''") + "'"
+
+
+def where_filters(plan: Plan, layer: SemanticLayer) -> list[str]:
+    """The plan's plain filters in MetricFlow's where syntax."""
+    out = []
+    for name, op, value in plan.where:
+        grain = name if name in GRAINS else None
+        ref = f"{{{{ TimeDimension('metric_time', '{grain}') }}}}" if grain else f"{{{{ Dimension('{name}') }}}}"
+        if op == "between":
+            lo, _, hi = re.split(r"\s+(and)\s+", value, maxsplit=1, flags=re.I)
+            out.append(f"{ref} >= {_literal(lo, grain)} AND {ref} <= {_literal(hi, grain)}")
+        elif op in ("in", "not in"):
+            items = [x.strip() for x in value.strip().strip("()[]").split(",") if x.strip()]
+            out.append(f"{ref} {op.upper()} ({', '.join(_literal(x, grain) for x in items)})")
+        else:
+            out.append(f"{ref} {op.upper() if op.isalpha() or ' ' in op else op} {_literal(value, grain)}")
+    return out
+
+
+def describe(plan: Plan, layer: SemanticLayer) -> str:
+    """The derivation in words: 'home_runs = sum of batting.hr; by player__full_name; where year = 2019'."""
+    parts = ["; ".join(f"{m} = {layer.metrics[m].formula}" for m in plan.metrics)]
+    if plan.group_by:
+        parts.append("by " + ", ".join(plan.group_by))
+    if plan.where:
+        parts.append("where " + " and ".join(f"{d} {op} {v}" for d, op, v in plan.where))
+    if plan.order_by:
+        parts.append("ordered by " + ", ".join(o.lstrip("-") + (" descending" if o.startswith("-") else "")
+                                               for o in plan.order_by))
+    if plan.limit:
+        parts.append(f"first {plan.limit}")
+    return "; ".join(parts)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description="Check a plan against a semantic file and show its MetricFlow filters.")
+    ap.add_argument("path")
+    ap.add_argument("plan")
+    args = ap.parse_args(argv)
+    layer = load_layer(args.path)
+    try:
+        plan = parse_plan(args.plan, layer)
+    except PlanError as e:
+        print(f"error: {e}")
+        return 1
+    print(describe(plan, layer))
+    print("\n".join(where_filters(plan, layer)))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
