@@ -72,7 +72,12 @@ def _add_graph_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--base-url", help="OpenAI-compatible endpoint (else the embedded model)")
     g.add_argument("--model", help="endpoint model name")
     g.add_argument("--model-path", help="your own GGUF file for the embedded backend")
-    g.add_argument("--descriptions", help="YAML file of table/column descriptions for an undocumented database")
+    g.add_argument("--semantic", "--descriptions", dest="descriptions", metavar="PATH",
+                   help="the semantic file: dbt's semantic model spec (a file, or a directory such as a dbt "
+                        "project's models/), or the older YAML/markdown descriptions file")
+    g.add_argument("--plan-path", choices=["auto", "on", "off"],
+                   help="questions that name a metric of the semantic file: the model writes a plan, MetricFlow the "
+                        "SQL (default auto: on for a reviewed semantic file in dbt's format)")
     g.add_argument("--examples", help="YAML/JSONL file of verified question/SQL pairs for this database")
     g.add_argument("--dialect-notes", choices=["auto", "off"],
                    help="show the model short DuckDB syntax notes when the question calls for them (default off)")
@@ -152,7 +157,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("schema", help="print the schema exactly as the model sees it")
     _add_common(p)
     p.add_argument("--tables", help="comma-separated subset")
-    p.add_argument("--descriptions", help="semantic file (YAML or markdown) to apply, as ask would")
+    p.add_argument("--semantic", "--descriptions", dest="descriptions", metavar="PATH",
+                   help="semantic file to apply, as ask would (dbt's spec, or the older YAML/markdown)")
     p.set_defaults(func=cmd_schema)
 
     p = sub.add_parser("sql", help="run your own SQL through the same safe executor")

@@ -46,6 +46,14 @@ def summarize(records: list[dict[str, Any]]) -> dict[str, Any]:
         "errors": sum(1 for r in records if r["status"] == "error"),
         "sql_did_not_run": _pct([r["status"] == "error" for r in records]),
     }
+    paths = defaultdict(list)
+    for r in records:
+        paths[r.get("path") or "none"].append(r)
+    s["paths"] = {p: {"questions": len(rs), "share": _pct([True] * len(rs) + [False] * (n - len(rs))),
+                      "ex": _pct([r["correct"] for r in rs]), "median_s": _quantile([r["seconds"] for r in rs], 0.5)}
+                  for p, rs in sorted(paths.items())}
+    s["paths"]["plan_tried"] = sum(1 for r in records if (r.get("plan") or {}).get("plan") or
+                                   (r.get("plan") or {}).get("reached"))
     happy = [r["llm_calls"] for r in records
              if not r.get("fixer_attempts") and not r.get("grader_rounds") and not r.get("resampled")]
     s["pipeline"]["happy_path_llm_calls_max"] = max(happy) if happy else None
