@@ -37,18 +37,36 @@ async def _session_run(db: str, env: dict) -> dict:
         out["schema"] = await session.call_tool("describe_schema", {})
         out["no_table"] = await session.call_tool("describe_schema", {"table": "nope"})
         out["resource"] = await session.read_resource("duckask://schema")
+        out["metrics"] = await session.call_tool("list_metrics", {})
     return out
+
+
+SEMANTIC = """semantic_model:
+  name: cities
+  node_relation: {schema_name: main, alias: cities}
+  primary_entity: city
+  defaults: {agg_time_dimension: placeholder_date}
+  dimensions:
+    - {name: country, type: categorical}
+    - {name: placeholder_date, type: time, expr: "DATE '2000-01-01'", type_params: {time_granularity: day},
+       config: {meta: {placeholder: true}}}
+  measures:
+    - {name: population_sum, agg: sum, expr: population}
+---
+metric: {name: total_population, description: people living there, type: simple, type_params: {measure: population_sum}}
+"""
 
 
 def test_an_mcp_client_round_trip(tmp_path, isolated_env):
     db = make_cities_db(tmp_path / "cities.duckdb")
+    (tmp_path / "semantic.yaml").write_text(SEMANTIC)
     before = sha256(db)
     with StubOpenAI(smart_responder) as stub:
         # Writes on in the environment: the MCP server stays read-only all the same.
         env = clean_env(isolated_env, DUCKASK_BASE_URL=stub.base_url, DUCKASK_MODEL="stub", DUCKASK_ALLOW_WRITES="1",
-                        DUCKASK_AUDIT_FILE=str(tmp_path / "audit.duckdb"))
+                        DUCKASK_AUDIT_FILE=str(tmp_path / "audit.duckdb"), DUCKASK_SEMANTIC=str(tmp_path / "semantic.yaml"))
         out = asyncio.run(asyncio.wait_for(_session_run(str(db), env), 90))
-    assert out["server"] == "duckask" and out["tools"] == ["ask", "describe_schema", "run_sql"]
+    assert out["server"] == "duckask" and out["tools"] == ["ask", "describe_schema", "list_metrics", "run_sql"]
     ask = json.loads(_text(out["ask"]))
     assert not out["ask"].is_error and ask["sql"] == SQL and ask["rows"] == ROWS and ask["status"] == "answered"
     assert json.loads(_text(out["sql"]))["rows"] == [[3]]
@@ -58,3 +76,8 @@ def test_an_mcp_client_round_trip(tmp_path, isolated_env):
     assert "CREATE TABLE cities" in _text(out["schema"])
     assert out["no_table"].is_error and "cities" in _text(out["no_table"])
     assert "CREATE TABLE cities" in out["resource"].contents[0].text
+    metrics = json.loads(_text(out["metrics"]))
+    assert [m["name"] for m in metrics["metrics"]] == ["total_population"]
+    assert [d["name"] for d in metrics["dimensions"]] == ["city__country"]
+    # "population" names the metric, so the plan path ran first; the stub's reply is no plan: the SQL path answered.
+    assert ask["path"] == "sql"

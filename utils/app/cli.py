@@ -185,6 +185,10 @@ def build_parser() -> argparse.ArgumentParser:
     add_arguments(p)
     p.set_defaults(func=run_command)
 
+    from duckask.utils.app.semantic_commands import add_parser as add_semantic
+
+    add_semantic(sub)
+
     p = sub.add_parser("eval", help="batch evaluation over a question file (execution accuracy)")
     p.add_argument("questions", help="JSONL/YAML/CSV question file, a Spider folder (dev.json), "
                                      "or a folder with questions.jsonl + dbs/")

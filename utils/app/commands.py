@@ -112,18 +112,25 @@ def cmd_schema(args) -> int:
     from duckask.utils.schema import get_catalog
     from duckask.utils.schema.ddl import render_schema
 
+    from duckask.utils.semantic.catalog import catalog_text, summary
+    from duckask.utils.semantic.manifest import layer_for
+
     db = _db_or_demo(args.db)
-    cat = get_catalog(db, demo_knowledge(load_settings(args.config, **_settings_options(args)), db))
+    settings = demo_knowledge(load_settings(args.config, **_settings_options(args)), db)
+    cat = get_catalog(db, settings)
     tables = args.tables.split(",") if args.tables else None
     unknown = [t for t in tables or [] if t not in cat.tables]
     if unknown:
         print(f"unknown table(s): {', '.join(unknown)}", file=sys.stderr)
         return EXIT_FAIL
     ddl = render_schema(cat, tables)
+    layer = layer_for(settings)
     if args.json:
-        print(json.dumps({"tables": list(cat.tables), "ddl": ddl}))
+        print(json.dumps({"tables": list(cat.tables), "ddl": ddl, **summary(layer)}))
     else:
         print(ddl)
+        if layer:
+            print("\n-- The semantic layer (plans name these; MetricFlow writes the SQL)\n" + catalog_text(layer))
     return EXIT_OK
 
 

@@ -66,6 +66,18 @@ def build_server(db: str | None = None, *, llm=None, settings=None, **options: A
             raise ToolError(f"no table {table!r}; tables: {', '.join(prep.catalog.tables)}")
         return render_schema(prep.catalog, [table] if table else None)
 
+    @server.tool(description="The semantic layer's metrics and dimensions (name, meaning, formula, synonyms, "
+                             "values): questions that name a metric are answered by a plan MetricFlow compiles.")
+    def list_metrics() -> dict:
+        from duckask.utils.semantic.catalog import summary
+        from duckask.utils.semantic.manifest import layer_for
+
+        layer = layer_for(prep.settings)
+        if layer is None:
+            raise ToolError("this database has no semantic file in dbt's format (duckask semantic init --db ... "
+                            "writes a draft; pass it with --semantic)")
+        return summary(layer)
+
     @server.resource("duckask://schema", name="schema", description="The schema text the model sees.",
                      mime_type="text/plain")
     def schema_text() -> str:

@@ -42,6 +42,19 @@ def catalog_text(layer: SemanticLayer) -> str:
     return f"{head}Metrics:\n{metrics}\n\nDimensions (group by or filter on these):\n{dims}\n"
 
 
+def summary(layer: SemanticLayer | None) -> dict:
+    """The metrics and dimensions as JSON-ready lists (``duckask schema --json``, MCP ``list_metrics``)."""
+    if layer is None:
+        return {"metrics": [], "dimensions": []}
+
+    def one(n: Name) -> dict:
+        return {k: v for k, v in {"name": n.name, "description": n.description, "formula": n.formula,
+                                  "synonyms": n.synonyms, "values": n.values, "kind": n.kind}.items() if v}
+
+    return {"metrics": [one(n) for n in layer.metrics.values()],
+            "dimensions": [one(n) for n in layer.dimensions.values()], "draft": layer.draft}
+
+
 def _terms(n: Name) -> list[set[str]]:
     """Each way a question may name ``n``: its name's words, and each synonym's words (stemmed)."""
     out = [set(question_terms(n.name.split("__")[-1].replace("_", " ")))]

@@ -94,7 +94,10 @@ def compile_plan(layer: SemanticLayer, plan: Plan) -> str:
     cols = [_column(g) for g in plan.group_by] + list(plan.metrics)
     order = [f"{_alias(o.lstrip('-'))}{' DESC' if o.startswith('-') else ''}" for o in plan.order_by]
     sql = f"SELECT {', '.join(cols)} FROM ({statement.sql}) AS mf" + (f" ORDER BY {', '.join(order)}" if order else "")
-    return sqlglot.parse_one(sql, read="duckdb").sql(dialect="duckdb", pretty=True, comments=False)
+    try:   # laid out for reading; MetricFlow's own text when sqlglot cannot parse it
+        return sqlglot.parse_one(sql, read="duckdb").sql(dialect="duckdb", pretty=True, comments=False)
+    except sqlglot.errors.SqlglotError:
+        return sql
 
 
 def main(argv: list[str] | None = None) -> int:

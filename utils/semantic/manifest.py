@@ -192,6 +192,8 @@ def _issue(issue) -> str:
     line = getattr(fc, "line_number", None)
     msg = " ".join(str(issue.message).split())
     msg = re.sub(r"Failed validating .*", "", msg).replace("YAML document did not conform to metric spec. Error: ", "")
+    msg = re.sub(r"('[^']*') does not match '\(\?!\.\*__\).*", r"name \1 is not allowed: use lower-case letters, digits "
+                 "and single underscores, starting with a letter, at least 2 characters", msg)
     return f"{where}{f', line {line}' if line else ''}: {msg[:300]}"
 
 

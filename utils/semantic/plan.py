@@ -66,14 +66,47 @@ def resolve(name: str, layer: SemanticLayer, *, metric_ok: bool = False) -> str:
     n = str(name).strip().strip("'\"`")
     if metric_ok and n in layer.metrics:
         return n
+    if metric_ok and metric_named(n, layer):
+        return metric_named(n, layer)
+    if n.startswith("metric_time__"):
+        n = n.split("__", 1)[1]
     if n in layer.dimensions:
         return n
-    tails = [d for d in layer.dimensions if d.split("__")[-1] == n.split("__")[-1]]
+    tail = n.split("__")[-1]
+    tails = [d for d in layer.dimensions if d.split("__")[-1] == tail]
     if len(tails) == 1:
         return tails[0]
+    # The column a dimension reads, named instead of the dimension (award_id for award_win__award).
+    cols = [d for d, x in layer.dimensions.items() if x.formula.split(".")[-1] == tail]
+    if len(cols) == 1:
+        return cols[0]
     what = "metric or dimension" if metric_ok else "dimension"
     hint = f" ({' or '.join(tails)}?)" if tails else ""
     raise PlanError(f"unknown {what} {n!r}{hint}: use a name from the catalog")
+
+
+def metric_named(name: str, layer: SemanticLayer) -> str | None:
+    """The metric ``name`` stands for: itself, or the one metric that has it as a synonym ("wins")."""
+    if name in layer.metrics:
+        return name
+    words = name.replace("_", " ").lower()
+    found = [m for m, x in layer.metrics.items() if words in (s.lower() for s in x.synonyms)]
+    return found[0] if len(found) == 1 else None
+
+
+def _split_and(items: list) -> list[str]:
+    """Filters joined with AND in one item, split (outside quotes): "a = 1 AND b = 'x'" -> two filters."""
+    out = []
+    for item in items:
+        parts = re.split(r"\s+and\s+(?=(?:[^']*'[^']*')*[^']*$)", str(item), flags=re.I)
+        merged: list[str] = []
+        for part in parts:     # "year between 1990 and 1999" stays one filter
+            if merged and re.search(r"\bbetween\s+\S+$", merged[-1], re.I):
+                merged[-1] += f" and {part}"
+            else:
+                merged.append(part)
+        out += [m.strip() for m in merged if m.strip()]
+    return out
 
 
 def parse_plan(text: str, layer: SemanticLayer) -> Plan:
@@ -88,15 +121,22 @@ def parse_plan(text: str, layer: SemanticLayer) -> Plan:
     unknown = set(data) - set(KEYS)
     if unknown:
         raise PlanError(f"unknown plan key(s) {sorted(unknown)}: use {', '.join(KEYS)}")
-    metrics = [str(m).strip() for m in _list(data.get("metrics"), "metrics")]
+    named = [str(m).strip() for m in _list(data.get("metrics"), "metrics")]
+    metrics = [metric_named(m, layer) or m for m in named]
+    # A dimension listed among the metrics is meant as a grouping.
+    moved = [m for m in metrics if m not in layer.metrics and _is_dimension(m, layer)]
+    metrics = [m for m in metrics if m not in moved]
     if not metrics:
         raise PlanError("the plan names no metric")
     bad = [m for m in metrics if m not in layer.metrics]
     if bad:
         raise PlanError(f"unknown metric(s) {bad}: use one of {', '.join(layer.metrics)}")
     plan = Plan(metrics=list(dict.fromkeys(metrics)))
-    plan.group_by = list(dict.fromkeys(resolve(g, layer) for g in _list(data.get("group_by"), "group_by")))
-    plan.where = [_filter(str(w), layer) for w in _list(data.get("where"), "where")]
+    plan.where = [_filter(w, layer) for w in _split_and(_list(data.get("where"), "where"))]
+    fixed = {d for d, op, _ in plan.where if op == "="}
+    groups = [resolve(g, layer) for g in _list(data.get("group_by"), "group_by") + moved]
+    # Grouping by a dimension the filters fix to one value only repeats that value in a column.
+    plan.group_by = [g for g in dict.fromkeys(groups) if g not in fixed]
     for item in _list(data.get("order_by"), "order_by"):
         s = str(item).strip()
         desc = s.startswith("-") or bool(re.search(r"\s+desc$", s, re.I))
@@ -110,6 +150,14 @@ def parse_plan(text: str, layer: SemanticLayer) -> Plan:
             raise PlanError(f"limit must be a positive whole number, not {limit!r}")
         plan.limit = limit
     return plan
+
+
+def _is_dimension(name: str, layer: SemanticLayer) -> bool:
+    try:
+        resolve(name, layer)
+        return True
+    except PlanError:
+        return False
 
 
 def _filter(text: str, layer: SemanticLayer) -> tuple[str, str, str]:

@@ -1,0 +1,116 @@
+"""``duckask semantic``: write a first semantic file for a database, convert the older one, check one.
+
+    duckask semantic init --db DB [-o FILE]          a draft from the catalog (dbt's semantic model spec)
+    duckask semantic convert OLD.yaml --db DB [-o]   the older semantic file in dbt's spec, nothing lost
+    duckask semantic check PATH [--db DB]            MetricFlow's validation; with --db, every table and
+                                                     column must exist and every metric must compile and run
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from duckask.utils.app.present import EXIT_FAIL, EXIT_OK, EXIT_USAGE
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("semantic", help="the semantic file: init a draft, convert the older file, check one")
+    ss = p.add_subparsers(dest="semantic_cmd", required=True)
+    q = ss.add_parser("init", help="write a draft semantic file (dbt's spec) from a database's catalog")
+    q.add_argument("--db", help="DuckDB file, EXPORT DATABASE folder or SQLite file (default: the Lahman demo DB)")
+    q.add_argument("-o", "--out", help="file to write (default: print it)")
+    q.add_argument("--force", action="store_true", help="overwrite --out if it exists")
+    q.set_defaults(func=cmd_init)
+    q = ss.add_parser("convert", help="convert the older semantic YAML/markdown file into dbt's spec")
+    q.add_argument("old", help="the older semantic file")
+    q.add_argument("--db", help="the database it describes (default: the Lahman demo DB)")
+    q.add_argument("-o", "--out", help="file to write (default: print it)")
+    q.add_argument("--force", action="store_true", help="overwrite --out if it exists")
+    q.set_defaults(func=cmd_convert)
+    q = ss.add_parser("check", help="validate a semantic file; with --db, compile and run every metric")
+    q.add_argument("path", help="a semantic file or a directory of them")
+    q.add_argument("--db", help="check it against this database too")
+    q.set_defaults(func=cmd_check)
+
+
+def _open(db: str | None):
+    from duckask.utils.app.commands import _db_or_demo
+    from duckask.utils.config import load_settings
+    from duckask.utils.db.database import open_database
+    from duckask.utils.schema import get_catalog
+
+    settings = load_settings(descriptions=None)
+    database = open_database(_db_or_demo(db), settings)
+    return database, get_catalog(database, settings)
+
+
+def _write(text: str, out: str | None, force: bool) -> int:
+    if not out:
+        print(text, end="")
+        return EXIT_OK
+    p = Path(out)
+    if p.exists() and not force:
+        print(f"{p} exists: choose another -o, or add --force to overwrite it", file=sys.stderr)
+        return EXIT_USAGE
+    p.write_text(text, encoding="utf-8")
+    print(f"wrote {p}: review it, then `duckask semantic check {p} --db ...`", file=sys.stderr)
+    return EXIT_OK
+
+
+def cmd_init(args) -> int:
+    from duckask.utils.semantic.draft import draft_documents, render
+
+    database, catalog = _open(args.db)
+    return _write(render(draft_documents(database, catalog), str(args.db or "the demo database")), args.out, args.force)
+
+
+def cmd_convert(args) -> int:
+    from duckask.utils.schema.descriptions import SemanticFileError, load_semantic
+    from duckask.utils.semantic.draft import convert, render
+
+    try:
+        old = load_semantic(args.old)[0]
+    except SemanticFileError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return EXIT_FAIL
+    database, catalog = _open(args.db)
+    text = render(convert(database, catalog, old), str(args.db or "the demo database"))
+    text = text.replace("# DRAFT semantic file", f"# Semantic file converted from {args.old}; a", 1)
+    return _write(text, args.out, args.force)
+
+
+def cmd_check(args) -> int:
+    from duckask.utils.schema.descriptions import SemanticFileError, apply_descriptions
+    from duckask.utils.semantic.catalog import catalog_text
+    from duckask.utils.semantic.manifest import load_layer
+    from duckask.utils.semantic.verify import verify_metrics
+
+    try:
+        layer = load_layer(args.path)
+        if args.db:
+            database, catalog = _open(args.db)
+            apply_descriptions(catalog, args.path)
+    except SemanticFileError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return EXIT_FAIL
+    print(catalog_text(layer))
+    if not args.db:
+        print(f"ok: {len(layer.metrics)} metrics, {len(layer.dimensions)} dimensions (add --db to run them)")
+        return EXIT_OK
+    problems = verify_metrics(layer, database)
+    for name, error in problems:
+        print(f"error: metric {name!r} does not run: {error}", file=sys.stderr)
+    print(f"{len(layer.metrics) - len(problems)} of {len(layer.metrics)} metrics compile and run on {args.db}")
+    return EXIT_FAIL if problems else EXIT_OK
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="duckask")
+    add_parser(ap.add_subparsers(dest="cmd", required=True))
+    args = ap.parse_args(argv)
+    return args.func(args)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
