@@ -64,7 +64,8 @@ def test_an_mcp_client_round_trip(tmp_path, isolated_env):
     with StubOpenAI(smart_responder) as stub:
         # Writes on in the environment: the MCP server stays read-only all the same.
         env = clean_env(isolated_env, DUCKASK_BASE_URL=stub.base_url, DUCKASK_MODEL="stub", DUCKASK_ALLOW_WRITES="1",
-                        DUCKASK_AUDIT_FILE=str(tmp_path / "audit.duckdb"), DUCKASK_SEMANTIC=str(tmp_path / "semantic.yaml"))
+                        DUCKASK_AUDIT_FILE=str(tmp_path / "audit.duckdb"),
+                        DUCKASK_SEMANTIC=str(tmp_path / "semantic.yaml"))
         out = asyncio.run(asyncio.wait_for(_session_run(str(db), env), 90))
     assert out["server"] == "duckask" and out["tools"] == ["ask", "describe_schema", "list_metrics", "run_sql"]
     ask = json.loads(_text(out["ask"]))

@@ -194,7 +194,8 @@ def test_plain_filters_become_metricflow_where(layer, where, expect):
 @pytest.mark.parametrize("plan, rows", [
     ("metrics: [home_runs]\ngroup_by: [full_name]\nwhere: [year = 2019]\norder_by: [-home_runs]\nlimit: 1",
      [("Pete Alonso", 53)]),
-    ("metrics: [home_runs]\ngroup_by: [full_name, year]\norder_by: [-home_runs]\nlimit: 1", [("Barry Bonds", 2001, 73)]),
+    ("metrics: [home_runs]\ngroup_by: [full_name, year]\norder_by: [-home_runs]\nlimit: 1",
+     [("Barry Bonds", 2001, 73)]),
     # Career: the two Frank Thomases stay apart (unique_by_entity), so Bonds leads.
     ("metrics: [home_runs]\ngroup_by: [full_name]\norder_by: [-home_runs]\nlimit: 1", [("Barry Bonds", 762)]),
     ("metrics: [batting_average]\ngroup_by: [team_name]\nwhere: [year = 2019]\norder_by: [-batting_average]\n"
@@ -339,7 +340,8 @@ def shop(tmp_path):
     con.execute("INSERT INTO customers VALUES (1, 'Ada', 'North', '2024-01-05'), (2, 'Bo', 'South', '2024-02-01'),"
                 " (3, 'Ada', 'South', '2024-03-01')")
     con.execute("INSERT INTO orders VALUES (1, 1, '2024-01-10', 'paid', 100), (2, 1, '2024-02-10', 'paid', 50),"
-                " (3, 2, '2024-02-11', 'paid', 70), (4, 3, '2024-03-12', 'refunded', 30), (5, 3, '2025-01-02', 'paid', 40)")
+                " (3, 2, '2024-02-11', 'paid', 70), (4, 3, '2024-03-12', 'refunded', 30),"
+                " (5, 3, '2025-01-02', 'paid', 40)")
     con.close()
     models = tmp_path / "models"
     for name, text in MODELS.items():

@@ -84,7 +84,7 @@ class Settings:
     schema_char_budget: int = 3600      # column_pruning "budget": above this, wide tables show only relevant columns
     column_pruning: str = "budget"      # budget | wide | off  (wide: every table over wide_table_columns, always)
     wide_table_columns: int = 12        # a wider table shows its relevant columns; the others are named in a line
-    descriptions: str | None = None     # the semantic file (alias: semantic): dbt's spec (file or directory) or the older YAML/md
+    descriptions: str | None = None     # the semantic file (alias semantic): dbt's spec (file, dir) or older YAML/md
     plan_path: str = "auto"             # auto | on | off  (auto: on for a semantic file in dbt's format, not a draft)
     # Knowledge: verified example question -> SQL pairs
     examples: str | None = None         # YAML/JSONL file of pairs for this database

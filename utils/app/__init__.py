@@ -2,7 +2,8 @@
 
 Surfaces:
 - ``cli``: the ``duckask`` command's parser; ``commands`` (ask, chat, schema, demo, warm, eval, teach,
-  examples, model) and ``write_commands`` (sql, audit, and ask's --out / --email / --into-table);
+  examples, model), ``write_commands`` (sql, audit, and ask's --out / --email / --into-table) and
+  ``semantic_commands`` (semantic init, convert, check);
 - ``chat`` (the loop, commands, piped mode) and ``terminal`` (readline, rich, the confirm prompt);
 - ``server`` (``duckask serve``: the page and the question routes), ``server_actions`` (your SQL, write
   decisions, downloads, email) and ``queue`` (the ``Gate`` every request waits in);

@@ -8,5 +8,13 @@
   its plain filters translated into MetricFlow's where syntax;
 - ``compile``: plan -> DuckDB SQL through MetricFlow's engine (explain only; duckask runs the SQL);
 - ``draft``: ``duckask semantic init`` (a first draft from the catalog) and ``convert`` (the older
-  semantic file into this format).
+  semantic file into this format);
+- ``verify``: every metric compiled and run on the database (``duckask semantic check --db``).
+
+Run on its own (check a semantic file and print its catalog)::
+
+    python -m duckask.utils.semantic PATH
 """
+from duckask.utils.semantic.manifest import main
+
+__all__ = ["main"]

@@ -134,9 +134,11 @@ def _sql_metrics(layer: SemanticLayer) -> dict:
         tp = met.type_params
         if tp.measure is not None and tp.measure.name in measures and not tp.measure.filter:
             sm, me = measures[tp.measure.name]
-            agg = {"count_distinct": "COUNT(DISTINCT {})", "average": "AVG({})"}.get(me.agg.value, me.agg.value.upper() + "({})")
+            agg = {"count_distinct": "COUNT(DISTINCT {})", "average": "AVG({})"}.get(
+                me.agg.value, me.agg.value.upper() + "({})")
             simple[met.name] = (sm.node_relation.alias, agg.format(me.expr or me.name))
-    out = {n: (t, e) for n, (t, e) in simple.items() if e != "SUM(1)" and not re.fullmatch(r"[A-Z]+\(\"?[A-Za-z_][A-Za-z0-9_]*\"?\)", e)}
+    plain = re.compile(r"[A-Z]+\(\"?[A-Za-z_][A-Za-z0-9_]*\"?\)")
+    out = {n: (t, e) for n, (t, e) in simple.items() if e != "SUM(1)" and not plain.fullmatch(e)}
     for met in layer.manifest.metrics:
         tp = met.type_params
         parts = [tp.numerator.name, tp.denominator.name] if tp.numerator and tp.denominator else \
@@ -146,8 +148,10 @@ def _sql_metrics(layer: SemanticLayer) -> dict:
         if tp.numerator:
             expr = f"{simple[parts[0]][1]} / NULLIF({simple[parts[1]][1]}, 0)"
         else:
-            expr = re.sub(r"\b[A-Za-z_][A-Za-z0-9_]*\b", lambda m: simple[m.group(0)][1] if m.group(0) in parts
-                          else m.group(0), str(tp.expr))
+            used = set(parts)
+            expr = re.sub(r"\b[A-Za-z_][A-Za-z0-9_]*\b",
+                          lambda m, used=used: simple[m.group(0)][1] if m.group(0) in used else m.group(0),
+                          str(tp.expr))
         out[met.name] = (simple[parts[0]][0], expr)
     return {n: {"expression": e, "table": t, "description": layer.metrics[n].description} for n, (t, e) in out.items()}
 

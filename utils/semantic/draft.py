@@ -91,7 +91,8 @@ def _model(db, t: Table, entity_of: dict[str, str], used: set[str]) -> tuple[dic
         used.add(count)
         measures.append({"name": count, "agg": "sum", "expr": "1", "description": f"number of {t.name} rows"})
         metrics.append({"name": count, "type": "simple", "type_params": {"measure": count},
-                        "description": f"number of {t.name}", "config": {"meta": {"synonyms": [f"number of {t.name}"]}}})
+                        "description": f"number of {t.name}",
+                        "config": {"meta": {"synonyms": [f"number of {t.name}"]}}})
     time_dims = [d["name"] for d in dims if d["type"] == "time"]
     if not time_dims:
         dims.append({"name": "placeholder_date", "type": "time", "expr": "DATE '2000-01-01'",

@@ -140,7 +140,9 @@ def _split(files: list[Path]) -> tuple[list, dict, bool]:
 
 def load_layer(path: str | Path) -> SemanticLayer:
     """Parse and validate the semantic file(s) at ``path`` with MetricFlow; errors name the file and line."""
-    from metricflow_semantic_interfaces.parsing.dir_to_model import parse_yaml_files_to_validation_ready_semantic_manifest
+    from metricflow_semantic_interfaces.parsing.dir_to_model import (
+        parse_yaml_files_to_validation_ready_semantic_manifest,
+    )
     from metricflow_semantic_interfaces.parsing.objects import YamlConfigFile
     from metricflow_semantic_interfaces.validations.semantic_manifest_validator import SemanticManifestValidator
 
@@ -192,8 +194,8 @@ def _issue(issue) -> str:
     line = getattr(fc, "line_number", None)
     msg = " ".join(str(issue.message).split())
     msg = re.sub(r"Failed validating .*", "", msg).replace("YAML document did not conform to metric spec. Error: ", "")
-    msg = re.sub(r"('[^']*') does not match '\(\?!\.\*__\).*", r"name \1 is not allowed: use lower-case letters, digits "
-                 "and single underscores, starting with a letter, at least 2 characters", msg)
+    msg = re.sub(r"('[^']*') does not match '\(\?!\.\*__\).*", r"name \1 is not allowed: use lower-case letters, "
+                 "digits and single underscores, starting with a letter, at least 2 characters", msg)
     return f"{where}{f', line {line}' if line else ''}: {msg[:300]}"
 
 
@@ -247,7 +249,8 @@ def _formula(met, measures) -> str:
     if tp.measure is not None and tp.measure.name in measures:
         sm, me = measures[tp.measure.name]
         expr = unquote(me.expr or me.name)
-        return f"number of {sm.node_relation.alias} rows" if expr == "1" else f"{me.agg.value} of {sm.node_relation.alias}.{expr}"
+        table = sm.node_relation.alias
+        return f"number of {table} rows" if expr == "1" else f"{me.agg.value} of {table}.{expr}"
     if tp.numerator is not None and tp.denominator is not None:
         return f"{tp.numerator.name} / {tp.denominator.name}"
     if tp.expr:
