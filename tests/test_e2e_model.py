@@ -190,3 +190,16 @@ def test_an_answer_becomes_a_file_and_an_approved_table(model_opts, tmp_path):
     pending = conv.ask("DELETE FROM teams WHERE year_id = 1998")
     assert pending.status == "pending" and pending.write.estimated_rows == 30
     assert pending.reject().status == "rejected" and sha256_of(db) == before
+
+
+@pytest.mark.parametrize("question, rows", [
+    ("Who hit the most home runs in 2019?", [["Pete Alonso", 53]]),
+    ("Which team won the most games in 2001?", [["Seattle Mariners", 116]]),
+])
+def test_the_plan_path_answers_on_the_demo(model_opts, question, rows):
+    """The demo's semantic file names home_runs and team_wins: the model writes a plan, MetricFlow the SQL."""
+    from duckask import ask
+
+    r = ask(question, db=_lahman(), **model_opts)
+    assert r.status == "answered" and r.path == "plan", (r.plan, r.sql)
+    assert [list(x) for x in r.df.itertuples(index=False)] == rows

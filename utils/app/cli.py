@@ -203,6 +203,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--cache", action="store_true", help="cache LLM replies on disk (a rerun is nearly free)")
     p.add_argument("--report", help="write a summary as FILE.md and FILE.json")
     p.add_argument("--limit", type=int, help="only the first N questions")
+    p.add_argument("--semantic-dir", metavar="DIR", help="a semantic file per database: DIR/<db_id>.yaml where one "
+                                                       "exists (e.g. drafts from duckask semantic init)")
     p.add_argument("--config")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     _add_graph_options(p)

@@ -161,7 +161,7 @@ def cmd_eval(args) -> int:
 
     df = evaluate(args.questions, db=args.db, db_dir=args.db_dir, ids=args.ids, out=args.out, mode=args.mode,
                   baseline=args.baseline, workers=args.workers, cache=args.cache, report=args.report,
-                  limit=args.limit, config=args.config, **_settings_options(args))
+                  limit=args.limit, config=args.config, semantic_dir=args.semantic_dir, **_settings_options(args))
     summary = df.attrs["summary"]
     if args.json:
         print(json.dumps(summary))

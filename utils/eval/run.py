@@ -174,8 +174,10 @@ def evaluate(questions: str | Path | list[Question], *, db: str | None = None, d
              baseline: str | None = None, workers: int = 1, cache: bool | str | Path = False,
              report: str | Path | None = None, limit: int | None = None, llm: LLM | None = None,
              settings: Settings | None = None, config: str | None = None, progress: bool | None = None,
-             on_record: Callable[[dict], None] | None = None, **options: Any) -> pd.DataFrame:
-    """Evaluate a question file; returns every record in ``out`` (this run's and earlier ones) as a DataFrame."""
+             on_record: Callable[[dict], None] | None = None, semantic_dir: str | Path | None = None,
+             **options: Any) -> pd.DataFrame:
+    """Evaluate a question file; returns every record in ``out`` (this run's and earlier ones) as a DataFrame.
+    ``semantic_dir``: a semantic file per database, ``DIR/<database name>.yaml``, used where one exists."""
     if mode not in ("spider", "bird"):
         raise ValueError("mode must be spider or bird")
     if baseline not in (None, "single-prompt"):
@@ -210,7 +212,9 @@ def evaluate(questions: str | Path | list[Question], *, db: str | None = None, d
 
     def run(job):
         q, d = job
-        rec = evaluate_one(q, d, llm=backend, settings=settings, mode=mode, baseline=baseline)
+        own = Path(semantic_dir) / f"{q.db_id or Path(d).stem}.yaml" if semantic_dir else None
+        s = dataclasses.replace(settings, descriptions=str(own)) if own is not None and own.is_file() else settings
+        rec = evaluate_one(q, d, llm=backend, settings=s, mode=mode, baseline=baseline)
         writer.append(rec)
         return rec
 

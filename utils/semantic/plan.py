@@ -72,7 +72,11 @@ def resolve(name: str, layer: SemanticLayer, *, metric_ok: bool = False) -> str:
         n = n.split("__", 1)[1]
     if n in layer.dimensions:
         return n
-    tail = n.split("__")[-1]
+    # table.column, the way a SQL writer names it: the dimension that reads exactly that column.
+    exact = [d for d, x in layer.dimensions.items() if "." in n and x.formula == n]
+    if len(exact) == 1:
+        return exact[0]
+    tail = n.split("__")[-1].split(".")[-1]
     tails = [d for d in layer.dimensions if d.split("__")[-1] == tail]
     if len(tails) == 1:
         return tails[0]
