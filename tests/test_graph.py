@@ -25,7 +25,7 @@ LAKERS_ROWS = [["LeBron James", 30], ["Anthony Davis", 25], ["Austin Reaves", 15
 EMPTY_SQL = LAKERS_SQL.replace("'Lakers'", "'lakers'")
 ALL_POINTS_SQL = "SELECT name, points FROM players ORDER BY points DESC"
 
-HAPPY_PATH = [("ClarifyQuery", "clear"), ("TableSelector", "default"), ("SchemaLookup", "default"),
+HAPPY_PATH = [("ClarifyQuery", "clear"), ("PlanQuery", "sql"), ("TableSelector", "default"), ("SchemaLookup", "default"),
               ("SQLGenerator", "default"), ("SQLExecutor", "success"), ("DataAnalyzer", "default"),
               ("ResponseGrader", "pass")]
 
@@ -207,7 +207,7 @@ def test_fixer_retry_then_success(run):
     llm = ScriptedLLM({"SQLGenerator": [bad, ALL_POINTS_SQL]})
     r = run("What are the points of players?", llm)
     assert r.status == "answered"
-    assert path(r) == HAPPY_PATH[:4] + [("SQLExecutor", "error"), ("ErrorFixer", "retry"),
+    assert path(r) == HAPPY_PATH[:5] + [("SQLExecutor", "error"), ("ErrorFixer", "retry"),
                                         ("SQLGenerator", "default"), ("SQLExecutor", "success"),
                                         ("DataAnalyzer", "default"), ("ResponseGrader", "pass")]
     gens = [t for t in r.trace if t["node"] == "SQLGenerator"]
@@ -228,7 +228,7 @@ def test_deterministic_repair_needs_no_llm_call(run):
     llm = ScriptedLLM({"SQLGenerator": ["SELECT name, pointz FROM players ORDER BY pointz DESC LIMIT 2"]})
     r = run("Which players have the most points?", llm)
     assert r.status == "answered"
-    assert path(r) == HAPPY_PATH[:4] + [("SQLExecutor", "error"), ("ErrorFixer", "repaired"),
+    assert path(r) == HAPPY_PATH[:5] + [("SQLExecutor", "error"), ("ErrorFixer", "repaired"),
                                         ("SQLExecutor", "success"), ("DataAnalyzer", "default"),
                                         ("ResponseGrader", "pass")]
     assert llm.count() == 1
@@ -331,7 +331,7 @@ def test_grader_fail_then_pass(run):
     assert r.status == "answered"
     assert [g["verdict"] for g in r.grades] == ["fail", "pass"]
     assert r.grades[0]["by"] == "rules" and "no rows" in r.grades[0]["critique"]
-    assert path(r) == HAPPY_PATH[:6] + [("ResponseGrader", "fail")] + HAPPY_PATH[3:]
+    assert path(r) == HAPPY_PATH[:7] + [("ResponseGrader", "fail")] + HAPPY_PATH[4:]
     assert llm.count("SQLGenerator") == 2
     second = user_prompt(llm, "SQLGenerator", 1)
     assert "The query returned no rows" in second and EMPTY_SQL in second
@@ -594,7 +594,7 @@ def test_failed_first_query_resamples_and_votes_for_the_result_most_agree_on(run
     llm = ScriptedLLM({"SQLGenerator": [bad, ALL_POINTS_SQL, LAKERS_SQL, other]})
     r = run(LAKERS_Q, llm, resample_drafts=3)
     assert r.status == "answered"
-    assert path(r) == HAPPY_PATH[:4] + [("SQLExecutor", "error"), ("ErrorFixer", "resample"),
+    assert path(r) == HAPPY_PATH[:5] + [("SQLExecutor", "error"), ("ErrorFixer", "resample"),
                                         ("SQLGenerator", "default"), ("SQLExecutor", "success"),
                                         ("DataAnalyzer", "default"), ("ResponseGrader", "pass")]
     # The first query at temperature 0, then samples of the same prompt with fixed seeds.

@@ -79,6 +79,6 @@ def test_an_mcp_client_round_trip(tmp_path, isolated_env):
     assert "CREATE TABLE cities" in out["resource"].contents[0].text
     metrics = json.loads(_text(out["metrics"]))
     assert [m["name"] for m in metrics["metrics"]] == ["total_population"]
-    assert [d["name"] for d in metrics["dimensions"]] == ["city__country"]
+    assert [d["name"] for d in metrics["dimensions"]] == ["city__country"]   # a placeholder date offers no year
     # "population" names the metric, so the plan path ran first; the stub's reply is no plan: the SQL path answered.
     assert ask["path"] == "sql"

@@ -234,8 +234,8 @@ def _index(layer: SemanticLayer) -> None:
                 [w for w in _words(meta, "synonyms") if w not in inherited],
                 _words(meta, "values"), "categorical", f"{sm.node_relation.alias}.{unquote(d.expr or d.name)}",
                 entity if meta.get("unique_by_entity") else "")
-    finest = min((GRAINS.index(g) for g in grains if g in GRAINS), default=len(GRAINS) - 1)
-    for g in GRAINS[finest:]:
+    finest = min((GRAINS.index(g) for g in grains if g in GRAINS), default=len(GRAINS))
+    for g in GRAINS[finest:]:    # none without a real time dimension (a placeholder is not one)
         layer.dimensions[g] = Name(g, f"the {g} (metric_time__{g}); filter as {g} = 2019" if g == "year"
                                    else f"the {g} (metric_time__{g})", [], [], "time", "")
     for met in m.metrics:
