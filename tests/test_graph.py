@@ -25,8 +25,8 @@ LAKERS_ROWS = [["LeBron James", 30], ["Anthony Davis", 25], ["Austin Reaves", 15
 EMPTY_SQL = LAKERS_SQL.replace("'Lakers'", "'lakers'")
 ALL_POINTS_SQL = "SELECT name, points FROM players ORDER BY points DESC"
 
-HAPPY_PATH = [("ClarifyQuery", "clear"), ("PlanQuery", "sql"), ("TableSelector", "default"), ("SchemaLookup", "default"),
-              ("SQLGenerator", "default"), ("SQLExecutor", "success"), ("DataAnalyzer", "default"),
+HAPPY_PATH = [("ClarifyQuery", "clear"), ("PlanQuery", "sql"), ("TableSelector", "default"),
+              ("SchemaLookup", "default"), ("SQLGenerator", "default"), ("SQLExecutor", "success"), ("DataAnalyzer", "default"),
               ("ResponseGrader", "pass")]
 
 
