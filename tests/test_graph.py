@@ -26,8 +26,8 @@ EMPTY_SQL = LAKERS_SQL.replace("'Lakers'", "'lakers'")
 ALL_POINTS_SQL = "SELECT name, points FROM players ORDER BY points DESC"
 
 HAPPY_PATH = [("ClarifyQuery", "clear"), ("PlanQuery", "sql"), ("TableSelector", "default"),
-              ("SchemaLookup", "default"), ("SQLGenerator", "default"), ("SQLExecutor", "success"), ("DataAnalyzer", "default"),
-              ("ResponseGrader", "pass")]
+              ("SchemaLookup", "default"), ("SQLGenerator", "default"), ("SQLExecutor", "success"),
+              ("DataAnalyzer", "default"), ("ResponseGrader", "pass")]
 
 
 ROUTED = [("IntentRouter", "data"), ("ResolveFollowUp", "default")]
