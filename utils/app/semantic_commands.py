@@ -17,17 +17,16 @@ from duckask.utils.app.present import EXIT_FAIL, EXIT_OK, EXIT_USAGE
 def add_parser(sub) -> None:
     p = sub.add_parser("semantic", help="the semantic file: init a draft, convert the older file, check one")
     ss = p.add_subparsers(dest="semantic_cmd", required=True)
-    q = ss.add_parser("init", help="write a draft semantic file (dbt's spec) from a database's catalog")
-    q.add_argument("--db", help="DuckDB file, EXPORT DATABASE folder or SQLite file (default: the Lahman demo DB)")
-    q.add_argument("-o", "--out", help="file to write (default: print it)")
-    q.add_argument("--force", action="store_true", help="overwrite --out if it exists")
-    q.set_defaults(func=cmd_init)
-    q = ss.add_parser("convert", help="convert the older semantic YAML/markdown file into dbt's spec")
-    q.add_argument("old", help="the older semantic file")
-    q.add_argument("--db", help="the database it describes (default: the Lahman demo DB)")
-    q.add_argument("-o", "--out", help="file to write (default: print it)")
-    q.add_argument("--force", action="store_true", help="overwrite --out if it exists")
-    q.set_defaults(func=cmd_convert)
+    for name, func, helptext in (
+            ("init", cmd_init, "write a draft semantic file (dbt's spec) from a database's catalog"),
+            ("convert", cmd_convert, "convert the older semantic YAML/markdown file into dbt's spec")):
+        q = ss.add_parser(name, help=helptext)
+        if name == "convert":
+            q.add_argument("old", help="the older semantic file")
+        q.add_argument("--db", help="DuckDB file, EXPORT DATABASE folder or SQLite file (default: the Lahman demo DB)")
+        q.add_argument("-o", "--out", help="file to write (default: print it)")
+        q.add_argument("--force", action="store_true", help="overwrite --out if it exists")
+        q.set_defaults(func=func)
     q = ss.add_parser("check", help="validate a semantic file; with --db, compile and run every metric")
     q.add_argument("path", help="a semantic file or a directory of them")
     q.add_argument("--db", help="check it against this database too")

@@ -14,13 +14,12 @@ Run on its own (compile a plan and print the SQL)::
 """
 from __future__ import annotations
 
-import argparse
 import logging
 
 import sqlglot
 
-from duckask.utils.semantic.manifest import GRAINS, SemanticLayer, load_layer
-from duckask.utils.semantic.plan import Plan, PlanError, parse_plan, where_filters
+from duckask.utils.semantic.manifest import GRAINS, SemanticLayer
+from duckask.utils.semantic.plan import Plan, PlanError, run_cli, where_filters
 
 logging.getLogger("metricflow").setLevel(logging.WARNING)
 logging.getLogger("metricflow_semantics").setLevel(logging.WARNING)
@@ -101,17 +100,7 @@ def compile_plan(layer: SemanticLayer, plan: Plan) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description="Compile a plan to DuckDB SQL with MetricFlow.")
-    ap.add_argument("path")
-    ap.add_argument("plan")
-    args = ap.parse_args(argv)
-    layer = load_layer(args.path)
-    try:
-        print(compile_plan(layer, parse_plan(args.plan, layer)))
-    except PlanError as e:
-        print(f"error: {e}")
-        return 1
-    return 0
+    return run_cli(argv, "Compile a plan to DuckDB SQL with MetricFlow.", lambda plan, layer: compile_plan(layer, plan))
 
 
 if __name__ == "__main__":

@@ -218,20 +218,24 @@ def describe(plan: Plan, layer: SemanticLayer) -> str:
     return "; ".join(parts)
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description="Check a plan against a semantic file and show its MetricFlow filters.")
+def run_cli(argv: list[str] | None, description: str, show) -> int:
+    """``python -m ... PATH "PLAN"``: the plan checked against the file, then ``show(plan, layer)`` printed."""
+    ap = argparse.ArgumentParser(description=description)
     ap.add_argument("path")
     ap.add_argument("plan")
     args = ap.parse_args(argv)
     layer = load_layer(args.path)
     try:
-        plan = parse_plan(args.plan, layer)
+        print(show(parse_plan(args.plan, layer), layer))
     except PlanError as e:
         print(f"error: {e}")
         return 1
-    print(describe(plan, layer))
-    print("\n".join(where_filters(plan, layer)))
     return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    return run_cli(argv, "Check a plan against a semantic file and show its MetricFlow filters.",
+                   lambda plan, layer: "\n".join([describe(plan, layer), *where_filters(plan, layer)]))
 
 
 if __name__ == "__main__":
