@@ -161,6 +161,8 @@ def test_the_draft_is_valid_and_keys_become_entities(tmp_path):
     ("metrics: [home_runs]\ngroup_by: [shoe_size]", "unknown dimension 'shoe_size'"),
     ("metrics: [home_runs]\nwhere: [home_runs > 30]", "is on a metric"),
     ("metrics: [home_runs]\nwhere: [2019]", "write it as name operator value"),
+    ("metrics: [home_runs]\nwhere: [\"people.birth_country = 'CAN'\"]", {"metrics": ["home_runs"], "group_by": [],
+     "where": ["player__birth_country = 'CAN'"], "order_by": [], "limit": None}),
     ("metrics: [home_runs]\nlimit: ten", "limit must be a positive whole number"),
     ("metrics: [home_runs]\nhaving: x", "unknown plan key"),
     ("metrics: [home_runs\n", "not valid YAML"),
@@ -184,12 +186,17 @@ def test_plan_parsing(layer, text, expect):
     ("full_name = O'Neil", "{{ Dimension('player__full_name') }} = 'O''Neil'"),
     ("birth_country in (USA, 'D.R.')", "{{ Dimension('player__birth_country') }} IN ('USA', 'D.R.')"),
     ("height > 80", "{{ Dimension('player__height') }} > 80"),
+    ("year = 'post'", PlanError),
     ("team_name like '%Sox'", "{{ Dimension('team_season__team_name') }} LIKE '%Sox'"),
 ])
 def test_plain_filters_become_metricflow_where(layer, where, expect):
     plan = parse_plan(f"metrics: [home_runs]\nwhere: [\"{where}\"]" if '"' not in where
                       else f"metrics: [home_runs]\nwhere: ['{where}']", layer)
-    assert where_filters(plan, layer) == [expect]
+    if expect is PlanError:
+        with pytest.raises(PlanError, match="year must be compared with a year"):
+            where_filters(plan, layer)
+    else:
+        assert where_filters(plan, layer) == [expect]
 
 
 # Each metric type, run on the demo database: the answers are the databank's records.

@@ -29,7 +29,7 @@ import yaml
 from duckask.utils.semantic.manifest import GRAINS, SemanticLayer, load_layer
 
 KEYS = ("metrics", "group_by", "where", "order_by", "limit")
-_FILTER = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*(==|=|!=|<>|<=|>=|<|>|not\s+like|like|ilike|not\s+in|in|between)"
+_FILTER = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_.]*)\s*(==|=|!=|<>|<=|>=|<|>|not\s+like|like|ilike|not\s+in|in|between)"
                      r"\s*(.+?)\s*$", re.I | re.S)
 _NUMBER = re.compile(r"^-?\d+(\.\d+)?$")
 
@@ -180,6 +180,8 @@ def _literal(value: str, grain: str | None) -> str:
         year = re.fullmatch(r"'?(\d{4})'?", v)
         if year and grain == "year":
             return f"'{year.group(1)}-01-01'"
+        if grain == "year":
+            raise PlanError(f"year must be compared with a year such as 2019, not {v}")
         return v if v.startswith("'") else f"'{v}'"
     if _NUMBER.match(v) or v.startswith(("'", "(")) or v.upper() in ("TRUE", "FALSE", "NULL"):
         return v
