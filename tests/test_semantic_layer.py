@@ -187,6 +187,8 @@ def test_plan_parsing(layer, text, expect):
     ("birth_country in (USA, 'D.R.')", "{{ Dimension('player__birth_country') }} IN ('USA', 'D.R.')"),
     ("height > 80", "{{ Dimension('player__height') }} > 80"),
     ("year = 'post'", PlanError),
+    ("birth_country is null", "{{ Dimension('player__birth_country') }} IS NULL"),
+    ("birth_country IS NOT NULL", "{{ Dimension('player__birth_country') }} IS NOT NULL"),
     ("team_name like '%Sox'", "{{ Dimension('team_season__team_name') }} LIKE '%Sox'"),
 ])
 def test_plain_filters_become_metricflow_where(layer, where, expect):

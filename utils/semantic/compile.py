@@ -86,8 +86,8 @@ def compile_plan(layer: SemanticLayer, plan: Plan) -> str:
     try:
         statement = layer.engine.explain(request).sql_statement
     except Exception as e:  # MetricFlow's errors for names that do not go together, etc.
-        first = next((ln for ln in str(e).splitlines() if ln.strip()), type(e).__name__)
-        raise PlanError(f"MetricFlow cannot compile this plan: {' '.join(first.split())[:300]}") from e
+        lines = [ln.strip() for ln in str(e).splitlines() if ln.strip() and not ln.strip().startswith(("{", "}", "'"))]
+        raise PlanError(f"MetricFlow cannot compile this plan: {' '.join(' '.join(lines[:4]).split())[:400]}") from e
     if statement.bind_parameter_set.param_dict:
         raise PlanError("MetricFlow's SQL needs bind parameters, which duckask does not pass")
     cols = [_column(g) for g in plan.group_by] + list(plan.metrics)

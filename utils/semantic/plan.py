@@ -164,7 +164,13 @@ def _is_dimension(name: str, layer: SemanticLayer) -> bool:
         return False
 
 
+_NULL = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_.]*)\s+is\s+(not\s+)?null\s*$", re.I)
+
+
 def _filter(text: str, layer: SemanticLayer) -> tuple[str, str, str]:
+    null = _NULL.match(text)
+    if null:
+        return resolve(null.group(1), layer), "is not" if null.group(2) else "is", "NULL"
     m = _FILTER.match(text)
     if not m:
         raise PlanError(f"filter {text!r}: write it as name operator value, e.g. year = 2019")
@@ -197,6 +203,8 @@ def where_filters(plan: Plan, layer: SemanticLayer) -> list[str]:
         if op == "between":
             lo, _, hi = re.split(r"\s+(and)\s+", value, maxsplit=1, flags=re.I)
             out.append(f"{ref} >= {_literal(lo, grain)} AND {ref} <= {_literal(hi, grain)}")
+        elif op in ("is", "is not"):
+            out.append(f"{ref} {op.upper()} NULL")
         elif op in ("in", "not in"):
             items = [x.strip() for x in value.strip().strip("()[]").split(",") if x.strip()]
             out.append(f"{ref} {op.upper()} ({', '.join(_literal(x, grain) for x in items)})")
