@@ -155,6 +155,8 @@ def test_the_draft_is_valid_and_keys_become_entities(tmp_path):
       "where": ["team_season__team_name = 'New York Yankees'", "year = 2009"], "order_by": [], "limit": None}),
     ("metrics: [home_runs]\ngroup_by: [people.birth_country]", {"metrics": ["home_runs"], "where": [], "order_by": [],
                                                                "group_by": ["player__birth_country"], "limit": None}),
+    ("metrics: [hits]\ngroup_by: [full_name, home_runs]", {"metrics": ["hits", "home_runs"], "where": [],
+                                                            "group_by": ["player__full_name"], "order_by": [], "limit": None}),
     ("metrics: [awards_won]\ngroup_by: [award_id]", {"metrics": ["awards_won"], "group_by": ["award_win__award"],
                                                      "where": [], "order_by": [], "limit": None}),
     ("metrics: []", "names no metric"),

@@ -125,7 +125,10 @@ def parse_plan(text: str, layer: SemanticLayer) -> Plan:
     unknown = set(data) - set(KEYS)
     if unknown:
         raise PlanError(f"unknown plan key(s) {sorted(unknown)}: use {', '.join(KEYS)}")
-    named = [str(m).strip() for m in _list(data.get("metrics"), "metrics")]
+    groups_named = [str(g).strip() for g in _list(data.get("group_by"), "group_by")]
+    # A metric listed under group_by is meant as a metric (the model mixes the two lists up).
+    stray = [g for g in groups_named if metric_named(g, layer) and not _is_dimension(g, layer)]
+    named = [str(m).strip() for m in _list(data.get("metrics"), "metrics")] + stray
     metrics = [metric_named(m, layer) or m for m in named]
     # A dimension listed among the metrics is meant as a grouping.
     moved = [m for m in metrics if m not in layer.metrics and _is_dimension(m, layer)]
@@ -138,7 +141,7 @@ def parse_plan(text: str, layer: SemanticLayer) -> Plan:
     plan = Plan(metrics=list(dict.fromkeys(metrics)))
     plan.where = [_filter(w, layer) for w in _split_and(_list(data.get("where"), "where"))]
     fixed = {d for d, op, _ in plan.where if op == "="}
-    groups = [resolve(g, layer) for g in _list(data.get("group_by"), "group_by") + moved]
+    groups = [resolve(g, layer) for g in groups_named + moved if g not in stray]
     # Grouping by a dimension the filters fix to one value only repeats that value in a column.
     plan.group_by = [g for g in dict.fromkeys(groups) if g not in fixed]
     for item in _list(data.get("order_by"), "order_by"):
