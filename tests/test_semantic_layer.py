@@ -393,3 +393,16 @@ def test_semantic_init_and_check_on_the_command_line(isolated_env, shop, tmp_pat
     assert "no table 'purchases'" in capsys.readouterr().err
     assert cli_main(["schema", "--db", str(db), "--semantic", str(models)]) == 0
     assert "- revenue: order amounts" in capsys.readouterr().out
+
+
+def test_a_draft_never_uses_a_name_metricflow_reserves(tmp_path, isolated_env, capsys):
+    db = tmp_path / "concerts.duckdb"
+    con = duckdb.connect(str(db))
+    con.execute("CREATE TABLE concert (id INTEGER PRIMARY KEY, name VARCHAR, \"Year\" VARCHAR, month INTEGER, "
+                "attendance INTEGER)")
+    con.execute("INSERT INTO concert VALUES (1, 'A', '2014', 5, 100), (2, 'B', '2015', 6, 80)")
+    con.close()
+    out = tmp_path / "draft.yaml"
+    assert cli_main(["semantic", "init", "--db", str(db), "-o", str(out)]) == 0
+    layer = load_layer(out)
+    assert "concert__year_value" in layer.dimensions and "concert_attendance" in layer.metrics

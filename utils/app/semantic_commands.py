@@ -45,6 +45,20 @@ def _open(db: str | None):
 
 
 def _write(text: str, out: str | None, force: bool) -> int:
+    import tempfile
+
+    from duckask.utils.schema.descriptions import SemanticFileError
+    from duckask.utils.semantic.manifest import load_layer
+
+    with tempfile.TemporaryDirectory() as tmp:   # what duckask writes must load: a draft MetricFlow rejects is a bug
+        check = Path(tmp) / "semantic.yaml"
+        check.write_text(text, encoding="utf-8")
+        try:
+            load_layer(check)
+        except SemanticFileError as e:
+            print(f"error: the semantic file written does not validate (a duckask bug, please report it): {e}",
+                  file=sys.stderr)
+            return EXIT_FAIL
     if not out:
         print(text, end="")
         return EXIT_OK

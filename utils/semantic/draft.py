@@ -31,11 +31,17 @@ _NUMERIC = re.compile(r"^(TINYINT|SMALLINT|INTEGER|INT|BIGINT|HUGEINT|UTINYINT|U
 _TIME = re.compile(r"^(DATE|TIMESTAMP.*)$", re.I)
 
 
+#: Names MetricFlow keeps for itself (time grains, metric_time): a column called "year" becomes year_value.
+RESERVED = {"nanosecond", "microsecond", "millisecond", "second", "minute", "hour", "day", "week", "month",
+            "quarter", "year", "metric_time"}
+
+
 def ident(name: str) -> str:
-    """A MetricFlow name (lower-case letters, digits, single underscores, starting with a letter)."""
+    """A MetricFlow name (lower-case letters, digits, single underscores, starting with a letter, not reserved)."""
     s = re.sub(r"_+", "_", re.sub(r"[^a-z0-9]+", "_", name.lower())).strip("_")
     s = s if s and s[0].isalpha() else f"t_{s}"
-    return s if len(s) > 1 else f"{s}_x"
+    s = s if len(s) > 1 else f"{s}_x"
+    return f"{s}_value" if s in RESERVED else s
 
 
 def _values(db, table: str, column: str) -> list[str]:
