@@ -6,7 +6,9 @@ tables in a fixed order, each always showing the same columns): first the part e
 shares (the database's instructions), then, for each example pair of the database (the questions
 its users ask), the schema of the tables such a question selects (the pre-ranker's sure choice,
 else the pair's own tables, with their parents). Distinct prefixes only, the most common first, at
-most ``limit``. Only the embedded model keeps prompt states; with an endpoint there is nothing to do.
+most ``limit``; when the database has a semantic layer the plan path uses, PlanQuery's catalog (the
+start of every plan prompt) comes first, within the limit. Only the embedded model keeps prompt states;
+with an endpoint there is nothing to do.
 
 Run on its own::
 
@@ -23,6 +25,7 @@ from typing import Any
 
 from duckask.utils.app.api import prepare
 from duckask.utils.schema.ddl import render_instructions
+from duckask.utils.semantic.manifest import layer_for
 
 
 def _stable_schema(prep, ctx, question: str, tables: list[str] | None) -> str:
@@ -65,15 +68,22 @@ def warm(db: str | None = None, *, limit: int = 8, progress: Callable[[str], Non
         heads[render_instructions(prep.catalog)] += len(examples) + 1
     for ex in examples:
         heads[_stable_schema(prep, ctx, ex.question, ex.tables)] += 1
+    prompts = [([{"role": "system", "content": SYSTEM}, {"role": "user", "content": f"Schema:\n{head}\nQuestion: ?"}],
+                f"Schema:\n{head}", n) for head, n in heads.most_common(limit)]
+    layer = layer_for(prep.settings)
+    plans = prep.settings.plan_path == "on" or (prep.settings.plan_path == "auto" and layer and not layer.draft)
+    if layer is not None and plans:
+        from duckask.nodes.plan_query import build_messages
+
+        messages, stable = build_messages(layer, "?")     # PlanQuery's catalog: the same for every question
+        prompts = [(messages, stable, len(examples) + 1)] + prompts[:max(0, limit - 1)]
     out = []
-    for i, (head, n) in enumerate(heads.most_common(limit), 1):
-        stable = f"Schema:\n{head}"
-        messages = [{"role": "system", "content": SYSTEM}, {"role": "user", "content": stable + "\nQuestion: ?"}]
+    for i, (messages, stable, n) in enumerate(prompts, 1):
         t0 = time.perf_counter()
         rec = {**prefill(messages, stable=stable), "questions": n, "seconds": round(time.perf_counter() - t0, 2)}
         out.append(rec)
         if progress:
-            progress(f"warm {i}/{min(limit, len(heads))}: {rec['tokens']} tokens ({rec['reused']} already stored), "
+            progress(f"warm {i}/{len(prompts)}: {rec['tokens']} tokens ({rec['reused']} already stored), "
                      f"{rec['seconds']:.1f}s")
     return out
 
