@@ -45,11 +45,11 @@ SEMANTIC = """semantic_model:
   name: cities
   node_relation: {schema_name: main, alias: cities}
   primary_entity: city
-  defaults: {agg_time_dimension: placeholder_date}
+  defaults: {agg_time_dimension: undated}
   dimensions:
     - {name: country, type: categorical}
-    - {name: placeholder_date, type: time, expr: "DATE '2000-01-01'", type_params: {time_granularity: day},
-       config: {meta: {placeholder: true}}}
+    - {name: undated, type: time, expr: "DATE '2000-01-01'", type_params: {time_granularity: day},
+       config: {meta: {constant_time: true}}}
   measures:
     - {name: population_sum, agg: sum, expr: population}
 ---
@@ -79,6 +79,6 @@ def test_an_mcp_client_round_trip(tmp_path, isolated_env):
     assert "CREATE TABLE cities" in out["resource"].contents[0].text
     metrics = json.loads(_text(out["metrics"]))
     assert [m["name"] for m in metrics["metrics"]] == ["total_population"]
-    assert [d["name"] for d in metrics["dimensions"]] == ["city__country"]   # a placeholder date offers no year
+    assert [d["name"] for d in metrics["dimensions"]] == ["city__country"]   # a constant date offers no year
     # "population" names the metric, so the plan path ran first; the stub's reply is no plan: the SQL path answered.
     assert ask["path"] == "sql"

@@ -343,6 +343,14 @@ metric:
 }
 
 
+def write_models(folder, change=lambda text: text):
+    """MODELS as a dbt-style directory (subfolders included), each file passed through ``change``."""
+    for name, text in MODELS.items():
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_text(change(text))
+    return folder
+
+
 @pytest.fixture
 def shop(tmp_path):
     db = tmp_path / "shop.duckdb"
@@ -356,11 +364,7 @@ def shop(tmp_path):
                 " (3, 2, '2024-02-11', 'paid', 70), (4, 3, '2024-03-12', 'refunded', 30),"
                 " (5, 3, '2025-01-02', 'paid', 40)")
     con.close()
-    models = tmp_path / "models"
-    for name, text in MODELS.items():
-        (models / name).parent.mkdir(parents=True, exist_ok=True)
-        (models / name).write_text(text)
-    return db, models
+    return db, write_models(tmp_path / "models")
 
 
 def test_a_dbt_model_directory_answers_end_to_end(isolated_env, shop):
@@ -385,10 +389,7 @@ def test_semantic_init_and_check_on_the_command_line(isolated_env, shop, tmp_pat
     assert cli_main(["semantic", "init", "--db", str(db), "-o", str(out)]) != 0     # no silent overwrite
     assert cli_main(["semantic", "check", str(out), "--db", str(db)]) == 0
     assert "orders_amount" in capsys.readouterr().out
-    bad = tmp_path / "bad"
-    for name, text in MODELS.items():
-        (bad / name).parent.mkdir(parents=True, exist_ok=True)
-        (bad / name).write_text(text.replace("alias: orders", "alias: purchases"))
+    bad = write_models(tmp_path / "bad", lambda text: text.replace("alias: orders", "alias: purchases"))
     assert cli_main(["semantic", "check", str(bad), "--db", str(db)]) != 0
     assert "no table 'purchases'" in capsys.readouterr().err
     assert cli_main(["schema", "--db", str(db), "--semantic", str(models)]) == 0

@@ -5,7 +5,7 @@
 else a row entity), a foreign entity for each key the catalog knows a join for, categorical dimensions for
 text and flag columns (with their values when there are at most ``MAX_VALUES``), time dimensions for dates,
 and sum measures for numeric columns plus a row count, each with a simple metric. MetricFlow needs a time
-dimension for every measure; a table without a date gets a constant one, marked ``placeholder`` (never offered
+dimension for every measure; a table without a date gets a constant one, marked ``constant_time`` (never offered
 to a plan). The side section says ``draft: true``: the plan path stays off for a draft until a person has
 reviewed it and removed that line. ``convert(...)`` starts from the same draft and moves the older file's
 descriptions, synonyms and values onto its dimensions and measures, its instructions and SQL metrics into
@@ -101,9 +101,9 @@ def _model(db, t: Table, entity_of: dict[str, str], used: set[str]) -> tuple[dic
                         "config": {"meta": {"synonyms": [f"number of {t.name}"]}}})
     time_dims = [d["name"] for d in dims if d["type"] == "time"]
     if not time_dims:
-        dims.append({"name": "placeholder_date", "type": "time", "expr": "DATE '2000-01-01'",
-                     "type_params": {"time_granularity": "day"}, "config": {"meta": {"placeholder": True}}})
-        time_dims = ["placeholder_date"]
+        dims.append({"name": "undated", "type": "time", "expr": "DATE '2000-01-01'",
+                     "type_params": {"time_granularity": "day"}, "config": {"meta": {"constant_time": True}}})
+        time_dims = ["undated"]
     model["defaults"] = {"agg_time_dimension": time_dims[0]}
     model.update({"entities": entities, "dimensions": dims, "measures": measures})
     return model, metrics

@@ -226,7 +226,7 @@ def _index(layer: SemanticLayer) -> None:
         for d in sm.dimensions:
             meta = _meta(d)
             if d.type.value == "time":
-                if not meta.get("placeholder"):
+                if not meta.get("constant_time"):
                     grains.add(d.type_params.time_granularity.value if d.type_params else "day")
                 continue
             layer.dimensions[f"{entity}__{d.name}"] = Name(
@@ -235,7 +235,7 @@ def _index(layer: SemanticLayer) -> None:
                 _words(meta, "values"), "categorical", f"{sm.node_relation.alias}.{unquote(d.expr or d.name)}",
                 entity if meta.get("unique_by_entity") else "")
     finest = min((GRAINS.index(g) for g in grains if g in GRAINS), default=len(GRAINS))
-    for g in GRAINS[finest:]:    # none without a real time dimension (a placeholder is not one)
+    for g in GRAINS[finest:]:    # none without a real time dimension (a constant date is not one)
         layer.dimensions[g] = Name(g, f"the {g} (metric_time__{g}); filter as {g} = 2019" if g == "year"
                                    else f"the {g} (metric_time__{g})", [], [], "time", "")
     for met in m.metrics:
