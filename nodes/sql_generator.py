@@ -70,32 +70,39 @@ class SQLGenerator(TracedNode):
         stable = f"Schema:\n{p['stable']}" if p["stable"] and p["schema"].startswith(p["stable"]) else ""
         if p["resample"]:
             # Fixed seeds: the same question gets the same drafts (and a reply cache can serve them).
-            drafts = [self._generate(msgs, p["question"], temperature=p["temperature"], seed=i, stable=stable)
+            drafts = [self._generate(msgs, p["question"], temperature=p["temperature"], seed=i, stable=stable)[0]
                       for i in range(1, p["resample"] + 1)]
             # The failed query takes part in the vote: if no draft runs, its error goes on to ErrorFixer.
-            return {"sql": p["failed"], "candidates": [p["failed"]] + drafts, "error": None}
-        sql = self._generate(msgs, p["question"], stable=stable)
+            return {"sql": p["failed"], "candidates": [p["failed"]] + drafts, "error": None, "certainty": {}}
+        sql, certainty = self._generate(msgs, p["question"], stable=stable)
         if p["feedback"] and sql in p["tried"]:
             # At temperature 0 a small model often repeats the query that just failed, feedback or
             # not; one sampled retry is the only way to get a different query out of it.
-            sql = self._generate(msgs, p["question"], temperature=p["temperature"], stable=stable)
-        return {"sql": sql, "candidates": [sql], "error": None}
+            sql, certainty = self._generate(msgs, p["question"], temperature=p["temperature"], stable=stable)
+        return {"sql": sql, "candidates": [sql], "error": None, "certainty": certainty, "messages": msgs,
+                "stable": stable}
 
-    def _generate(self, msgs, question, temperature=None, seed=None, stable="") -> str:
+    def _generate(self, msgs, question, temperature=None, seed=None, stable="") -> tuple[str, dict]:
+        """The tidied SQL of one reply, and how sure the model was of it (greedy replies on the embedded model)."""
         reply = self.ctx.llm.complete(msgs, node="SQLGenerator", prefix="```sql\n", stop=["```"], max_tokens=256,
                                       temperature=temperature, seed=seed, stable=stable)
-        return tidy_sql(extract_sql(reply.text), self.ctx.catalog, question)
+        certainty = {k: getattr(reply, k, None) for k in ("min_prob", "mean_logprob")}
+        return tidy_sql(extract_sql(reply.text), self.ctx.catalog, question), \
+            {k: v for k, v in certainty.items() if v is not None}
 
     def exec_fallback(self, p, exc):
         # The LLM call itself failed (endpoint down, context overflow): the executor reports it.
-        return {"sql": "", "candidates": [""], "error": f"the LLM call failed: {exc}"}
+        return {"sql": "", "candidates": [""], "error": f"the LLM call failed: {exc}", "certainty": {}}
 
     def post(self, shared, p, res):
         shared["sql_query"] = res["sql"]
         shared["sql_candidates"] = res["candidates"]
         shared["generation_error"] = res["error"]
         after = "resample" if p["resample"] else (p["feedback"] or {}).get("kind", "question")
-        shared.setdefault("attempts", []).append({"sql": res["sql"], "source": "llm", "after": after})
+        shared.setdefault("attempts", []).append({"sql": res["sql"], "source": "llm", "after": after,
+                                                  **res.get("certainty", {})})
+        if res.get("messages"):   # the prompt, for drafts drawn later to weigh this answer (AssessConfidence)
+            shared["sql_prompt"] = {"messages": res["messages"], "stable": res["stable"]}
         shared.setdefault("first_sql", res["sql"])
         if p["resample"]:
             shared["resample"], shared["resampled"] = False, True

@@ -59,6 +59,9 @@ class Result:
     write: WriteCard | None = None       # a write's card (utils/db/write_card.py)
     path: str | None = None              # which path answered: "plan" (MetricFlow) or "sql"; None: neither ran
     plan: dict | None = None             # PlanQuery's record: the plan, its derivation, or why the SQL path ran
+    # AssessConfidence: {"level": high|medium|low, "score", "reasons": [...], "signals": {...}}; None: not assessed
+    confidence: dict | None = None
+    alternatives: list[dict] = field(default_factory=list)   # the not-sure answer's two candidates (sql, df, votes)
     _resume: Callable[[dict], Result] | None = field(default=None, repr=False, compare=False)
     _write_sql: Callable[[str], Result] | None = field(default=None, repr=False, compare=False)
 

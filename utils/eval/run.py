@@ -59,6 +59,17 @@ def _error_record(q: Question, db: str, err: str, seconds: float, gold_error: st
     return rec
 
 
+def signals_of(r) -> dict[str, Any]:
+    """The confidence signals of a Result (``utils/trust/signals.py``): those AssessConfidence collected,
+    or, for a Result that did not pass through it, the same collected from the Result's record."""
+    from duckask.utils.trust.signals import collect
+
+    if (r.confidence or {}).get("signals"):
+        return r.confidence["signals"]
+    return collect(status=r.status, sql=r.sql, df=r.df, attempts=r.attempts, vote=r.vote, grades=r.grades,
+                   truncated=r.truncated, examples=r.examples, path=r.path, intent_by=r.routing.get("intent_by"))
+
+
 def eval_settings(settings: Settings) -> Settings:
     """What ``auto`` means in a batch run: every question file row is a data question (no router, no
     LLM call to place it) and the answer is the template (no sentence call): both are chat features
@@ -123,7 +134,8 @@ def evaluate_one(q: Question, db: str, *, llm: LLM, settings: Settings, mode: st
             tables=r.tables, seconds=round(seconds, 3), path=r.path,
             plan={k: v for k, v in (r.plan or {}).items() if k in ("plan", "why", "fallback", "reached")} or None,
             examples=[{"id": e["id"], "similarity": e["similarity"]} for e in r.examples],
-            trace=[{k: t[k] for k in ("node", "action", "ms", "llm_calls")} for t in r.trace])
+            trace=[{k: t[k] for k in ("node", "action", "ms", "llm_calls")} for t in r.trace],
+            signals=signals_of(r))
     rec["gold_error"] = gold_error
     if baseline == "single-prompt":
         from duckask.utils.eval.baseline import single_prompt

@@ -17,6 +17,10 @@ class LLMReply:
     ms: float
     reused_tokens: int = 0     # prompt tokens served from a stored prompt state (embedded model only)
     gen_ms: float | None = None  # of ``ms``, the time spent generating after the prompt (embedded model only)
+    # How sure the model was of its greedy reply (embedded model only): the lowest probability of any
+    # generated token, and the mean log-probability per token. A confidence signal, no extra call.
+    min_prob: float | None = None
+    mean_logprob: float | None = None
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)

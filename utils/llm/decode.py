@@ -185,11 +185,19 @@ class _Text:
         return self.text
 
 
+def token_prob(row: np.ndarray, tok: int) -> float:
+    """The probability the model gave ``tok``: softmax of one logits row at that token."""
+    top = float(row.max())
+    return float(np.exp(float(row[tok]) - top) / np.exp(row - top).sum())
+
+
 def greedy_generate(llama, tokens: Sequence[int], start: int, *, max_tokens: int, stops: list[str],
-                    draft: int = 8, on_text: Callable[[str], None] | None = None) -> tuple[str, int, float]:
+                    draft: int = 8, on_text: Callable[[str], None] | None = None,
+                    probs: list[float] | None = None) -> tuple[str, int, float]:
     """Process ``tokens[start:]`` (the context holds ``tokens[:start]``), then decode greedily with
     prompt-lookup drafts of up to ``draft`` tokens. Returns (text, tokens generated, ms spent on
-    the prompt)."""
+    the prompt). ``probs``, when given, receives the probability of every generated token (how sure
+    the model was of each greedy choice: a confidence signal that costs no extra call)."""
     import llama_cpp
 
     t0 = time.perf_counter()
@@ -200,23 +208,26 @@ def greedy_generate(llama, tokens: Sequence[int], start: int, *, max_tokens: int
     prompt_ms = (time.perf_counter() - t0) * 1000
     row = np.ctypeslib.as_array(llama_cpp.llama_get_logits_ith(llama._ctx.ctx, -1), shape=(n_vocab,))
     nxt = int(np.argmax(row))
+    p_nxt = token_prob(row, nxt) if probs is not None else 0.0
     history = np.zeros(len(tokens) + max_tokens + draft + 1, dtype=np.int32)
     history[: len(tokens)] = tokens
     h = len(tokens)
     text = _Text(llama, stops, on_text)
     generated = 0
 
-    def take(tok: int) -> bool:
+    def take(tok: int, p: float) -> bool:
         """Emit one token; True when generation ends with it (end of turn, a stop string, the limit)."""
         nonlocal h, generated
         if llama_cpp.llama_vocab_is_eog(vocab, tok):
             return True
+        if probs is not None:
+            probs.append(p)
         generated += 1
         history[h] = tok
         h += 1
         return text.add(tok) or generated >= max_tokens
 
-    while not take(nxt):
+    while not take(nxt, p_nxt):
         guess = lookup_draft(history[:h], draft)[: max(0, min(max_tokens - generated, n_ctx - llama.n_tokens - 1))]
         batch = [nxt] + guess
         n_past = llama.n_tokens
@@ -229,7 +240,7 @@ def greedy_generate(llama, tokens: Sequence[int], start: int, *, max_tokens: int
         i, ended = 0, False
         while i < len(guess) and preds[i] == guess[i]:
             i += 1
-            if take(guess[i - 1]):
+            if take(guess[i - 1], token_prob(rows[i - 1], guess[i - 1]) if probs is not None else 0.0):
                 ended = True
                 break
         if n_past + 1 + i < llama.n_tokens:   # drop the guesses the model did not make
@@ -238,6 +249,7 @@ def greedy_generate(llama, tokens: Sequence[int], start: int, *, max_tokens: int
         if ended:
             break
         nxt = int(preds[i])
+        p_nxt = token_prob(rows[i], nxt) if probs is not None else 0.0
     llama._requires_eval = True
     return text.finish(), generated, prompt_ms
 

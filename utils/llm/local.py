@@ -12,6 +12,7 @@ text, sooner); sampled calls go through llama-cpp-python's ``create_completion``
 from __future__ import annotations
 
 import atexit
+import math
 import threading
 import time
 from collections.abc import Iterable
@@ -39,6 +40,14 @@ def _close_local_models() -> None:
 
 
 atexit.register(_close_local_models)
+
+
+def certainty(probs: list[float]) -> dict:
+    """``min_prob`` and ``mean_logprob`` of a greedy reply's token probabilities (none: both None)."""
+    if not probs:
+        return {}
+    return {"min_prob": round(min(probs), 4),
+            "mean_logprob": round(sum(math.log(max(p, 1e-12)) for p in probs) / len(probs), 4)}
 
 
 def render_chatml(messages: Iterable[dict[str, str]], prefix: str = "") -> str:
@@ -133,6 +142,7 @@ class LocalBackend:
                 raise LLMError(f"{node}: prompt of {len(tokens)} tokens does not fit the context "
                                f"({llama.n_ctx()}); select fewer tables or raise n_ctx")
             t0 = time.perf_counter()
+            probs: list[float] = []
             reused = start = self.states.restore(tokens)
             boundary = self._stable_tokens(messages, stable, tokens)
             if boundary > start and not self.states.disk.has(tokens[:boundary]):
@@ -143,7 +153,7 @@ class LocalBackend:
                 before = (time.perf_counter() - t0) * 1000
                 text, generated, prompt_ms = greedy_generate(
                     llama, tokens, start, max_tokens=max_tokens, stops=stops, on_text=on_text,
-                    draft=self.settings.draft_tokens)
+                    draft=self.settings.draft_tokens, probs=probs)
                 prompt_ms += before
             else:
                 if start < len(tokens) - 1:    # the prompt but its last token, timed apart from sampling
@@ -154,7 +164,7 @@ class LocalBackend:
             self.states.remember()
         return LLMReply(text=prefix + text, node=node, model=self.name, prompt_tokens=len(tokens),
                         completion_tokens=generated, ms=ms, reused_tokens=reused,
-                        gen_ms=ms - prompt_ms)
+                        gen_ms=ms - prompt_ms, **certainty(probs))
 
     def _sample(self, tokens, max_tokens, temp, seed, stops, on_text) -> tuple[str, int]:
         """A sampled reply (a resample's drafts): llama-cpp-python's sampler, from the restored prefix."""

@@ -1,0 +1,85 @@
+"""The signals a finished question leaves behind, the inputs of its confidence, collected in one
+plain dict so that a live run (AssessConfidence) and an eval record give the same thing.
+
+Every signal costs nothing extra to collect: which path answered, the repairs and corrected attempts
+the query needed, whether the first query failed or found nothing and drafts were voted on (and how
+many of them agreed), the grader's verdict, the shape of the result (empty, all NULL, cut at the row
+cap), how sure the model was of its greedy query (the lowest token probability and the mean
+log-probability, embedded model only), the query's shape (tables joined, nesting), the closest
+verified example's similarity, and whether the router placed the question by a rule or by the model.
+
+Run on its own (the signals of one question, from an eval record)::
+
+    python -m duckask.utils.trust.signals RECORDS.jsonl ID
+"""
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from duckask.utils.sql.ast import base_tables, parse, walk
+
+
+def query_shape(sql: str) -> dict[str, int]:
+    """Base tables read and SELECTs nested inside the outer one (0 when the SQL does not parse)."""
+    node = parse(sql or "")
+    if node is None:
+        return {"tables": 0, "nested": 0}
+    selects = sum(1 for d in walk(node) if d.get("type") == "SELECT_NODE")
+    return {"tables": len(base_tables(node)), "nested": max(0, selects - 1)}
+
+
+def _certainty(attempts: list[dict]) -> dict[str, float]:
+    """How sure the model was of the query the answer came from: the last LLM attempt (a free repair
+    after it keeps its text mostly); {} when that attempt was sampled, or came from an endpoint."""
+    last = next((a for a in reversed(attempts) if a.get("source") == "llm"), {})
+    return {k: last[k] for k in ("min_prob", "mean_logprob") if last.get(k) is not None}
+
+
+def collect(*, status: str, sql: str | None, df, attempts: list[dict], vote: list[dict], grades: list[dict],
+            truncated: bool = False, examples: list[dict] | None = None, path: str | None = None,
+            intent_by: str | None = None, drafts: dict | None = None) -> dict[str, Any]:
+    """The signals of one answered (or failed) question. ``drafts``: agreement measured after the answer
+    ({"n", "agree"}, AssessConfidence); otherwise a resample's vote gives it."""
+    llm = [a for a in attempts if a.get("source") == "llm"]
+    ballots = [b for b in vote if b.get("status") == "ok"]
+    n_drafts = sum(b.get("drafts", 1) for b in vote)
+    agree = sum(b.get("drafts", 1) for b in ballots if b.get("agrees"))
+    if drafts:
+        n_drafts, agree = drafts["n"], drafts["agree"]
+    objections = [g for g in grades if g.get("verdict") == "fail"]
+    rows = None if df is None else len(df)
+    return {
+        "status": status, "path": path or "sql",
+        "retries": sum(1 for a in llm if a.get("after") in ("error", "grader")),
+        "repairs": sum(1 for a in attempts if a.get("source") == "repair"),
+        "resampled": any(a.get("after") == "resample" for a in llm),
+        "drafts": n_drafts, "agree": agree,
+        "grader": (grades[-1]["verdict"] if grades else None), "grader_by": (grades[-1].get("by") if grades else None),
+        "objections": len(objections),
+        "rows": rows, "empty": rows == 0,
+        "null_only": bool(rows) and bool(df.isna().all().all()),
+        "truncated": bool(truncated),
+        **_certainty(attempts), **query_shape(sql or ""),
+        "example_similarity": max((e.get("similarity") or 0.0 for e in examples or []), default=None),
+        "intent_by": intent_by,
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    from duckask.utils.eval.records import read_records
+
+    ap = argparse.ArgumentParser(description="Print the confidence signals an eval record holds.")
+    ap.add_argument("records")
+    ap.add_argument("id")
+    a = ap.parse_args(argv)
+    rec = next((r for r in read_records(a.records) if r["id"] == a.id), None)
+    if rec is None:
+        ap.error(f"no record {a.id!r} in {a.records}")
+    print(json.dumps(rec.get("signals"), indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
