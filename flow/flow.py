@@ -23,6 +23,7 @@ from duckask.nodes import (
     AnswerSchema,
     ApplyWrite,
     AskUser,
+    AssessConfidence,
     ClarifyQuery,
     ConfirmSQL,
     Context,
@@ -54,7 +55,7 @@ def build_flow(ctx: Context, entry: str = "route") -> Flow:
     clarify, ask_user, plan = ClarifyQuery(ctx), AskUser(ctx), PlanQuery(ctx)
     select, schema, generate = TableSelector(ctx), SchemaLookup(ctx), SQLGenerator(ctx)
     execute, fix, report = SQLExecutor(ctx), ErrorFixer(ctx), ReportError(ctx)
-    analyze, grade = DataAnalyzer(ctx), ResponseGrader(ctx)
+    analyze, grade, assess = DataAnalyzer(ctx), ResponseGrader(ctx), AssessConfidence(ctx)
     review, apply = ReviewWrite(ctx), ApplyWrite(ctx)
 
     route - "data" >> resolve
@@ -92,6 +93,9 @@ def build_flow(ctx: Context, entry: str = "route") -> Flow:
     analyze >> grade
     grade - "resample" >> generate
     grade - "fail" >> generate
+    grade - "pass" >> assess
+    grade - "exhausted" >> assess
+    report >> assess
     if entry not in ENTRIES:
         raise ValueError(f"entry must be one of {', '.join(ENTRIES)}, not {entry!r}")
     return Flow(start={"route": route, "confirm": confirm, "write": review}[entry])

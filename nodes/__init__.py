@@ -4,6 +4,7 @@ from duckask.nodes.answer_general import AnswerGeneral
 from duckask.nodes.answer_schema import AnswerSchema
 from duckask.nodes.apply_write import ApplyWrite
 from duckask.nodes.ask_user import AskUser
+from duckask.nodes.assess_confidence import AssessConfidence
 from duckask.nodes.clarify_query import ClarifyQuery
 from duckask.nodes.confirm_sql import ConfirmSQL
 from duckask.nodes.data_analyzer import DataAnalyzer
@@ -19,6 +20,7 @@ from duckask.nodes.sql_executor import SQLExecutor
 from duckask.nodes.sql_generator import SQLGenerator
 from duckask.nodes.table_selector import TableSelector
 
-__all__ = ["Context", "TracedNode", "AnswerGeneral", "AnswerSchema", "ApplyWrite", "AskUser", "ClarifyQuery",
+__all__ = ["Context", "TracedNode", "AnswerGeneral", "AnswerSchema", "ApplyWrite", "AskUser", "AssessConfidence",
+           "ClarifyQuery",
            "ConfirmSQL", "DataAnalyzer", "ErrorFixer", "IntentRouter", "PlanQuery", "ReportError", "ResolveFollowUp",
            "ResponseGrader", "ReviewWrite", "SchemaLookup", "SQLExecutor", "SQLGenerator", "TableSelector"]

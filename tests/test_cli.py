@@ -68,7 +68,8 @@ def test_ask_json(scripted, small_db, capsys):
     assert sorted(d["tables"]) == ["arenas", "players", "teams"]
     assert d["answer"] == SENTENCE and d["answer_check"] == {"by": "llm", "problems": []}
     assert d["intent"] == "data" and d["resolved_question"] == LAKERS_Q
-    assert [t["node"] for t in d["trace"]][-1] == "ResponseGrader"
+    assert [t["node"] for t in d["trace"]][-2:] == ["ResponseGrader", "AssessConfidence"]
+    assert d["confidence"]["level"] in ("high", "medium", "low") and d["confidence"]["reasons"]
     assert d["question"] == LAKERS_Q
     assert llm.count() == 2 and llm.count("DataAnalyzer") == 1   # the SQL, then the sentence
     assert len(out.strip().splitlines()) == 1          # exactly one JSON object
@@ -146,9 +147,9 @@ def test_ask_trace_prints_node_table(scripted, small_db, capsys):
         ("IntentRouter", "data"), ("ResolveFollowUp", "default"), ("ClarifyQuery", "clear"), ("PlanQuery", "sql"),
         ("TableSelector", "default"), ("SchemaLookup", "default"),
         ("SQLGenerator", "default"), ("SQLExecutor", "error"), ("ErrorFixer", "repaired"),
-        ("SQLExecutor", "success"), ("DataAnalyzer", "default"), ("ResponseGrader", "pass")]
+        ("SQLExecutor", "success"), ("DataAnalyzer", "default"), ("ResponseGrader", "pass"), ("AssessConfidence", "default")]
     # LLM calls (no DataAnalyzer reply is scripted: its call fails and the template answers)
-    assert [row[3] for row in table] == ["0", "0", "0", "0", "0", "0", "1", "0", "0", "0", "0", "0"]
+    assert [row[3] for row in table] == ["0", "0", "0", "0", "0", "0", "1", "0", "0", "0", "0", "0", "0"]
     assert [row[-1] for row in table if row[0] == "SQLExecutor"] == ["1", "2"]            # attempt
     assert any(line.startswith("total:") and "1 LLM calls" in line for line in lines)
 

@@ -27,7 +27,7 @@ ALL_POINTS_SQL = "SELECT name, points FROM players ORDER BY points DESC"
 
 HAPPY_PATH = [("ClarifyQuery", "clear"), ("PlanQuery", "sql"), ("TableSelector", "default"),
               ("SchemaLookup", "default"), ("SQLGenerator", "default"), ("SQLExecutor", "success"),
-              ("DataAnalyzer", "default"), ("ResponseGrader", "pass")]
+              ("DataAnalyzer", "default"), ("ResponseGrader", "pass"), ("AssessConfidence", "default")]
 
 
 ROUTED = [("IntentRouter", "data"), ("ResolveFollowUp", "default")]
@@ -209,7 +209,7 @@ def test_fixer_retry_then_success(run):
     assert r.status == "answered"
     assert path(r) == HAPPY_PATH[:5] + [("SQLExecutor", "error"), ("ErrorFixer", "retry"),
                                         ("SQLGenerator", "default"), ("SQLExecutor", "success"),
-                                        ("DataAnalyzer", "default"), ("ResponseGrader", "pass")]
+                                        ("DataAnalyzer", "default"), ("ResponseGrader", "pass"), ("AssessConfidence", "default")]
     gens = [t for t in r.trace if t["node"] == "SQLGenerator"]
     assert [t["attempt"] for t in gens] == [1, 2]
     assert llm.count("SQLGenerator") == 2 and llm.count() == 2
@@ -230,7 +230,7 @@ def test_deterministic_repair_needs_no_llm_call(run):
     assert r.status == "answered"
     assert path(r) == HAPPY_PATH[:5] + [("SQLExecutor", "error"), ("ErrorFixer", "repaired"),
                                         ("SQLExecutor", "success"), ("DataAnalyzer", "default"),
-                                        ("ResponseGrader", "pass")]
+                                        ("ResponseGrader", "pass"), ("AssessConfidence", "default")]
     assert llm.count() == 1
     assert r.sql == "SELECT name, points FROM players ORDER BY points DESC LIMIT 2"
     assert rows(r) == [["LeBron James", 30], ["Jayson Tatum", 28]]
@@ -248,7 +248,7 @@ def test_fixer_gives_up_after_max_fix_retries(run, retries):
     assert [c["temperature"] for c in llm.calls if c["node"] == "SQLGenerator"] == [None] + [None, 0.7] * retries
     fixer = [t["action"] for t in r.trace if t["node"] == "ErrorFixer"]
     assert fixer == ["retry"] * retries + ["give_up"]
-    assert path(r)[-2:] == [("ErrorFixer", "give_up"), ("ReportError", "end")]
+    assert path(r)[-3:] == [("ErrorFixer", "give_up"), ("ReportError", "end"), ("AssessConfidence", "default")]
     n = retries + 1
     assert r.answer.startswith(f"Could not answer: {n} quer{'y' if n == 1 else 'ies'} tried.")
     for i in range(1, n + 1):
@@ -273,7 +273,7 @@ def test_llm_exception_in_sql_generator_is_reported(run):
     assert llm.count("SQLGenerator") == 2
     assert "the LLM call failed: endpoint down (503)" in r.answer
     assert "(no SQL)" in r.answer
-    assert path(r)[-1] == ("ReportError", "end")
+    assert path(r)[-2:] == [("ReportError", "end"), ("AssessConfidence", "default")]
     assert r.sql is None and r.df is None
 
 
@@ -306,7 +306,7 @@ def test_unsafe_sql_from_the_model_is_refused(run, small_db, tmp_path, monkeypat
     assert llm.count("SQLGenerator") == 3      # the repeated query is resampled once
     assert [a["status"] for a in r.attempts] == ["refused", "refused"]
     assert r.answer.count("-> refused: ") == 2
-    assert path(r)[-1] == ("ReportError", "end")
+    assert path(r)[-2:] == [("ReportError", "end"), ("AssessConfidence", "default")]
     assert sha256(small_db) == before
     assert sorted(p.name for p in small_db.parent.iterdir()) == listing
     assert list(tmp_path.iterdir()) == []
@@ -356,7 +356,7 @@ def test_grader_zero_rounds_ends_at_once(run):
     llm = ScriptedLLM({"SQLGenerator": [EMPTY_SQL]})
     r = run(LAKERS_Q, llm, max_grader_rounds=0)
     assert llm.count("SQLGenerator") == 1
-    assert path(r)[-1] == ("ResponseGrader", "exhausted")
+    assert path(r)[-2:] == [("ResponseGrader", "exhausted"), ("AssessConfidence", "default")]
     assert r.warning
 
 
@@ -374,7 +374,7 @@ def test_retry_after_grader_fails_keeps_earlier_answer(run):
     """Grader fail -> retry SQL errors -> fixer gives up: ReportError keeps the graded answer."""
     llm = ScriptedLLM({"SQLGenerator": [EMPTY_SQL, "SELECT name, salary FROM players"]})
     r = run(LAKERS_Q, llm, max_fix_retries=0)
-    assert path(r)[-2:] == [("ErrorFixer", "give_up"), ("ReportError", "end")]
+    assert path(r)[-3:] == [("ErrorFixer", "give_up"), ("ReportError", "end"), ("AssessConfidence", "default")]
     assert r.status == "answered"
     assert r.sql == EMPTY_SQL
     assert len(r.df) == 0
@@ -596,7 +596,7 @@ def test_failed_first_query_resamples_and_votes_for_the_result_most_agree_on(run
     assert r.status == "answered"
     assert path(r) == HAPPY_PATH[:5] + [("SQLExecutor", "error"), ("ErrorFixer", "resample"),
                                         ("SQLGenerator", "default"), ("SQLExecutor", "success"),
-                                        ("DataAnalyzer", "default"), ("ResponseGrader", "pass")]
+                                        ("DataAnalyzer", "default"), ("ResponseGrader", "pass"), ("AssessConfidence", "default")]
     # The first query at temperature 0, then samples of the same prompt with fixed seeds.
     assert [(c["temperature"], c["seed"]) for c in llm.calls] == [(None, None), (0.7, 1), (0.7, 2), (0.7, 3)]
     assert user_prompt(llm, "SQLGenerator", 1) == user_prompt(llm, "SQLGenerator", 0)   # no error shown

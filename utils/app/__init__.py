@@ -14,7 +14,8 @@ The layer they share:
 - ``api``: ``ask``, ``prepare`` / ``run_turn``, and ``Prepared``'s ``run_sql``, ``propose``, ``decide``,
   ``refresh``;
 - ``result``: ``Result`` and what can be done with it next;
-- ``present``: how a Result (or the rows of your SQL) looks on every surface, and every exit code;
+- ``present``: how a Result looks on every surface, and every exit code; ``trust_view`` (its confidence and
+  a not-sure answer's candidates) and ``present_sql`` (the rows of your own SQL);
 - ``deliver``: the terminal's write approval and the actions on an answered Result;
 - ``chart``: the chart a result's columns call for.
 """

@@ -149,7 +149,8 @@ def _result(prep: Prepared, shared: dict[str, Any]) -> Result:
         resolved_question=shared.get("resolved_question"), answer_check=shared.get("answer_check") or {},
         confirmations=shared.get("confirmations") or [],
         routing={"intent_by": shared.get("intent_by"), "resolved_by": shared.get("resolved_by")},
-        write=shared.get("write"), path=shared.get("path"), plan=shared.get("plan"))
+        write=shared.get("write"), path=shared.get("path"), plan=shared.get("plan"),
+        confidence=shared.get("confidence"), alternatives=shared.get("alternatives") or [])
 
 
 def confirm_option(confirm: Any, options: dict[str, Any]) -> Callable[[str, list], dict] | None:

@@ -78,6 +78,12 @@ def _add_graph_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--plan-path", choices=["auto", "on", "off"],
                    help="questions that name a metric of the semantic file: the model writes a plan, MetricFlow the "
                         "SQL (default auto: on for a reviewed semantic file in dbt's format)")
+    g.add_argument("--min-confidence", choices=["off", "low", "medium", "high"],
+                   help="below this confidence duckask says it is not sure and shows the two best candidate answers "
+                        "(different results) with their SQL, instead of one answer (default off)")
+    g.add_argument("--confidence-drafts", type=int, metavar="N",
+                   help="draw N sampled drafts for every answer and count how many agree with it (a stronger "
+                        "confidence, one decode each; default 0)")
     g.add_argument("--examples", help="YAML/JSONL file of verified question/SQL pairs for this database")
     g.add_argument("--dialect-notes", choices=["auto", "off"],
                    help="show the model short DuckDB syntax notes when the question calls for them (default off)")

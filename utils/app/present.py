@@ -6,7 +6,7 @@ parts once (``parts``), and each surface renders those parts its own way:
 - ``html``: the notebook view (``Result._repr_html_``);
 - ``as_json``: the ``--json`` object, the server's JSON and the chat's JSON lines (``Result.to_dict``);
 - ``for_agent``: what the MCP ``ask`` tool returns (a subset of ``as_json``, the same values);
-- ``outcome_json``: the user's own SQL (``duckask sql --json``, ``/api/sql``, MCP ``run_sql``).
+- the user's own SQL (``duckask sql --json``, ``/api/sql``, MCP ``run_sql``): ``present_sql.py``.
 
 Rows become JSON in one function (``rows_json``), and a status becomes an exit code in one map
 (``exit_code``). To change how an answer looks, change this file.
@@ -23,6 +23,8 @@ import json
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from duckask.utils.app import trust_view as tv
+
 if TYPE_CHECKING:
     import pandas as pd
 
@@ -30,7 +32,7 @@ EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_CLARIFY = 0, 1, 2, 3
 #: A Result's status -> the exit code of every command (README "Exit codes"). 3: a person must act (answer a
 #: clarifying question, or approve what waits); 1: it failed or was refused.
 EXIT_CODES = {"answered": EXIT_OK, "declined": EXIT_OK, "written": EXIT_OK, "rejected": EXIT_OK,
-              "needs_clarification": EXIT_CLARIFY, "pending": EXIT_CLARIFY,
+              "needs_clarification": EXIT_CLARIFY, "pending": EXIT_CLARIFY, "unsure": EXIT_CLARIFY,
               "blocked": EXIT_FAIL, "rolled_back": EXIT_FAIL, "error": EXIT_FAIL}
 #: Intents whose SQL is part of the answer (a schema or general answer shows none).
 SQL_INTENTS = ("data", "sql")
@@ -71,6 +73,7 @@ class Parts:
     trace: str                      # the trace table
     llm: dict = field(default_factory=dict)
     plan: str | None = None         # the plan MetricFlow compiled, when the plan path answered
+    confidence: str | None = None   # "Confidence: medium (reasons)" (utils/app/trust_view.py)
 
     def more(self, shown: int) -> str | None:
         """"... N rows" when more rows exist than ``shown``."""
@@ -97,14 +100,13 @@ def trace_table(trace: list[dict]) -> str:
 def parts(r) -> Parts:
     import pandas as pd
 
-
     understood = r.resolved_question if r.resolved_question and r.resolved_question != r.question else None
     return Parts(question=r.question, understood=understood, status=r.status, intent=r.intent, answer=r.answer,
                  derivation=r.derivation, warning=r.warning, sql=r.sql if r.intent in SQL_INTENTS else None,
                  df=r.df if r.df is not None else pd.DataFrame(), truncated=r.truncated,
                  card=r.write.text() if r.write and r.status == "pending" else None,
                  stats=f"{r.seconds:.1f}s, {len(r.llm_calls)} LLM calls", trace=trace_table(r.trace),
-                 llm=llm_totals(r), plan=plan_text(r))
+                 llm=llm_totals(r), plan=plan_text(r), confidence=tv.confidence_line(r.confidence))
 
 
 def plan_text(r) -> str | None:
@@ -132,7 +134,7 @@ def text(r, max_rows: int = 20, *, streamed: str = "", trace: bool = False) -> s
     if p.understood:
         out.append(f"(understood as: {p.understood})")
     again, note = _streamed_note(p, streamed)
-    out += [x for x in (note, p.answer if again else None, p.derivation or None) if x]
+    out += [x for x in (note, p.answer if again else None, p.derivation or None, p.confidence) if x]
     if p.warning:
         out.append(f"Warning: {p.warning}")
     if p.card:
@@ -144,6 +146,7 @@ def text(r, max_rows: int = 20, *, streamed: str = "", trace: bool = False) -> s
     if len(p.df):
         out += ["", p.df.head(max_rows).to_string(index=False)]
         out += [m for m in (p.more(max_rows),) if m]
+    out += tv.candidates_text(r, max_rows)
     if trace:
         t = p.llm
         out += ["", p.trace, f"total: {r.seconds:.2f}s, {t['calls']} LLM calls, {t['prompt_tokens']} prompt + "
@@ -168,6 +171,9 @@ def rich_lines(r, max_rows: int = 20, *, streamed: str = "") -> list:
         out.append(f"[bold]A:[/bold] {escape(p.answer)}")
     if p.derivation:
         out.append(f"[dim]{escape(p.derivation)}[/dim]")
+    if p.confidence:
+        out.append(f"[{ {'high': 'green', 'medium': 'yellow'}.get(r.confidence['level'], 'red')}]"
+                   f"{escape(p.confidence)}[/]")
     if p.warning:
         out.append(f"[red]Warning: {escape(p.warning)}[/red]")
     if p.card:
@@ -184,6 +190,7 @@ def rich_lines(r, max_rows: int = 20, *, streamed: str = "") -> list:
             t.add_row(*["" if v is None else str(v) for v in row])
         out.append(t)
         out += [f"[dim]{m}[/dim]" for m in (p.more(max_rows),) if m]
+    out += [escape(x) for x in tv.candidates_text(r, max_rows)]
     return out
 
 
@@ -206,6 +213,7 @@ def html(r, max_rows: int = 20) -> str:
     out = [f"<div><p style='font-size:1.1em'>{e(p.answer)}</p>"]
     if p.derivation:
         out.append(f"<p><i>{e(p.derivation)}</i></p>")
+    out.append(tv.badge_html(r.confidence))
     if p.warning:
         out.append(f"<p style='color:#b00'>{e(p.warning)}</p>")
     asked = e(p.question) + (f" <i>(understood as: {e(p.understood)})</i>" if p.understood else "")
@@ -219,6 +227,7 @@ def html(r, max_rows: int = 20) -> str:
     if len(p.df):
         out.append(p.df.head(max_rows).to_html(index=False))
         out += [f"<p>{m}</p>" for m in (p.more(max_rows),) if m]
+    out += tv.candidates_html(r, max_rows)
     out.append("<details><summary>trace</summary><pre>" + e(p.trace) + "</pre></details></div>")
     return "\n".join(out)
 
@@ -238,6 +247,7 @@ def as_json(r, max_rows: int | None = None) -> dict[str, Any]:
         "intent": r.intent, "resolved_question": r.resolved_question, "answer_check": r.answer_check,
         "confirmations": r.confirmations, "routing": r.routing, "chart": choose_chart(r.df),
         "write": r.write.public() if r.write else None, "path": r.path, "plan": r.plan,
+        "confidence": tv.public(r.confidence), "alternatives": tv.candidates_json(r, rows_json, max_rows),
         "vote": r.vote, "attempts": r.attempts, "grades": r.grades, "grade_status": r.grade_status,
         "trace": r.trace, "llm": p.llm,
         "llm_calls": [{k: v for k, v in c.items() if k != "text"} for c in r.llm_calls],
@@ -247,37 +257,19 @@ def as_json(r, max_rows: int | None = None) -> dict[str, Any]:
 
 
 #: The keys of ``as_json`` an agent gets from the MCP ``ask`` tool.
-AGENT_KEYS = ("status", "answer", "sql", "intent", "derivation", "warning", "clarifying_question", "write", "path")
+AGENT_KEYS = ("status", "answer", "sql", "intent", "derivation", "warning", "clarifying_question", "write", "path",
+              "confidence", "alternatives")
 
 
 def for_agent(r, max_rows: int) -> dict[str, Any]:
     """The MCP ``ask`` tool's reply: the same values as ``as_json``, fewer keys; rows only when there are some."""
     d = as_json(r, max_rows)
-    out = {k: d[k] for k in AGENT_KEYS if d[k] not in (None, "")}
+    out = {k: d[k] for k in AGENT_KEYS if d[k] not in (None, "", [])}
+    if out.get("confidence"):
+        out["confidence"] = tv.public(r.confidence, signals=False)
     if r.df is not None:
         out.update(columns=d["columns"], rows=d["rows"], row_count=d["row_count"], truncated=d["truncated"])
     return out
-
-
-def outcome_json(out, max_rows: int | None = None) -> dict[str, Any]:
-    """The user's own SQL run by the safe executor (a ``QueryOutcome``), as JSON."""
-    from duckask.utils.app.chart import choose_chart
-
-    d: dict[str, Any] = {"status": out.status, "sql": out.sql, "error": out.error, "ms": round(out.ms, 1)}
-    if out.ok:
-        d.update(columns=[str(c) for c in out.df.columns], truncated=out.truncated, row_count=len(out.df),
-                 rows=rows_json(out.df, max_rows), chart=choose_chart(out.df))
-    return d
-
-
-def outcome_text(out, max_rows: int = 20) -> tuple[str, str]:
-    """(stdout, stderr) for the user's own SQL in plain text."""
-    if not out.ok:
-        return "", f"duckask: {out.error}"
-    if len(out.df) == 0:
-        return f"(no rows; columns: {', '.join(map(str, out.df.columns))})", ""
-    more = f"... {len(out.df)}{'+' if out.truncated else ''} rows" if len(out.df) > max_rows or out.truncated else ""
-    return out.df.head(max_rows).to_string(index=False), more
 
 
 def main(argv: list[str] | None = None) -> int:

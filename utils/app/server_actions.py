@@ -69,7 +69,7 @@ def add_action_routes(app, prep, gate, read_json, *, api_key: str | None = None)
     from fastapi.responses import JSONResponse, Response
     from starlette.exceptions import HTTPException
 
-    from duckask.utils.app.present import outcome_json
+    from duckask.utils.app.present_sql import outcome_json
     from duckask.utils.db.audit import AuditError
     from duckask.utils.delivery.export import FORMATS, ExportError, frame_bytes
     from duckask.utils.delivery.mail import NO_HOST, MailError, recipients, send_result

@@ -16,7 +16,7 @@ from duckask.utils.app.commands import EXIT_CLARIFY, EXIT_FAIL, EXIT_OK, _db_or_
 
 
 def _print_rows(out, args) -> None:
-    from duckask.utils.app.present import outcome_json, outcome_text
+    from duckask.utils.app.present_sql import outcome_json, outcome_text
 
     if args.json:
         print(json.dumps(outcome_json(out), default=str))

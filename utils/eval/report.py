@@ -1,5 +1,6 @@
 """The summary of an eval run: EX overall, by database and by tag; median/p90 seconds; LLM calls and
-tokens per question; first-draft EX; grader recall and false-fail rate; the baseline beside it.
+tokens per question; first-draft EX; grader recall and false-fail rate; EX and coverage per confidence
+level (high, medium, low); the baseline beside it.
 ``render_markdown`` and ``write_report`` (FILE.md + FILE.json).
 
 Run on its own::
@@ -27,6 +28,29 @@ def _quantile(xs: list[float], q: float) -> float | None:
         return None
     xs = sorted(xs)
     return round(xs[min(len(xs) - 1, int(round(q * (len(xs) - 1))))], 2)
+
+
+def level_of(r: dict[str, Any]) -> str | None:
+    """A record's confidence level: the one recorded, else read from its signals by the shipped model."""
+    if r.get("confidence"):
+        return r["confidence"]["level"]
+    if r.get("signals"):
+        from duckask.utils.trust.confidence import assess
+
+        return assess(r["signals"])["level"]
+    return None
+
+
+def by_confidence(records: list[dict[str, Any]]) -> dict[str, Any]:
+    """EX and share of answers per confidence level (records without a confidence are left out)."""
+    levels = [(level_of(r), r) for r in records]
+    levels = [(lv, r) for lv, r in levels if lv]
+    out: dict[str, Any] = {}
+    for lv in ("high", "medium", "low"):
+        rs = [r for x, r in levels if x == lv]
+        out[lv] = {"n": len(rs), "share": _pct([x == lv for x, _ in levels]), "ex": _pct([r["correct"] for r in rs])}
+    out["assessed"] = len(levels)
+    return out
 
 
 def summarize(records: list[dict[str, Any]]) -> dict[str, Any]:
@@ -67,6 +91,7 @@ def summarize(records: list[dict[str, Any]]) -> dict[str, Any]:
         "false_fail_on_right": _pct([r["grades"][0]["verdict"] == "fail" for r in right_first]),
         "wrong_first_graded": len(wrong_first), "right_first_graded": len(right_first),
     }
+    s["confidence"] = by_confidence(records)
     by_db: dict[str, list[bool]] = defaultdict(list)
     by_tag: dict[str, list[bool]] = defaultdict(list)
     for r in records:
@@ -108,6 +133,11 @@ def render_markdown(s: dict[str, Any], title: str = "duckask eval") -> str:
               f"{p.get('resampled', 0)} questions (EX {p.get('resampled_ex')} % of them).",
               f"Grader: recall on wrong first results {g['recall_on_wrong']} % (of {g['wrong_first_graded']}), "
               f"false-fail on right ones {g['false_fail_on_right']} % (of {g['right_first_graded']}).", ""]
+    c = s.get("confidence") or {}
+    if c.get("assessed"):
+        lines += ["| confidence | n | share of answers % | EX % |", "|---|---:|---:|---:|"]
+        lines += [f"| {lv} | {c[lv]['n']} | {c[lv]['share']} | {c[lv]['ex']} |" for lv in ("high", "medium", "low")]
+        lines.append("")
     for key, name in (("by_db", "database"), ("by_tag", "tag")):
         if s.get(key):
             lines += [f"| {name} | n | EX % |", "|---|---:|---:|"]

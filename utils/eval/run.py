@@ -70,6 +70,13 @@ def signals_of(r) -> dict[str, Any]:
                    truncated=r.truncated, examples=r.examples, path=r.path, intent_by=r.routing.get("intent_by"))
 
 
+def confidence_of(r) -> dict[str, Any] | None:
+    """The record's ``confidence``: {"level", "score", "reasons"} (the signals are recorded beside it)."""
+    if r.confidence:
+        return {k: r.confidence[k] for k in ("level", "score", "reasons")}
+    return None
+
+
 def eval_settings(settings: Settings) -> Settings:
     """What ``auto`` means in a batch run: every question file row is a data question (no router, no
     LLM call to place it) and the answer is the template (no sentence call): both are chat features
@@ -135,7 +142,7 @@ def evaluate_one(q: Question, db: str, *, llm: LLM, settings: Settings, mode: st
             plan={k: v for k, v in (r.plan or {}).items() if k in ("plan", "why", "fallback", "reached")} or None,
             examples=[{"id": e["id"], "similarity": e["similarity"]} for e in r.examples],
             trace=[{k: t[k] for k in ("node", "action", "ms", "llm_calls")} for t in r.trace],
-            signals=signals_of(r))
+            signals=signals_of(r), confidence=confidence_of(r))
     rec["gold_error"] = gold_error
     if baseline == "single-prompt":
         from duckask.utils.eval.baseline import single_prompt

@@ -61,20 +61,21 @@ def collect(*, status: str, sql: str | None, df, attempts: list[dict], vote: lis
         "rows": rows, "empty": rows == 0,
         "null_only": bool(rows) and bool(df.isna().all().all()),
         "truncated": bool(truncated),
-        **_certainty(attempts), **query_shape(sql or ""),
+        **_certainty(attempts),
+        # MetricFlow's SQL is nested by construction: its shape says nothing of the model's work on a plan.
+        **(query_shape(sql or "") if path != "plan" else {"tables": None, "nested": None}),
         "example_similarity": max((e.get("similarity") or 0.0 for e in examples or []), default=None),
         "intent_by": intent_by,
     }
 
 
 def main(argv: list[str] | None = None) -> int:
-    from duckask.utils.eval.records import read_records
-
     ap = argparse.ArgumentParser(description="Print the confidence signals an eval record holds.")
-    ap.add_argument("records")
+    ap.add_argument("records", help="an eval records file (JSONL)")
     ap.add_argument("id")
     a = ap.parse_args(argv)
-    rec = next((r for r in read_records(a.records) if r["id"] == a.id), None)
+    with open(a.records) as f:
+        rec = next((r for r in map(json.loads, f) if r.get("id") == a.id), None)
     if rec is None:
         ap.error(f"no record {a.id!r} in {a.records}")
     print(json.dumps(rec.get("signals"), indent=2))

@@ -1,0 +1,85 @@
+"""AssessConfidence: how sure is this answer? high, medium or low, with the reasons (``utils/trust``).
+
+The signals the run left behind (path, repairs, retries, a resample's vote, the result's shape, the
+grader's verdict, how sure the model was of its query, the closest example) go through the fitted
+model. No LLM call, unless drafts are wanted: ``confidence_drafts`` > 0 draws that many sampled drafts
+of the same prompt for every answer and counts those whose result agrees with it; and with
+``min_confidence`` set, an answer below it draws ``resample_drafts`` drafts (when none were drawn yet).
+If the answer is still below the minimum, the result is "unsure": the two best candidates with
+different results (the answer's group first, then the largest other one), each with its SQL, instead
+of one answer. The user's own SQL is not assessed (it is run as written).
+"""
+from __future__ import annotations
+
+from duckask.nodes._base import TracedNode
+from duckask.utils.sql.extract import extract_sql
+from duckask.utils.sql.repair import run_repaired
+from duckask.utils.sql.tidy import tidy_sql
+from duckask.utils.sql.voting import vote
+from duckask.utils.trust.confidence import assess, at_least, unsure_answer
+from duckask.utils.trust.signals import collect
+
+SEEDS = 101   # drafts drawn here use seeds 101.. (a resample's are 1..): other samples than a resample's
+
+
+class AssessConfidence(TracedNode):
+    def prep(self, shared):
+        s = self.ctx.settings
+        signals = collect(status=shared.get("status") or "answered", sql=shared.get("sql_query"),
+                          df=shared.get("query_result"), attempts=shared.get("attempts", []),
+                          vote=shared.get("vote") or [], grades=shared.get("grades", []),
+                          truncated=bool(shared.get("truncated")), examples=shared.get("examples"),
+                          path=shared.get("path"), intent_by=shared.get("intent_by"))
+        return {"signals": signals, "user": shared.get("sql_source") == "user", "minimum": s.min_confidence,
+                "always": s.confidence_drafts, "on_low": s.resample_drafts, "prompt": shared.get("sql_prompt"),
+                "sql": shared.get("sql_query"), "df": shared.get("query_result"), "question": shared["question"],
+                "temperature": s.resample_temperature}
+
+    def exec(self, p):
+        if p["user"]:
+            return None, []
+        conf = assess(p["signals"])
+        below = not at_least(conf["level"], p["minimum"])
+        n = p["always"] or (p["on_low"] if below and p["signals"]["drafts"] < 2 else 0)
+        if not n or not p["prompt"]:
+            return conf, []
+        groups = self._drafts(p, n)
+        agree = len(groups[0]["members"]) - 1 if groups and groups[0]["answer"] else 0
+        drafts = {"n": n + 1, "agree": agree + 1}      # the answer counts as one draft of its own group
+        conf = assess({**p["signals"], "drafts": drafts["n"], "agree": drafts["agree"]})
+        return conf, groups
+
+    def _drafts(self, p, n: int) -> list[dict]:
+        """The answer and ``n`` sampled drafts, run and grouped by equal results; the answer's group first."""
+        s, msgs = self.ctx.settings, p["prompt"]["messages"]
+        sqls = [p["sql"]]
+        for i in range(n):
+            reply = self.ctx.llm.complete(msgs, node="AssessConfidence", prefix="```sql\n", stop=["```"],
+                                          max_tokens=256, temperature=p["temperature"], seed=SEEDS + i,
+                                          stable=p["prompt"]["stable"])
+            sqls.append(tidy_sql(extract_sql(reply.text), self.ctx.catalog, p["question"]))
+
+        def run(sql):
+            return self.ctx.db.run(sql, timeout_s=s.timeout_s, row_cap=s.row_cap)
+
+        outs = [run_repaired(run, q, self.ctx.catalog, p["question"]) if q else None for q in sqls]
+        ran = [(i, o) for i, o in enumerate(outs) if o is not None]
+        v = vote([o for _, o in ran])
+        groups = [{"members": [ran[j][0] for j in g], "sql": ran[g[0]][1].sql, "df": ran[g[0]][1].df,
+                   "answer": any(ran[j][0] == 0 for j in g)} for g in v.groups]
+        return sorted(groups, key=lambda g: not g["answer"])
+
+    def post(self, shared, p, res):
+        conf, groups = res
+        if groups:   # the drafts drawn to weigh the answer, grouped by result
+            conf["drafts"] = [{"sql": g["sql"], "drafts": len(g["members"]), "answer": g["answer"],
+                               "rows": None if g["df"] is None else len(g["df"])} for g in groups]
+        shared["confidence"] = conf
+        if conf is None:
+            return "default"
+        if not at_least(conf["level"], p["minimum"]):
+            best = groups[:2] if groups else [{"members": [0], "sql": p["sql"], "df": p["df"], "answer": True}]
+            shared["alternatives"] = [{"sql": g["sql"], "df": g["df"], "drafts": len(g["members"])} for g in best]
+            shared["status"] = "unsure"
+            shared["final_answer"] = unsure_answer(conf, shared["alternatives"], p["minimum"])
+        return "default"

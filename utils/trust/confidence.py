@@ -1,0 +1,175 @@
+"""An answer's confidence: ``high``, ``medium`` or ``low``, with the reasons in words.
+
+The signals (``signals.py``) become features, small named functions run from one list (``FEATURES``);
+a logistic model fitted on labelled eval records (``bench/fit_confidence.py`` writes ``weights.json``
+beside this file) turns them into the probability that the answer is right, and two thresholds, chosen
+on the fit set's cross-validated scores, cut it into levels. Two rules sit on top: an answer that is
+not an answer (no result) is ``low``, and an empty or all-NULL result, or one the grader still objected
+to, is never ``high``. The reasons are the features that moved the score most, in words
+("3 of 5 drafts agree", "needed a repair", "empty result", ...), largest first.
+
+Run on its own (the confidence of one eval record, or of the signals given as JSON)::
+
+    python -m duckask.utils.trust.confidence '{"status": "answered", "rows": 0, ...}'
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+LEVELS = ("low", "medium", "high")
+WEIGHTS = Path(__file__).with_name("weights.json")
+
+
+def _nll(p: float | None) -> float | None:
+    return None if p is None else min(10.0, -math.log(max(p, 1e-12)))
+
+
+@dataclass(frozen=True)
+class Feature:
+    name: str
+    value: Callable[[dict], float | None]     # None: not measured (the fit set's mean stands in)
+    words: Callable[[dict], str]              # the reason, in the user's words
+    speaks_when_zero: bool = False            # a reason even at 0 (else only an event that happened is named)
+
+
+def _drafts(s):
+    return f"{s['agree']} of {s['drafts']} drafts agree on the result"
+
+
+FEATURES: list[Feature] = [
+    Feature("first_try", lambda s: float(not (s["retries"] or s["repairs"] or s["resampled"])),
+            lambda s: "the first query ran as written" if not (s["retries"] or s["repairs"] or s["resampled"])
+            else "the first query did not stand as written", True),
+    Feature("retried", lambda s: float(min(s["retries"], 3)),
+            lambda s: f"needed {s['retries']} corrected attempt{'s' * (s['retries'] != 1)}"),
+    Feature("repaired", lambda s: float(min(s["repairs"], 3)), lambda s: "needed a repair"),
+    Feature("resampled", lambda s: float(s["resampled"]),
+            lambda s: "the first query failed or found nothing; new drafts were voted on"),
+    Feature("draft_agreement", lambda s: s["agree"] / s["drafts"] if s["drafts"] >= 2 else 0.0, _drafts),
+    Feature("draft_disagreement", lambda s: 1 - s["agree"] / s["drafts"] if s["drafts"] >= 2 else 0.0, _drafts),
+    Feature("empty", lambda s: float(bool(s["empty"])), lambda s: "empty result"),
+    Feature("null_only", lambda s: float(bool(s["null_only"])), lambda s: "the result is all NULL"),
+    Feature("truncated", lambda s: float(bool(s["truncated"])), lambda s: "the result was cut at the row cap"),
+    Feature("objected", lambda s: float(s["grader"] == "fail"), lambda s: "the grader objected"),
+    Feature("llm_grader_passed", lambda s: float(s["grader"] == "pass" and s.get("grader_by") == "llm"),
+            lambda s: "the grader checked the result and agreed"),
+    Feature("plan", lambda s: float(s["path"] == "plan"), lambda s: "a plan over named metrics"),
+    Feature("hesitation", lambda s: _nll(s.get("min_prob")),
+            lambda s: (f"the model hesitated over part of the query (lowest token probability {s['min_prob']:.2f})"
+                       if s["min_prob"] < 0.5 else "the model was sure of every part of the query"), True),
+    Feature("mean_nll", lambda s: None if s.get("mean_logprob") is None else -s["mean_logprob"],
+            lambda s: "the model was unsure of the query overall" if s["mean_logprob"] < -0.15
+            else "the model wrote the query fluently", True),
+    Feature("joins", lambda s: None if s["tables"] is None else float(min(max(0, s["tables"] - 1), 4)),
+            lambda s: f"joins {s['tables']} tables" if s["tables"] > 1 else "reads one table", True),
+    Feature("nested", lambda s: None if s["nested"] is None else float(min(s["nested"], 3)),
+            lambda s: "a nested query"),
+    Feature("example_similarity", lambda s: float(s.get("example_similarity") or 0.0),
+            lambda s: ("no verified examples to compare with" if s.get("example_similarity") is None else
+                       f"the closest verified example is a near match ({s['example_similarity']:.2f})"
+                       if s["example_similarity"] >= 0.8 else
+                       f"no verified example is close (best {s['example_similarity']:.2f})"), True),
+    Feature("rows_log", lambda s: math.log10(1 + (s["rows"] or 0)),
+            lambda s: f"{s['rows']} row{'s' * (s['rows'] != 1)}", True),
+]
+
+
+def features(signals: dict[str, Any], impute: dict[str, float] | None = None) -> list[float]:
+    """The feature vector (``FEATURES`` order); a signal not measured takes ``impute``'s value (0 without)."""
+    out = []
+    for f in FEATURES:
+        v = f.value(signals)
+        out.append((impute or {}).get(f.name, 0.0) if v is None else float(v))
+    return out
+
+
+@cache
+def load_weights(path: str | None = None) -> dict[str, Any]:
+    """The fitted model: {"features", "coef", "intercept", "means", "impute", "thresholds", "fitted_on"}."""
+    data = json.loads(Path(path or WEIGHTS).read_text())
+    names = [f.name for f in FEATURES]
+    if data.get("features") != names:
+        raise ValueError(f"{path or WEIGHTS} was fitted on features {data.get('features')}, not {names}; "
+                         "refit it with bench/fit_confidence.py")
+    return data
+
+
+def score(signals: dict[str, Any], weights: dict[str, Any]) -> tuple[float, list[float]]:
+    """The probability that the answer is right, and each feature's contribution to the log-odds
+    (against the fit set's mean answer)."""
+    x = features(signals, weights["impute"])
+    contrib = [c * (v - m) for c, v, m in zip(weights["coef"], x, weights["means"])]
+    z = weights["intercept"] + sum(c * v for c, v in zip(weights["coef"], x))
+    return 1 / (1 + math.exp(-z)), contrib
+
+
+def _level(p: float, weights: dict[str, Any]) -> str:
+    t = weights["thresholds"]
+    return "high" if p >= t["high"] else "low" if p < t["low"] else "medium"
+
+
+def assess(signals: dict[str, Any], weights: dict[str, Any] | None = None, *, max_reasons: int = 4) -> dict[str, Any]:
+    """{"level", "score", "reasons", "signals"} for one question's signals."""
+    if signals.get("status") != "answered" or signals.get("rows") is None:
+        return {"level": "low", "score": 0.0, "reasons": ["no answer: the question ended without a result"],
+                "signals": signals}
+    weights = weights or load_weights()
+    p, contrib = score(signals, weights)
+    level = _level(p, weights)
+    if level == "high" and (signals["empty"] or signals["null_only"] or signals["grader"] == "fail"):
+        level = "medium"        # nothing found, or an objection left standing, is never "sure"
+    # What moved the score most comes first; for a high answer what raised it, for a low one what lowered it.
+    lean = {"high": 1, "low": -1}.get(level, 0)
+    order = sorted(range(len(FEATURES)), key=lambda i: (-(lean * contrib[i] > 0), -abs(contrib[i])))
+    reasons: list[str] = []
+    for i in order:
+        f = FEATURES[i]
+        v = f.value(signals)
+        if abs(contrib[i]) < 0.1 or v is None or (v == 0 and not f.speaks_when_zero):
+            continue
+        words = f.words(signals)
+        if words not in reasons:
+            reasons.append(words)
+        if len(reasons) == max_reasons:
+            break
+    if signals["path"] == "plan" and "a plan over named metrics" not in reasons:
+        reasons.append("a plan over named metrics")
+    return {"level": level, "score": round(p, 3), "reasons": reasons or ["nothing stood out"], "signals": signals}
+
+
+def at_least(level: str, minimum: str | None) -> bool:
+    """Whether ``level`` meets ``minimum`` (None or "off": every level does)."""
+    if not minimum or minimum == "off":
+        return True
+    return LEVELS.index(level) >= LEVELS.index(minimum)
+
+
+def unsure_answer(conf: dict[str, Any], alternatives: list[dict], minimum: str) -> str:
+    """What duckask says instead of one answer when it is less sure than ``minimum``."""
+    why = "; ".join(conf["reasons"])
+    head = f"I am not sure of this answer (confidence {conf['level']}, below {minimum}: {why})."
+    if len(alternatives) < 2:
+        return head + " No other draft gave a different result; the one candidate is shown with its SQL."
+    return head + (" The two most likely answers differ; both are shown with their SQL "
+                   f"({alternatives[0]['drafts']} and {alternatives[1]['drafts']} drafts).")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description="The confidence of one question's signals (JSON).")
+    ap.add_argument("signals", help="a JSON object of signals (see utils/trust/signals.py)")
+    ap.add_argument("--weights", default=None, help=f"a fitted model (default {WEIGHTS.name} beside this file)")
+    a = ap.parse_args(argv)
+    print(json.dumps({k: v for k, v in assess(json.loads(a.signals), load_weights(a.weights)).items()
+                      if k != "signals"}, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
