@@ -1,11 +1,10 @@
 """ResponseGrader: does the SQL and its result answer the question? Bounded critique loop.
 
-"rules" (default for the embedded model; no LLM call) fails a result that is empty (naming a
-contradictory filter such as ``x = 'a' AND x = 'b'`` when there is one), all NULL, or has several rows
-when the question asks for one count. "llm" (default for endpoints) runs the rules,
-then asks the model (YAML: verdict, critique); malformed replies are retried, then count as a pass
-so a flaky grader never discards a good answer. On fail the critique goes to SQLGenerator, at most
-``max_grader_rounds`` times; after that the flow ends with the last answer and grade_status "fail".
+"rules" (default for the embedded model; no LLM call) fails a result that is empty (naming a contradictory
+filter such as ``x = 'a' AND x = 'b'`` when there is one), all NULL, or has several rows when the question
+asks for one count. "llm" (default for endpoints) runs the rules, then asks the model (YAML: verdict,
+critique); malformed replies are retried, then pass. On fail the critique goes to SQLGenerator, at most
+``max_grader_rounds`` times; then the flow ends with the last answer and grade_status "fail".
 """
 from __future__ import annotations
 
@@ -21,6 +20,7 @@ from duckask.utils.sql.voting import substantive
 _COUNT_Q = re.compile(r"^\s*(how many|count\b|what is the (total )?number of|what's the number of|"
                       r"find the (total )?number of|show the number of|return the number of)", re.I)
 _GROUPED = re.compile(r"\b(each|per|every|by|respectively|different|various|all)\b", re.I)
+_EQ_LITERAL = re.compile(r"([\w.\"]+)\s*=\s*('(?:[^']|'')*')")
 
 PROMPT = """Question: {question}
 SQL: {sql}
@@ -30,9 +30,6 @@ Reply in YAML only:
 verdict: pass or fail
 critique: if fail, what the query gets wrong, in one sentence; else ""
 """
-
-
-_EQ_LITERAL = re.compile(r"([\w.\"]+)\s*=\s*('(?:[^']|'')*')")
 
 
 def contradiction(sql: str) -> str | None:
@@ -65,6 +62,18 @@ def rule_check(question: str, df: pd.DataFrame | None, sql: str = "") -> str | N
     return None
 
 
+def llm_verdict(llm, question: str, sql: str, df: pd.DataFrame) -> dict:
+    """The model's verdict on a result; ValueError on a reply it cannot use (bench/grader_eval.py measures it)."""
+    rows = df.head(10).to_csv(index=False).strip().replace("\n", " | ")
+    reply = llm.complete([{"role": "user", "content": PROMPT.format(
+        question=question, sql=sql, n=len(df), rows=rows[:1500])}], node="ResponseGrader", max_tokens=100)
+    data = parse_yaml(reply.text, {"verdict": str}, choices={"verdict": {"pass", "fail"}})
+    critique = str(data.get("critique") or "").strip()
+    if data["verdict"] == "fail" and not critique:
+        raise ValueError("a fail verdict needs a critique")
+    return {"verdict": data["verdict"], "critique": critique, "by": "llm"}
+
+
 class ResponseGrader(TracedNode):
     def __init__(self, ctx):
         super().__init__(ctx, max_retries=2)
@@ -83,17 +92,9 @@ class ResponseGrader(TracedNode):
             return {"verdict": "fail", "critique": critique, "by": "rules"}
         if p["mode"] != "llm":
             return {"verdict": "pass", "critique": "", "by": "rules"}
-        df = p["df"]
-        rows = df.head(10).to_csv(index=False).strip().replace("\n", " | ")
-        reply = self.ctx.llm.complete([{"role": "user", "content": PROMPT.format(
-            question=p["question"], sql=p["sql"], n=len(df), rows=rows[:1500])}], node="ResponseGrader", max_tokens=100)
-        data = parse_yaml(reply.text, {"verdict": str}, choices={"verdict": {"pass", "fail"}})
-        critique = str(data.get("critique") or "").strip()
-        if data["verdict"] == "fail" and not critique:
-            raise ValueError("a fail verdict needs a critique")
-        return {"verdict": data["verdict"], "critique": critique, "by": "llm"}
+        return llm_verdict(self.ctx.llm, p["question"], p["sql"], p["df"])
 
-    def exec_fallback(self, p, exc):
+    def exec_fallback(self, p, exc):  # a flaky grader never discards a good answer
         return {"verdict": "pass", "critique": "", "by": f"fallback (grader reply unusable: {exc})"}
 
     def post(self, shared, p, res):

@@ -209,7 +209,8 @@ def test_fixer_retry_then_success(run):
     assert r.status == "answered"
     assert path(r) == HAPPY_PATH[:5] + [("SQLExecutor", "error"), ("ErrorFixer", "retry"),
                                         ("SQLGenerator", "default"), ("SQLExecutor", "success"),
-                                        ("DataAnalyzer", "default"), ("ResponseGrader", "pass"), ("AssessConfidence", "default")]
+                                        ("DataAnalyzer", "default"), ("ResponseGrader", "pass"),
+                                        ("AssessConfidence", "default")]
     gens = [t for t in r.trace if t["node"] == "SQLGenerator"]
     assert [t["attempt"] for t in gens] == [1, 2]
     assert llm.count("SQLGenerator") == 2 and llm.count() == 2
@@ -596,7 +597,8 @@ def test_failed_first_query_resamples_and_votes_for_the_result_most_agree_on(run
     assert r.status == "answered"
     assert path(r) == HAPPY_PATH[:5] + [("SQLExecutor", "error"), ("ErrorFixer", "resample"),
                                         ("SQLGenerator", "default"), ("SQLExecutor", "success"),
-                                        ("DataAnalyzer", "default"), ("ResponseGrader", "pass"), ("AssessConfidence", "default")]
+                                        ("DataAnalyzer", "default"), ("ResponseGrader", "pass"),
+                                        ("AssessConfidence", "default")]
     # The first query at temperature 0, then samples of the same prompt with fixed seeds.
     assert [(c["temperature"], c["seed"]) for c in llm.calls] == [(None, None), (0.7, 1), (0.7, 2), (0.7, 3)]
     assert user_prompt(llm, "SQLGenerator", 1) == user_prompt(llm, "SQLGenerator", 0)   # no error shown

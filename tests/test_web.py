@@ -49,6 +49,10 @@ def test_ask_see_the_answer_table_and_chart_then_edit_and_rerun_the_sql(page):
     page.click("#go")
     page.wait_for_selector("#answer:has-text('LeBron James leads the Lakers')", timeout=30_000)
     assert page.inner_text("#progress").startswith("done in")
+    badge = page.locator("#badge")                                       # the confidence badge and its reasons
+    assert badge.is_visible() and badge.inner_text().startswith("confidence: ")
+    level = badge.inner_text().split(": ")[1]
+    assert f"badge {level}" == badge.get_attribute("class") and page.inner_text("#reasons")
     rows = page.locator("#table tr")
     assert rows.count() == 4 and "LeBron James" in rows.nth(1).inner_text()
     page.wait_for_selector("#chart .main-svg", timeout=10_000)          # plotly drew the bar chart, offline

@@ -47,6 +47,9 @@ FEATURES: list[Feature] = [
     Feature("first_try", lambda s: float(not (s["retries"] or s["repairs"] or s["resampled"])),
             lambda s: "the first query ran as written" if not (s["retries"] or s["repairs"] or s["resampled"])
             else "the first query did not stand as written", True),
+    Feature("first_try_one_table", lambda s: float(not (s["retries"] or s["repairs"] or s["resampled"])
+                                                    and s["tables"] == 1),
+            lambda s: "a single-table query that ran as written"),
     Feature("retried", lambda s: float(min(s["retries"], 3)),
             lambda s: f"needed {s['retries']} corrected attempt{'s' * (s['retries'] != 1)}"),
     Feature("repaired", lambda s: float(min(s["repairs"], 3)), lambda s: "needed a repair"),
