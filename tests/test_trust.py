@@ -23,7 +23,7 @@ from duckask.utils.llm import ScriptedLLM
 from duckask.utils.llm.decode import token_prob
 from duckask.utils.trust import confidence as conf_mod
 from duckask.utils.trust.confidence import FEATURES, assess, at_least, load_weights
-from duckask.utils.trust.signals import collect, query_shape
+from duckask.utils.trust.signals import query_shape
 
 LAKERS_Q = "What are the points of Lakers players?"
 LAKERS_SQL = ("SELECT p.name, p.points FROM players p JOIN teams t ON p.team_id = t.id "
