@@ -55,6 +55,8 @@ def test_the_same_result_shows_the_same_facts_on_every_surface(result):
         assert "Lakers" in flat, surface                                  # the SQL's filter
     for surface in ("text", "repr", "rich", "html"):
         assert r.derivation in _squash(shown[surface]), surface
+    for surface, out in shown.items():                                    # the confidence and its first reason
+        assert r.confidence["level"] in out and r.confidence["reasons"][0] in out, surface
     # JSON and the agent's reply carry the same values (the agent gets a subset of the keys).
     assert data["rows"] == agent["rows"] == ROWS and data["sql"] == agent["sql"] == SQL
     assert {k: data[k] for k in agent if k in data} == agent

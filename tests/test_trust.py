@@ -225,7 +225,7 @@ def test_every_surface_shows_the_confidence(run):
     assert d["confidence"]["level"] == "high" and d["confidence"]["reasons"] == r.confidence["reasons"]
     assert "signals" in d["confidence"] and d["alternatives"] == []
     agent = present.for_agent(r, 10)                                   # MCP
-    assert agent["confidence"] == {k: r.confidence[k] for k in ("level", "score", "reasons")}
+    assert agent["confidence"] == d["confidence"]
     assert r.to_dict()["confidence"]["level"] == "high"
 
 

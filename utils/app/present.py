@@ -265,8 +265,6 @@ def for_agent(r, max_rows: int) -> dict[str, Any]:
     """The MCP ``ask`` tool's reply: the same values as ``as_json``, fewer keys; rows only when there are some."""
     d = as_json(r, max_rows)
     out = {k: d[k] for k in AGENT_KEYS if d[k] not in (None, "", [])}
-    if out.get("confidence"):
-        out["confidence"] = tv.public(r.confidence, signals=False)
     if r.df is not None:
         out.update(columns=d["columns"], rows=d["rows"], row_count=d["row_count"], truncated=d["truncated"])
     return out

@@ -24,11 +24,9 @@ def confidence_line(conf: dict | None) -> str | None:
     return f"Confidence: {conf['level']} ({'; '.join(conf['reasons'])})"
 
 
-def public(conf: dict | None, *, signals: bool = True) -> dict | None:
-    """The confidence as JSON: level, score, reasons (and the signals it was read from)."""
-    if not conf:
-        return None
-    return {k: v for k, v in conf.items() if signals or k != "signals"}
+def public(conf: dict | None) -> dict | None:
+    """The confidence as JSON: level, score, reasons, the signals it was read from (and drafts, if drawn)."""
+    return dict(conf) if conf else None
 
 
 def candidates(r) -> list[tuple[str, str, pd.DataFrame]]:
