@@ -29,7 +29,8 @@ class AssessConfidence(TracedNode):
                           df=shared.get("query_result"), attempts=shared.get("attempts", []),
                           vote=shared.get("vote") or [], grades=shared.get("grades", []),
                           truncated=bool(shared.get("truncated")), examples=shared.get("examples"),
-                          path=shared.get("path"), intent_by=shared.get("intent_by"))
+                          path=shared.get("path"), intent_by=shared.get("intent_by"),
+                          db_tables=len(self.ctx.catalog.tables) if self.ctx.catalog else None)
         return {"signals": signals, "user": shared.get("sql_source") == "user", "minimum": s.min_confidence,
                 "always": s.confidence_drafts, "on_low": s.resample_drafts, "prompt": shared.get("sql_prompt"),
                 "sql": shared.get("sql_query"), "df": shared.get("query_result"), "question": shared["question"],

@@ -79,6 +79,8 @@ FEATURES: list[Feature] = [
                        f"the closest verified example is a near match ({s['example_similarity']:.2f})"
                        if s["example_similarity"] >= 0.8 else
                        f"no verified example is close (best {s['example_similarity']:.2f})"), True),
+    Feature("db_tables_log", lambda s: None if not s.get("db_tables") else math.log10(s["db_tables"]),
+            lambda s: f"a {'large' if s['db_tables'] > 15 else 'small'} database ({s['db_tables']} tables)", True),
     Feature("rows_log", lambda s: math.log10(1 + (s["rows"] or 0)),
             lambda s: f"{s['rows']} row{'s' * (s['rows'] != 1)}", True),
 ]

@@ -6,7 +6,8 @@ the query needed, whether the first query failed or found nothing and drafts wer
 many of them agreed), the grader's verdict, the shape of the result (empty, all NULL, cut at the row
 cap), how sure the model was of its greedy query (the lowest token probability and the mean
 log-probability, embedded model only), the query's shape (tables joined, nesting), the closest
-verified example's similarity, and whether the router placed the question by a rule or by the model.
+verified example's similarity, the size of the database (its tables), and whether the router placed the
+question by a rule or by the model.
 
 Run on its own (the signals of one question, from an eval record)::
 
@@ -39,7 +40,7 @@ def _certainty(attempts: list[dict]) -> dict[str, float]:
 
 def collect(*, status: str, sql: str | None, df, attempts: list[dict], vote: list[dict], grades: list[dict],
             truncated: bool = False, examples: list[dict] | None = None, path: str | None = None,
-            intent_by: str | None = None, drafts: dict | None = None) -> dict[str, Any]:
+            intent_by: str | None = None, drafts: dict | None = None, db_tables: int | None = None) -> dict[str, Any]:
     """The signals of one answered (or failed) question. ``drafts``: agreement measured after the answer
     ({"n", "agree"}, AssessConfidence); otherwise a resample's vote gives it."""
     llm = [a for a in attempts if a.get("source") == "llm"]
@@ -65,7 +66,7 @@ def collect(*, status: str, sql: str | None, df, attempts: list[dict], vote: lis
         # MetricFlow's SQL is nested by construction: its shape says nothing of the model's work on a plan.
         **(query_shape(sql or "") if path != "plan" else {"tables": None, "nested": None}),
         "example_similarity": max((e.get("similarity") or 0.0 for e in examples or []), default=None),
-        "intent_by": intent_by,
+        "intent_by": intent_by, "db_tables": db_tables,
     }
 
 
