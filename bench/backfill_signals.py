@@ -2,7 +2,8 @@
 databases alone (no LLM): today ``db_tables`` (how many tables the question's database has, counted by
 the same catalog reader the graph uses). Rewrites the file in place; records that have it are kept.
 
-    .venv/bin/python bench/backfill_signals.py docs/results/confidence/fit.jsonl --questions ../shared/benchmarks/spider_dev
+    .venv/bin/python bench/backfill_signals.py docs/results/confidence/fit.jsonl \
+        --questions ../shared/benchmarks/spider_dev
 """
 from __future__ import annotations
 
