@@ -42,7 +42,8 @@ def build_server(db: str | None = None, *, llm=None, settings=None, **options: A
 
     @server.tool(description="Answer a plain-English question about the database. duckask writes one read-only "
                              "SQL query, runs it safely, checks the result and explains it. Returns the answer, "
-                             f"the SQL, the columns and up to {MAX_ROWS} rows.")
+                             f"the SQL, the columns and up to {MAX_ROWS} rows, and a confidence (level high, "
+                             "medium or low, with the reasons): treat a low answer as a lead to check, not a fact.")
     def ask(question: str) -> dict:
         if not question.strip():
             raise ToolError("the question is empty: ask something about the data")
