@@ -71,7 +71,7 @@ FEATURES: list[Feature] = [
             lambda s: "the model was unsure of the query overall" if s["mean_logprob"] < -0.15
             else "the model wrote the query fluently", True),
     Feature("joins", lambda s: None if s["tables"] is None else float(min(max(0, s["tables"] - 1), 4)),
-            lambda s: f"joins {s['tables']} tables" if s["tables"] > 1 else "reads one table", True),
+            lambda s: f"joins {s['tables']} tables"),
     Feature("nested", lambda s: None if s["nested"] is None else float(min(s["nested"], 3)),
             lambda s: "a nested query"),
     Feature("example_similarity", lambda s: float(s.get("example_similarity") or 0.0),
