@@ -27,6 +27,7 @@ class WriteCard:
     user: str
     checks_rows: bool                        # whether its row count is estimated and checked
     estimated_rows: int | None = None
+    matched_rows: int | None = None          # join matches, when other tables join in and there are more
     explanation: str = ""
     blocked: str | None = None               # why it may never run (then decision is "blocked")
     decision: str = "pending"                # pending | blocked | approved | rejected

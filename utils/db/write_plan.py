@@ -3,7 +3,8 @@ and the reads behind it checked like any query.
 
 - ``estimate_sql(c)``: the SELECT that counts the rows a T1 statement (or CREATE TABLE AS) touches: a
   COUNT over the WHERE of an UPDATE/DELETE (with its FROM/USING tables and CTEs; ``count(DISTINCT
-  rowid)`` when other tables join in), the row count of the SELECT behind an INSERT or CREATE TABLE AS,
+  rowid)`` when other tables join in, then also ``count(*)``, the join's matches: DuckDB may report an
+  UPDATE ... FROM once per match when several source rows match one row), the row count of the SELECT behind an INSERT or CREATE TABLE AS,
   the number of VALUES rows. Built on sqlglot's tree of the statement, run on the read-only connection.
 - ``reads_sql(c)``: a SELECT over every expression the statement reads (SET values, the VALUES rows,
   a view's query), which ``safety.reads_server`` checks as it checks any query: a write cannot read
@@ -39,8 +40,8 @@ def _table_ref(c: Classification) -> exp.Expression:
 def _joined(c: Classification, others: list[exp.Expression]) -> str:
     """``SELECT count(*) FROM target [CROSS JOIN others] WHERE ...`` for an UPDATE or DELETE."""
     target = _table_ref(c)
-    counted = "count(*)" if not others else f"count(DISTINCT {target.alias_or_name}.rowid)"
-    select = exp.select(counted).from_(target)
+    counted = ["count(*)"] if not others else [f"count(DISTINCT {target.alias_or_name}.rowid)", "count(*)"]
+    select = exp.select(*counted).from_(target)
     for other in others:
         select = select.join(other.copy(), join_type="CROSS")
     where = c.tree.args.get("where")
