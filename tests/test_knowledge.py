@@ -226,6 +226,9 @@ def test_the_demo_knowledge_stays_with_the_demo(tmp_path, isolated_env):
     assert (demo.examples, demo.descriptions) == (str(DEMO_EXAMPLES), str(DEMO_SEMANTIC))
     mine = demo_knowledge(load_settings(None, descriptions="mine.yaml", examples=""), demo_db)
     assert (mine.examples, mine.descriptions) == ("", "mine.yaml")
+    link = tmp_path / "linked"                  # the demo reached through a link (a linked checkout) is the demo
+    link.symlink_to(DEMO_EXAMPLES.parent, target_is_directory=True)
+    assert demo_knowledge(s, link / "lahman.duckdb").examples == str(DEMO_EXAMPLES)
 
 
 def test_the_demo_semantic_file_applies_to_the_demo(isolated_env):

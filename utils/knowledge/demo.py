@@ -23,7 +23,7 @@ DEMO_SEMANTIC = DATA / "lahman_semantic.yaml"
 
 def is_demo_db(db: str | Path) -> bool:
     """Whether ``db`` is the demo database (which ``ask`` then teaches: ``demo_knowledge``)."""
-    return Path(db).expanduser().resolve() == DEFAULT_PATH
+    return Path(db).expanduser().resolve() == Path(DEFAULT_PATH).resolve()   # a linked install too
 
 
 def demo_knowledge(settings, db: str | Path):
