@@ -1,5 +1,5 @@
 """How well the confidence is calibrated: EX per level (high, medium, low) and coverage, per set, with a
-reliability plot, on records the model was not fitted on.
+reliability plot, on records the model was not fitted on (the fit sets may be shown too, labelled as such).
 
 Every record's level is read from its ``signals`` by the shipped model (``utils/trust/weights.json``),
 the same ``assess`` the graph runs, so a refit is judged on the same records without rerunning the model.
@@ -77,7 +77,7 @@ def plot(sets: dict[str, list[tuple[str, float, bool]]], path: str) -> None:
         for x, y, n in zip(xs, ys, ns):
             ax.annotate(str(n), (x, y), textcoords="offset points", xytext=(3, 3), fontsize=7)
     ax.set(xlabel="predicted P(right) (bins of 0.2; labels: answers)", ylabel="share right", xlim=(0, 1),
-           ylim=(0, 1.02), title="Reliability (records not used for fitting)")
+           ylim=(0, 1.02), title="Reliability (sets marked 'fitted on' are in-sample)")
     ax.legend(fontsize=8)
     width = 0.8 / max(1, len(sets))
     for i, (name, rows) in enumerate(sets.items()):

@@ -4,8 +4,10 @@ The records are an eval run's (each has ``signals`` and ``correct``); only the f
 (default: ``docs/results/confidence/fit.jsonl``, 400 Spider dev questions outside sample100/200).
 A logistic regression (scikit-learn, L2, C=0.5) maps the features of ``duckask.utils.trust.confidence``
 to P(right). The thresholds come from 5-fold cross-validated scores on the same records, so they are
-not set on scores the model was fitted to: ``high`` is the lowest score above which the held-out
-folds were at least ``--high-target`` right (default 0.92, a margin over the 90 % the issue asks for),
+not set on scores the model was fitted to (five 5-fold splits, averaged): ``high`` is the lowest score
+above which the held-out folds were at least ``--high-target`` right (default 0.91, a point over the
+90 % the issue asks for; 0.92 was tried first and sat on noise: the curve is flat at 0.90-0.92 from 10 %
+to 43 % of answers, so it cut coverage to 15 % for no measurable gain),
 ``low`` the highest score below which they were at most ``--low-target`` right (default 0.30).
 
     .venv/bin/python bench/fit_confidence.py [docs/results/confidence/fit.jsonl ...] [--out PATH]
@@ -28,11 +30,13 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def labelled(paths: list[str]) -> list[dict]:
-    """Records with signals whose question was answered (the confidence of a non-answer is always low)."""
+    """Records with signals whose question was answered by SQL (the confidence of a non-answer is always
+    low, and a plan's is set by rule: ``confidence.assess``)."""
     out = []
     for p in paths:
         out += [r for r in read_records(p) if r.get("signals") and r["signals"].get("status") == "answered"
-                and r["signals"].get("rows") is not None and not r.get("gold_error")]
+                and r["signals"].get("rows") is not None and not r.get("gold_error")
+                and r["signals"].get("path") != "plan"]
     return out
 
 
@@ -63,7 +67,7 @@ def thresholds(scores: np.ndarray, right: np.ndarray, high_target: float, low_ta
     return {"high": round(high, 4), "low": round(min(low, high), 4)}
 
 
-def fit(recs: list[dict], *, c: float = 0.5, high_target: float = 0.92, low_target: float = 0.30) -> dict:
+def fit(recs: list[dict], *, c: float = 0.5, high_target: float = 0.91, low_target: float = 0.30) -> dict:
     from sklearn.linear_model import LogisticRegression
     from sklearn.model_selection import StratifiedKFold, cross_val_predict
 
@@ -71,8 +75,9 @@ def fit(recs: list[dict], *, c: float = 0.5, high_target: float = 0.92, low_targ
     x = np.array([features(r["signals"], impute) for r in recs])
     y = np.array([bool(r["correct"]) for r in recs])
     model = LogisticRegression(C=c, max_iter=5000)
-    cv = cross_val_predict(model, x, y, cv=StratifiedKFold(5, shuffle=True, random_state=22),
-                           method="predict_proba")[:, 1]
+    # five 5-fold splits, averaged: one split's top answers wander by 2-3 points (the curve is flat near 0.91)
+    cv = np.mean([cross_val_predict(model, x, y, cv=StratifiedKFold(5, shuffle=True, random_state=seed),
+                                    method="predict_proba")[:, 1] for seed in range(22, 27)], axis=0)
     model.fit(x, y)
     t = thresholds(cv, y, high_target, low_target)
     buckets = {name: (cv >= t["high"]) if name == "high" else (cv < t["low"]) if name == "low"
@@ -93,7 +98,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("records", nargs="*", default=[str(ROOT / "docs/results/confidence/fit.jsonl")])
     ap.add_argument("--out", default=str(WEIGHTS))
     ap.add_argument("--c", type=float, default=0.5)
-    ap.add_argument("--high-target", type=float, default=0.92)
+    ap.add_argument("--high-target", type=float, default=0.91)
     ap.add_argument("--low-target", type=float, default=0.30)
     a = ap.parse_args(argv)
     recs = labelled(a.records)

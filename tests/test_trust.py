@@ -73,6 +73,12 @@ CASES = [
      "medium", "empty result"),
     ("an all-NULL result", signals(null_only=True), "low", "the result is all NULL"),
     ("no result at all", signals(status="error", rows=None), "low", "no answer: the question ended without a result"),
+    # a plan is as right as its semantic file, which the signals cannot see: medium, whatever the model says
+    ("a plan, though every signal is good", signals(path="plan", drafts=5, agree=5), "medium",
+     "a plan over named metrics (as right as its semantic file)"),
+    ("a plan, though the signals are poor", signals(path="plan", repairs=3, resampled=True), "medium",
+     "a plan over named metrics (as right as its semantic file)"),
+    ("a plan that found nothing", signals(path="plan", rows=0, empty=True), "low", "empty result"),
 ]
 
 
@@ -88,6 +94,23 @@ def test_a_low_answer_names_what_lowered_it_first():
     out = assess(signals(repairs=1, drafts=5, agree=5, rows=0, empty=True), FIXED)
     assert out["level"] == "low"
     assert out["reasons"] == ["empty result", "needed a repair", "5 of 5 drafts agree on the result"]
+
+
+def test_a_plans_score_stays_in_its_band():
+    t = FIXED["thresholds"]
+    for sig in (signals(path="plan", drafts=5, agree=5), signals(path="plan", repairs=3, resampled=True)):
+        assert t["low"] <= assess(sig, FIXED)["score"] < t["high"]
+    assert assess(signals(path="plan", rows=0, empty=True, drafts=5, agree=5), FIXED)["score"] < t["low"]
+
+
+def test_no_examples_is_not_a_far_example():
+    """Without verified examples the similarity is unmeasured (the fit set's value), not 0: a database
+    nobody taught must not read as one whose examples are all far from the question."""
+    w = {**FIXED, "coef": [1.0 if f.name == "example_similarity" else 0.0 for f in FEATURES],
+         "impute": {"example_similarity": 0.5}}
+    assert assess(signals(), w)["score"] == assess(signals(example_similarity=0.5), w)["score"]
+    assert assess(signals(example_similarity=0.95), w)["score"] > assess(signals(), w)["score"]
+    assert "the closest verified example is a near match (0.95)" in assess(signals(example_similarity=0.95), w)["reasons"]
 
 
 def test_unmeasured_signals_take_the_fit_sets_value():
