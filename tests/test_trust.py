@@ -110,7 +110,8 @@ def test_no_examples_is_not_a_far_example():
          "impute": {"example_similarity": 0.5}}
     assert assess(signals(), w)["score"] == assess(signals(example_similarity=0.5), w)["score"]
     assert assess(signals(example_similarity=0.95), w)["score"] > assess(signals(), w)["score"]
-    assert "the closest verified example is a near match (0.95)" in assess(signals(example_similarity=0.95), w)["reasons"]
+    near = assess(signals(example_similarity=0.95), w)["reasons"]
+    assert "the closest verified example is a near match (0.95)" in near
 
 
 def test_unmeasured_signals_take_the_fit_sets_value():

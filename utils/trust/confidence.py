@@ -7,8 +7,9 @@ on the fit set's cross-validated scores, cut it into levels. Rules sit on top: a
 answer (no result) is ``low``; an empty or all-NULL result, or one the grader still objected to, is never
 ``high``; and a plan over named metrics is ``medium`` (``low`` when empty, all-NULL or objected to), its
 score held in that band: whether a plan is right depends on its semantic file, which no weight fitted on
-other files can see (10 NBA plans, 0 right; 13 on the demo, 9 right). The reasons are the features that moved the score most, in words
-("3 of 5 drafts agree", "needed a repair", "empty result", ...), largest first.
+other files can see (10 NBA plans, 0 right; 13 on the demo, 9 right). The reasons are the features that
+moved the score most, in words ("3 of 5 drafts agree", "needed a repair", "empty result", ...), largest
+first.
 
 Run on its own (the confidence of one eval record, or of the signals given as JSON)::
 
