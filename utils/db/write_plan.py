@@ -5,7 +5,8 @@ and the reads behind it checked like any query.
   COUNT over the WHERE of an UPDATE/DELETE (with its FROM/USING tables and CTEs; ``count(DISTINCT
   rowid)`` when other tables join in, then also ``count(*)``, the join's matches: DuckDB may report an
   UPDATE ... FROM once per match when several source rows match one row), the row count of the SELECT
-  behind an INSERT or CREATE TABLE AS, the number of VALUES rows. Built on sqlglot's tree of the statement, run on the read-only connection.
+  behind an INSERT or CREATE TABLE AS, the number of VALUES rows. Built on sqlglot's tree of the
+  statement, run on the read-only connection.
 - ``reads_sql(c)``: a SELECT over every expression the statement reads (SET values, the VALUES rows,
   a view's query), which ``safety.reads_server`` checks as it checks any query: a write cannot read
   files or the server's settings either.
