@@ -311,7 +311,8 @@ def test_the_fit_script_fits_records_and_writes_loadable_weights(tmp_path):
 ])
 def test_the_llm_graders_verdict_through_an_endpoint_is_a_signal(small_db, isolated_env, monkeypatch,
                                                                   verdict, level, reason):
-    """A local OpenAI-compatible stub serves a recorded verdict; grader "auto" is the LLM grader on endpoints."""
+    """A local OpenAI-compatible stub serves a recorded verdict to ``grader: llm`` (``auto``, the rules, asks
+    the endpoint nothing: the LLM grader has not earned its call)."""
     from openai_stub import StubOpenAI
 
     w = {**FIXED, "coef": [{"llm_grader_passed": 1.5, "objected": -2.0}.get(f.name, 0.0) for f in FEATURES]}
@@ -322,8 +323,12 @@ def test_the_llm_graders_verdict_through_an_endpoint_is_a_signal(small_db, isola
         return verdict if "Does this SQL result correctly" in last else "```sql\n" + LAKERS_SQL + "\n```"
 
     with StubOpenAI(responder) as stub:
-        r = ask(LAKERS_Q, db=str(small_db), base_url=stub.base_url, api_key="k", model="m", resample_drafts=0,
-                analyzer="template", router="rules", max_grader_rounds=0)
+        opts = {"db": str(small_db), "base_url": stub.base_url, "api_key": "k", "model": "m", "resample_drafts": 0,
+                "analyzer": "template", "router": "rules", "max_grader_rounds": 0}
+        plain = ask(LAKERS_Q, **opts)
+        assert not [b for b in stub.bodies if "Does this SQL result correctly" in b["messages"][-1]["content"]]
+        assert plain.grades[-1]["by"] == "rules"
+        r = ask(LAKERS_Q, grader="llm", **opts)
         graded = [b for b in stub.bodies if "Does this SQL result correctly" in b["messages"][-1]["content"]]
     assert len(graded) == 1 and r.grades[-1]["by"] == "llm"
     assert r.confidence["signals"]["grader_by"] == "llm" and r.confidence["level"] == level

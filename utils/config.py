@@ -74,7 +74,7 @@ class Settings:
     max_fix_retries: int = 2            # ErrorFixer attempts before giving up
     max_grader_rounds: int = 1          # ResponseGrader critiques sent back to SQLGenerator
     clarify: str = "rules"              # rules | llm | off
-    grader: str = "auto"                # auto | rules | llm | off  (auto: llm on endpoints, rules embedded)
+    grader: str = "auto"                # auto | rules | llm | off  (auto: rules; llm has not earned it)
     analyzer: str = "auto"              # auto | llm | template  (auto: a sentence from the LLM; eval: template)
     table_llm_threshold: int = 12       # more tables than this: the LLM picks from a short list
     table_shortlist: int = 8            # pre-ranked candidates shown to the LLM
