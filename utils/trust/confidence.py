@@ -89,6 +89,9 @@ FEATURES: list[Feature] = [
 ]
 
 
+_PLAN_DOUBTS = ("empty", "null_only", "truncated", "objected")
+
+
 def features(signals: dict[str, Any], impute: dict[str, float] | None = None) -> list[float]:
     """The feature vector (``FEATURES`` order); a signal not measured takes ``impute``'s value (0 without)."""
     out = []
@@ -152,8 +155,9 @@ def assess(signals: dict[str, Any], weights: dict[str, Any] | None = None, *, ma
             reasons.append(words)
         if len(reasons) == max_reasons:
             break
-    if signals["path"] == "plan":
-        reasons.insert(0, "a plan over named metrics (as right as its semantic file)")
+    if signals["path"] == "plan":   # the rule decided, so only what can still lower it is named beside it
+        reasons = ["a plan over named metrics (as right as its semantic file)"] + [
+            f.words(signals) for f in FEATURES if f.name in _PLAN_DOUBTS and f.value(signals)]
     return {"level": level, "score": round(p, 3), "reasons": reasons or ["nothing stood out"], "signals": signals}
 
 
