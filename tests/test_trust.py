@@ -102,7 +102,7 @@ def test_a_plans_score_stays_in_its_band():
         assert t["low"] <= assess(sig, FIXED)["score"] < t["high"]
     assert assess(signals(path="plan", rows=0, empty=True, drafts=5, agree=5), FIXED)["score"] < t["low"]
     plain = assess(signals(path="plan", db_tables=27, repairs=2), FIXED)["reasons"]
-    assert plain == ["a plan over named metrics (as right as its semantic file)"]     # what the rule did not weigh: unsaid
+    assert plain == ["a plan over named metrics (as right as its semantic file)"]  # the rest did not decide it
 
 
 def test_no_examples_is_not_a_far_example():
