@@ -398,7 +398,7 @@ def test_ask_end_to_end_against_the_stub(stub, tiny_db, tmp_path):
     stub.responder = smart_responder
     cache = tmp_path / "cache"
     res = duckask.ask(QUESTION, db=tiny_db, base_url=stub.base_url, api_key="test", model="stub-model",
-                      cache_dir=str(cache))
+                      cache_dir=str(cache), grader="llm")      # the LLM grader on the wire too (off by default)
     _assert_answered(res, stub, cache)
     assert len(stub.requests) == 3
     assert [node_of(b) for b in stub.bodies] == ["SQLGenerator", "DataAnalyzer", "ResponseGrader"]
@@ -423,7 +423,7 @@ def test_ask_end_to_end_survives_a_429(stub, tiny_db, tmp_path):
     stub.push((429, error_body(429, "Rate limit reached")))
     cache = tmp_path / "cache"
     res = duckask.ask(QUESTION, db=tiny_db, base_url=stub.base_url, api_key="test", model="stub-model",
-                      cache_dir=str(cache))
+                      cache_dir=str(cache), grader="llm")
     _assert_answered(res, stub, cache)
     assert [r["status"] for r in stub.responses] == [429, 200, 200, 200]
     assert stub.bodies[0] == stub.bodies[1]  # the SQL request, retried as is
@@ -442,7 +442,7 @@ def test_ask_options_reach_the_wire(stub, tiny_db, tmp_path):
     assert res.df.values.tolist() == [["Paris", 2100000], ["Lyon", 520000]]
     assert res.answer == ANSWER
     assert res.attempts[0]["status"] == "error" and "RateLimitError" in res.attempts[0]["error"]
-    assert [r["status"] for r in stub.responses] == [429, 200, 200, 200]
+    assert [r["status"] for r in stub.responses] == [429, 200, 200]     # SQL, SQL again, the sentence
     analyzer = [b for b in stub.bodies if node_of(b) == "DataAnalyzer"]
     assert [(b["model"], b["temperature"]) for b in analyzer] == [("writer", 0.4)]
     assert {b["model"] for b in stub.bodies if node_of(b) != "DataAnalyzer"} == {"stub-model"}
