@@ -3,6 +3,7 @@
 IntentRouter -data-> ResolveFollowUp -> ClarifyQuery | -schema-> AnswerSchema | -general-> AnswerGeneral
 IntentRouter -sql-> ConfirmSQL -run-> SQLExecutor                 (the user's own SQL)
 IntentRouter -write-> ReviewWrite -approved-> ApplyWrite | -edit-> ReviewWrite   (the user's SQL, not a SELECT)
+IntentRouter -change-> TableSelector -> SchemaLookup -change-> ProposeWrite -write-> ReviewWrite | -read-> ClarifyQuery
 ClarifyQuery -clear-> PlanQuery -sql-> TableSelector -> SchemaLookup -> SQLGenerator -> SQLExecutor
 ClarifyQuery -ambiguous-> AskUser -answered-> PlanQuery   (non-interactive: ends)
 PlanQuery -planned-> SQLExecutor (MetricFlow's SQL) -fallback-> TableSelector (failed or empty: the SQL path)
@@ -31,6 +32,7 @@ from duckask.nodes import (
     ErrorFixer,
     IntentRouter,
     PlanQuery,
+    ProposeWrite,
     ReportError,
     ResolveFollowUp,
     ResponseGrader,
@@ -56,13 +58,17 @@ def build_flow(ctx: Context, entry: str = "route") -> Flow:
     select, schema, generate = TableSelector(ctx), SchemaLookup(ctx), SQLGenerator(ctx)
     execute, fix, report = SQLExecutor(ctx), ErrorFixer(ctx), ReportError(ctx)
     analyze, grade, assess = DataAnalyzer(ctx), ResponseGrader(ctx), AssessConfidence(ctx)
-    review, apply = ReviewWrite(ctx), ApplyWrite(ctx)
+    review, apply, propose = ReviewWrite(ctx), ApplyWrite(ctx), ProposeWrite(ctx)
 
     route - "data" >> resolve
     route - "schema" >> schema_answer
     route - "general" >> general_answer
     route - "sql" >> confirm
     route - "write" >> review
+    route - "change" >> select          # a change asked in plain English: its tables, then the model's statement
+    schema - "change" >> propose
+    propose - "write" >> review
+    propose - "read" >> clarify         # it was a question after all
     review - "approved" >> apply
     review - "edit" >> review
     resolve >> clarify

@@ -11,6 +11,7 @@ from duckask.nodes.data_analyzer import DataAnalyzer
 from duckask.nodes.error_fixer import ErrorFixer
 from duckask.nodes.intent_router import IntentRouter
 from duckask.nodes.plan_query import PlanQuery
+from duckask.nodes.propose_write import ProposeWrite
 from duckask.nodes.report_error import ReportError
 from duckask.nodes.resolve_follow_up import ResolveFollowUp
 from duckask.nodes.response_grader import ResponseGrader
@@ -21,6 +22,6 @@ from duckask.nodes.sql_generator import SQLGenerator
 from duckask.nodes.table_selector import TableSelector
 
 __all__ = ["Context", "TracedNode", "AnswerGeneral", "AnswerSchema", "ApplyWrite", "AskUser", "AssessConfidence",
-           "ClarifyQuery",
-           "ConfirmSQL", "DataAnalyzer", "ErrorFixer", "IntentRouter", "PlanQuery", "ReportError", "ResolveFollowUp",
-           "ResponseGrader", "ReviewWrite", "SchemaLookup", "SQLExecutor", "SQLGenerator", "TableSelector"]
+           "ClarifyQuery", "ConfirmSQL", "DataAnalyzer", "ErrorFixer", "IntentRouter", "PlanQuery", "ProposeWrite",
+           "ReportError", "ResolveFollowUp", "ResponseGrader", "ReviewWrite", "SchemaLookup", "SQLExecutor",
+           "SQLGenerator", "TableSelector"]

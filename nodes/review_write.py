@@ -21,13 +21,16 @@ from duckask.utils.db import writes
 
 class ReviewWrite(TracedNode):
     def prep(self, shared):
-        return {"sql": shared.get("sql_query") or "", "card": shared.get("write"), "decision": shared.get("decision")}
+        return {"sql": shared.get("sql_query") or "", "card": shared.get("write"), "decision": shared.get("decision"),
+                "request": shared.get("change_request") if shared.get("sql_source") == "model" else None,
+                "model_says": shared.get("change_explanation")}
 
     def exec(self, p):
         card = p["card"]
         if card is None or card.sql != p["sql"]:
             card = writes.propose(p["sql"], self.ctx.db, self.ctx.settings, session=self.ctx.session,
-                                  user=self.ctx.user)
+                                  user=self.ctx.user, request=p["request"])
+            card.model_says = p["model_says"] if p["request"] else None
         if card.decision != "pending":
             return {"card": card, "action": "blocked"}
         decision = p["decision"]

@@ -55,4 +55,4 @@ class SchemaLookup(TracedNode):
     def post(self, shared, p, res):
         shared["table_schemas"] = res["schema"]
         shared["stable_schema"] = res["stable"]
-        return "default"
+        return "change" if shared.get("intent") == "change" else "default"   # a change request: ProposeWrite

@@ -35,7 +35,7 @@ EXIT_CODES = {"answered": EXIT_OK, "declined": EXIT_OK, "written": EXIT_OK, "rej
               "needs_clarification": EXIT_CLARIFY, "pending": EXIT_CLARIFY, "unsure": EXIT_CLARIFY,
               "blocked": EXIT_FAIL, "rolled_back": EXIT_FAIL, "error": EXIT_FAIL}
 #: Intents whose SQL is part of the answer (a schema or general answer shows none).
-SQL_INTENTS = ("data", "sql")
+SQL_INTENTS = ("data", "sql", "change")
 
 
 def exit_code(status: str, detail: str | None = None) -> int:

@@ -49,9 +49,14 @@ CREATE TABLE IF NOT EXISTS writes (
     outcome VARCHAR,                -- NULL (not finished) | not_run | committed | rolled_back | error
     detail VARCHAR                  -- why it was blocked, rolled back or failed
 );
+-- later columns (a log written by an earlier duckask gains them at its next write)
+ALTER TABLE writes ADD COLUMN IF NOT EXISTS request VARCHAR;       -- the plain-English request the model proposed from
+ALTER TABLE writes ADD COLUMN IF NOT EXISTS proposed_by VARCHAR;   -- user (typed SQL) | model (from a request)
+ALTER TABLE writes ADD COLUMN IF NOT EXISTS decided_by VARCHAR;    -- who approved or rejected it
 """
 COLUMNS = ("id", "proposed_at", "decided_at", "finished_at", "session", "user", "db", "tier", "kind", "sql",
-           "explanation", "estimated_rows", "actual_rows", "decision", "outcome", "detail")
+           "explanation", "estimated_rows", "actual_rows", "decision", "outcome", "detail", "request", "proposed_by",
+           "decided_by")
 _WRITABLE = set(COLUMNS) - {"id"}
 
 
@@ -124,13 +129,15 @@ class AuditLog:
         con = duckdb.connect(str(self.path), read_only=True)
         try:
             where, params = ("WHERE db = ?", [db]) if db else ("", [])
-            rows = con.execute(f"SELECT {', '.join(_q(c) for c in COLUMNS)} FROM writes {where} ORDER BY id DESC"
-                               + (f" LIMIT {int(limit)}" if limit else ""), params).fetchall()
+            res = con.execute(f"SELECT * FROM writes {where} ORDER BY id DESC"
+                              + (f" LIMIT {int(limit)}" if limit else ""), params)
+            names, rows = [d[0] for d in res.description], res.fetchall()
         except duckdb.CatalogException:
-            rows = []
+            names, rows = [], []
         finally:
             con.close()
-        return [dict(zip(COLUMNS, r, strict=True)) for r in rows]
+        # an older log lacks the later columns until its next write: they read as None
+        return [{c: dict(zip(names, r)).get(c) for c in COLUMNS} for r in rows]
 
 
 def _q(column: str) -> str:
@@ -154,7 +161,11 @@ def render(entries: list[dict[str, Any]]) -> str:
         if e["actual_rows"] is not None:
             rows += f", actual {e['actual_rows']}"
         lines.append(f"#{e['id']} {when} T{e['tier']} {status_of(e):<20} {rows:<22} {e['user']} ({e['session']})")
+        if e.get("request"):
+            lines.append(f"    asked: {e['request']!r} (proposed by the model)")
         lines.append(f"    {' '.join((e['sql'] or '').split())}")
+        if e.get("decided_by") and e["decided_by"] != e["user"]:
+            lines.append(f"    {e['decision']} by {e['decided_by']}")
         if e["detail"]:
             lines.append(f"    {e['detail']}")
     return "\n".join(lines)

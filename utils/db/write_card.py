@@ -35,6 +35,10 @@ class WriteCard:
     actual_rows: int | None = None
     detail: str | None = None                # why it was rejected, rolled back or failed
     id: int | None = None                    # the audit entry
+    request: str | None = None               # the plain-English request the model proposed this from
+    proposed_by: str = "user"                # user (typed SQL) | model (from a request)
+    model_says: str | None = None            # the model's one-line explanation of its statement
+    decided_by: str | None = None            # who approved or rejected it
 
     def public(self) -> dict[str, Any]:
         """The card as JSON (the server's, ``--json``'s, the page's)."""
@@ -51,7 +55,9 @@ class WriteCard:
     def summary(self) -> str:
         """One line for the user: what happened to the write."""
         if self.decision == "blocked":
-            return f"Not written: {self.blocked}."
+            proposed = f"For {self.request!r} the statement would be: {' '.join(self.sql.split())}. " \
+                if self.request else ""
+            return f"{proposed}Not written: {self.blocked}."
         if self.decision == "rejected":
             return f"Not written: {self.detail or 'you rejected it'}. Audit entry #{self.id}."
         if self.outcome == "committed":
@@ -64,8 +70,11 @@ class WriteCard:
         rows = self.estimated_rows
         estimate = "not applicable (schema only)" if not self.checks_rows else \
             ("unknown" if rows is None else f"{rows:,}")
+        asked = [f"asked:          {self.request} (the model proposed the SQL)"] if self.request else []
+        asked += [f"model says:     {self.model_says}"] if self.model_says else []
         return "\n".join([
             f"── write: {self.tier_name} ({self.kind}{' on ' + self.target if self.target else ''}) ──",
+            *asked,
             f"SQL:            {' '.join(self.sql.split())}",
             f"what it does:   {self.explanation}",
             f"estimated rows: {estimate}",

@@ -93,15 +93,17 @@ def _estimate(c, database: Database) -> tuple[int | None, int | None, str | None
 
 
 def propose(sql: str, database: Database, settings: Settings, *, session: str | None = None,
-            user: str | None = None, audit: AuditLog | None = None) -> WriteCard:
-    """Classify, check, estimate and explain ``sql``, record the attempt, and return its card."""
+            user: str | None = None, audit: AuditLog | None = None, request: str | None = None) -> WriteCard:
+    """Classify, check, estimate and explain ``sql``, record the attempt, and return its card. ``request``:
+    the plain-English request the model wrote ``sql`` from (then the card and the audit say so)."""
     c = classify(sql)
     if c.tier == 0:
         raise ValueError("this is a read (a SELECT), not a write: run it as a query")
     parse_tolerance(settings.write_tolerance)
     card = WriteCard(sql=c.statement or (sql or "").strip(), tier=c.tier, tier_name=c.tier_name, kind=c.kind,
                      target=c.target, reason=c.reason, db=database.source, session=session or PROCESS_SESSION,
-                     user=user or os_user(), checks_rows=c.tier < 3 and checks_rows(c))
+                     user=user or os_user(), checks_rows=c.tier < 3 and checks_rows(c),
+                     request=request, proposed_by="model" if request else "user")
     blocked = None
     if c.tier == 3:
         blocked = f"refused: T3, always blocked: {c.reason}"
@@ -119,7 +121,7 @@ def propose(sql: str, database: Database, settings: Settings, *, session: str | 
     card.id = log.record(session=card.session, user=card.user, db=_identity(database), tier=c.tier,
                          kind=c.kind, sql=card.sql, explanation=card.explanation,
                          estimated_rows=card.estimated_rows, decision=card.decision,
-                         outcome=card.outcome, detail=blocked)
+                         outcome=card.outcome, detail=blocked, request=request, proposed_by=card.proposed_by)
     return card
 
 
@@ -141,22 +143,26 @@ def _pending(card: WriteCard) -> None:
 
 
 def reject(card: WriteCard, settings: Settings, audit: AuditLog | None = None,
-           reason: str | None = None) -> WriteCard:
-    """Record the rejection (``reason``: why, when no one could say yes); nothing runs."""
+           reason: str | None = None, by: str | None = None) -> WriteCard:
+    """Record the rejection (``reason``: why, when no one could say yes; ``by``: who, default the proposer's
+    side of this process); nothing runs."""
     _pending(card)
+    by = by or card.user
     (audit or AuditLog(settings.resolved_audit_file)).update(card.id, decision="rejected", outcome="not_run",
-                                                             decided_at=_now(), detail=reason)
-    card.decision, card.outcome, card.detail = "rejected", "not_run", reason
+                                                             decided_at=_now(), detail=reason, decided_by=by)
+    card.decision, card.outcome, card.detail, card.decided_by = "rejected", "not_run", reason, by
     return card
 
 
 def approve(card: WriteCard, database: Database, settings: Settings,
-            audit: AuditLog | None = None) -> WriteCard:
-    """Record the approval, run the write, record its outcome; returns the card with outcome and rows."""
+            audit: AuditLog | None = None, by: str | None = None) -> WriteCard:
+    """Record the approval (``by``: who; default the card's user), run the write, record its outcome; returns
+    the card with outcome and rows."""
     _pending(card)
+    by = by or card.user
     log = audit or AuditLog(settings.resolved_audit_file)
-    log.update(card.id, decision="approved", decided_at=_now())   # before the data write
-    card.decision = "approved"
+    log.update(card.id, decision="approved", decided_at=_now(), decided_by=by)   # before the data write
+    card.decision, card.decided_by = "approved", by
     card.outcome, card.actual_rows, card.detail = _apply(card, database, settings)
     outcome, actual, detail = card.outcome, card.actual_rows, card.detail
     log.update(card.id, outcome=outcome, actual_rows=actual, detail=detail, finished_at=_now())

@@ -6,12 +6,16 @@ none does, the result is ``None`` and IntentRouter asks the LLM (one short call)
 
 1. ``pasted_sql``: DuckDB's parser accepts the text as SQL, or it starts like a statement and reads
    like one (keywords, commas, ``=``), so a typo does not turn it into a question;
-2. ``small_talk``: greetings, thanks, "who are you", "what can you do", requests for poems, jokes,
+2. ``change_request``: a plain-English request to change the data or the schema ("add an index on
+   batting(year_id)", "please delete the test orders", "can you record his death date"): a change
+   verb leads a sentence (after "please", "can you", "I want to", ...); "update me on ..." is not one,
+   and a sentence that opens as a question ("which rows were deleted?") is left to the other rules;
+3. ``small_talk``: greetings, thanks, "who are you", "what can you do", requests for poems, jokes,
    weather, news, predictions, SQL lessons: general;
-3. ``follow_up``: with a conversation going, a fragment that leans on the last turn is data;
-4. ``about_schema``: tables, columns, what a field means, where something is stored: schema, unless
+4. ``follow_up``: with a conversation going, a fragment that leans on the last turn is data;
+5. ``about_schema``: tables, columns, what a field means, where something is stored: schema, unless
    the text also asks for a count or other figure from the rows ("how many rows are in batting?");
-5. ``about_data``: a schema word, a literal value from the data, a year or a number, or a request too
+6. ``about_data``: a schema word, a literal value from the data, a year or a number, or a request too
    vague to attempt ("show me the data": ClarifyQuery asks back): data.
 
 Run on its own::
@@ -30,7 +34,7 @@ from duckask.utils.schema.ranker import rank_tables
 from duckask.utils.schema.values import match_values
 from duckask.utils.sql.ast import statement_types
 
-INTENTS = ("data", "schema", "general", "sql")
+INTENTS = ("data", "schema", "general", "sql", "change")
 
 _SQL_START = re.compile(r"^\s*(--[^\n]*\n\s*)*\(?\s*(select|with|from|insert|update|delete|drop|create|alter|"
                         r"truncate|attach|detach|copy|export|import|install|load|pragma|set|call|grant|"
@@ -71,6 +75,21 @@ def pasted_sql(text: str, _cat: Catalog, _follow_up: bool) -> str | None:
     shape = len(_SQL_SHAPE.findall(body))
     words = len(re.findall(r"[A-Za-z]+", body))
     return "sql" if shape >= 2 and shape * 3 >= words * 0.5 else None
+
+
+_CHANGE_LEAD = r"(?:(?:please|pls|kindly|go ahead and|can you|could you|would you|will you|can we|could we|" \
+    r"i want to|i'd like to|i would like to|i need to|i need you to|we need to|let's|lets|you should|" \
+    r"now|then|also|and)\s+)*"
+_CHANGE_VERB = r"(add|insert|create|delete|remove|remvoe|delet|drop|update|set|change|mark|rename|fix|correct|" \
+    r"edit|modify|record|register|truncate|empty|clear|wipe|purge|bump|increase|decrease|raise|lower|" \
+    r"put|append|replace|export|copy|install|attach|alter|retype|index|comment|log|enter|store|save)"
+_CHANGE = re.compile(r"^\W*" + _CHANGE_LEAD + _CHANGE_VERB + r"\b(?!\s+(me|us|up)\b)", re.I)   # not "add up"
+_SENTENCES = re.compile(r"(?<=[.!;])\s+|,\s*(?=(?:please|can you|could you|and then|then)\b)", re.I)
+
+
+def change_request(text: str, _cat: Catalog, _follow_up: bool) -> str | None:
+    """A sentence that opens with a change verb (after a polite lead-in) asks for a change."""
+    return "change" if any(_CHANGE.match(s) for s in _SENTENCES.split(text) if s) else None
 
 
 _GENERAL = re.compile(
@@ -150,7 +169,7 @@ def about_data(text: str, cat: Catalog, _follow_up: bool) -> str | None:
 
 Rule = Callable[[str, Catalog, bool], "str | None"]
 #: The rules, in the order they run.
-RULES: list[Rule] = [pasted_sql, small_talk, follow_up, about_schema, about_data]
+RULES: list[Rule] = [pasted_sql, change_request, small_talk, follow_up, about_schema, about_data]
 
 
 def classify(text: str, catalog: Catalog, follow_up: bool = False) -> tuple[str | None, str]:
