@@ -21,7 +21,7 @@ from duckask.utils.sql.ast import statement_types
 
 PROMPT = """You maintain a DuckDB database for its administrator. The tables this request touches:
 {schema}
-{values}
+{examples}{values}
 Request: {request}
 
 Write ONE DuckDB statement that does exactly what was asked: INSERT, UPDATE or DELETE for data; CREATE
@@ -60,11 +60,15 @@ class ProposeWrite(TracedNode):
     def prep(self, shared):
         values = shared.get("value_matches") or []
         return {"request": shared["question"], "schema": shared.get("table_schemas") or "",
-                "values": "; ".join(f"{v['table']}.{v['column']} = '{v['value']}'" for v in values[:4])}
+                "values": "; ".join(f"{v['table']}.{v['column']} = '{v['value']}'" for v in values[:4]),
+                "examples": "\n".join(f"-- {e['question']}\n{' '.join(e['sql'].split())};"
+                                      for e in (shared.get("examples") or [])[:3])}
 
     def exec(self, p):
         values = f"Values found in the data: {p['values']}\n" if p["values"] else ""
-        prompt = PROMPT.format(schema=p["schema"], values=values, request=p["request"])
+        examples = f"Verified queries on this database (they show its codes and joins):\n{p['examples']}\n" \
+            if p["examples"] else ""
+        prompt = PROMPT.format(schema=p["schema"], examples=examples, values=values, request=p["request"])
         reply = self.ctx.llm.complete([{"role": "user", "content": prompt}], node="ProposeWrite",
                                       prefix="```sql\n", max_tokens=256, stable=prompt.split("\nRequest:")[0])
         sql, explanation = parse_proposal(reply.text)

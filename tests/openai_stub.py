@@ -312,6 +312,9 @@ def make_cities_db(path):
     return path
 
 
+CHANGE_SQL = "DELETE FROM cities WHERE country = 'France'"
+
+
 def smart_responder(body: dict):
     """Answer like a cooperative model, from what the request asks for."""
     msgs = body["messages"]
@@ -319,6 +322,8 @@ def smart_responder(body: dict):
     prompt = msgs[-1]["content"]
     if "DuckDB SQL" in system:
         return f"```sql\n{SQL}\n```"
+    if "You maintain a DuckDB database" in prompt:        # ProposeWrite: a change asked in words
+        return f"```sql\n{CHANGE_SQL}\n```\nExplanation: Removes the French cities."
     if "Answer the question" in prompt:
         return ANSWER
     if "verdict" in prompt:
@@ -330,4 +335,6 @@ def node_of(body: dict) -> str:
     msgs = body["messages"]
     if any("DuckDB SQL" in m["content"] for m in msgs if m["role"] == "system"):
         return "SQLGenerator"
+    if "You maintain a DuckDB database" in msgs[-1]["content"]:
+        return "ProposeWrite"
     return "DataAnalyzer" if "Answer the question" in msgs[-1]["content"] else "ResponseGrader"

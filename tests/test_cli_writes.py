@@ -213,3 +213,41 @@ def test_an_export_holds_every_row_not_only_the_row_cap(cli, tmp_path):
     config.write_text("export_row_cap: 1000\n")
     p = run("sql", sql, "--db", str(db), "--config", str(config), "--out", str(tmp_path / "cut.csv"))
     assert p.returncode == 1 and "export_row_cap" in p.stderr and not (tmp_path / "cut.csv").exists()
+
+
+@pytest.mark.parametrize("reply, written", [("yes", True), ("no", False)])
+def test_decide_a_write_another_process_left_pending(cli, reply, written):
+    """An agent's propose_write (here: writes.propose as "mcp agent") leaves a pending entry; a person runs
+    `duckask decide ID`, sees the card and types yes; the audit names both."""
+    from duckask.utils.config import load_settings
+    from duckask.utils.db import writes
+    from duckask.utils.db.database import open_database
+
+    run, spawn, db, audit = cli
+    settings = load_settings(None, allow_writes=True, audit_file=str(audit))
+    card = writes.propose("DELETE FROM people WHERE age > 60", open_database(db, settings), settings,
+                          session="mcp", user="mcp agent")
+    open_database(db, settings).close()
+    before = sha256(db)
+    child = spawn("decide", str(card.id), "--db", str(db))
+    child.expect("estimated rows: 3")
+    child.expect('Type "yes" to run it')
+    child.sendline(reply)
+    child.expect(pexpect.EOF)
+    child.close()
+    (entry,) = audit_entries(run)
+    assert (entry["user"], entry["decided_by"] not in (None, "mcp agent")) == ("mcp agent", True)
+    if written:
+        assert child.exitstatus == 0 and entry["status"] == "committed" and entry["actual_rows"] == 3
+    else:
+        assert entry["status"] == "rejected" and sha256(db) == before
+    again = run("decide", str(card.id), "--db", str(db))
+    assert again.returncode == 1 and "not pending" in again.stderr
+
+
+def test_decide_refuses_an_unknown_id_or_another_database(cli, tmp_path):
+    run, _, db, _ = cli
+    p = run("decide", "999", "--db", str(db))
+    assert p.returncode == 1 and "no write #999" in p.stderr and "duckask audit" in p.stderr
+    p = run("decide", "1", "--db", str(db), "--reject", "not now")
+    assert p.returncode == 1 and "no write #1" in p.stderr

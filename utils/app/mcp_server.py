@@ -4,7 +4,10 @@ Tools, on the same graph and safe executor as everything else:
 - ``ask(question)``: the answer, the SQL, the columns and up to ``MAX_ROWS`` rows;
 - ``run_sql(sql)``: one read-only SELECT through the safe executor; a refusal or DuckDB error comes
   back as a tool error with the reason;
-- ``describe_schema(table?)``: the schema text the model sees (all tables, or one).
+- ``describe_schema(table?)``: the schema text the model sees (all tables, or one);
+- ``propose_write(change)``: a statement, or a change in plain English, becomes a card recorded in the
+  audit log (pending with ``--allow-writes``, else blocked); nothing is ever approved here: a person
+  runs ``duckask decide ID``.
 Resource ``duckask://schema``: the same schema text. The embedded model answers one question at a
 time (a lock); stdout carries only the protocol.
 
@@ -15,6 +18,7 @@ Run on its own::
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import threading
 from typing import Any
 
@@ -25,7 +29,7 @@ INSTRUCTIONS = ("duckask answers plain-English questions about one DuckDB databa
                 "only one SELECT statement runs, on a locked-down connection with a timeout and a row cap.")
 
 
-def build_server(db: str | None = None, *, llm=None, settings=None, **options: Any):
+def build_server(db: str | None = None, *, llm=None, settings=None, allow_writes: bool = False, **options: Any):
     from mcp.server.mcpserver import MCPServer
     from mcp.server.mcpserver.exceptions import ToolError
 
@@ -37,6 +41,8 @@ def build_server(db: str | None = None, *, llm=None, settings=None, **options: A
     # Read-only whatever the config says: an agent cannot approve a write for a human (a pasted write is
     # blocked, and recorded in the audit log).
     prep = prepare(db, llm=llm, settings=settings, **{**options, "allow_writes": False})
+    # propose_write leaves cards for a person (with --allow-writes) and never approves one: no one to ask
+    proposer = dataclasses.replace(prep, settings=dataclasses.replace(prep.settings, allow_writes=allow_writes))
     lock = threading.Lock()
     server = MCPServer("duckask", instructions=INSTRUCTIONS)
 
@@ -80,6 +86,29 @@ def build_server(db: str | None = None, *, llm=None, settings=None, **options: A
                             "writes a draft; pass it with --semantic)")
         return summary(layer)
 
+    @server.tool(description="Propose a change to the database: give the SQL statement, or the change in plain "
+                             "English (the model writes the statement). Returns its card (tier T1 data, T2 schema, "
+                             "T3 always refused; SQL; what it does; estimated rows) and its audit id. It NEVER "
+                             "writes: a person approves it with `duckask decide ID --db ...`. With writes off "
+                             "(the server's --allow-writes), the card says it is blocked.")
+    def propose_write(change: str) -> dict:
+        from duckask.utils.db import writes
+        from duckask.utils.db.tiers import is_write
+
+        if not change.strip():
+            raise ToolError("the change is empty: give a statement or say what to change")
+        if is_write(change):
+            card = writes.propose(change, prep.database, proposer.settings, session="mcp", user="mcp agent")
+        else:
+            with lock:
+                r = run_turn(proposer, new_shared(change))
+            if r.write is None:
+                raise ToolError("this reads as a question, not a change: use ask (or give the statement)")
+            card = r.write
+        return {**{k: v for k, v in card.public().items() if k not in ("decided_by",)},
+                "to_approve": f"duckask decide {card.id} --db {prep.database.source}"
+                if card.decision == "pending" else None}
+
     @server.resource("duckask://schema", name="schema", description="The schema text the model sees.",
                      mime_type="text/plain")
     def schema_text() -> str:
@@ -92,8 +121,10 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description="duckask as an MCP server over stdio.")
     ap.add_argument("--db")
     ap.add_argument("--config")
+    ap.add_argument("--allow-writes", action="store_true",
+                    help="propose_write leaves pending cards for a person (it never approves one)")
     args = ap.parse_args(argv)
-    build_server(args.db, config=args.config).run("stdio")
+    build_server(args.db, config=args.config, allow_writes=args.allow_writes).run("stdio")
     return 0
 
 

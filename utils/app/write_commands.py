@@ -2,6 +2,7 @@
 gated write with ``--allow-writes``), ``duckask audit``, and what ``duckask ask`` does after the
 answer (``--out``, ``--email``, ``--into-table``).
 
+``duckask decide ID`` decides a write another process left pending (an agent's MCP ``propose_write``).
 ``duckask sql --allow-writes "UPDATE ..."`` shows the approval card on the terminal and writes only
 after the word "yes"; when stdin is not a terminal nothing is written (exit 3). Without
 ``--allow-writes`` a write is refused (exit 1); either way the attempt is in the audit log.
@@ -86,6 +87,38 @@ def cmd_audit(args) -> int:
         print(f"({len(entries)} entr{'y' if len(entries) == 1 else 'ies'} in {settings.resolved_audit_file})",
               file=sys.stderr)
     return EXIT_OK
+
+
+def cmd_decide(args) -> int:
+    """``duckask decide ID --db DB``: a write another process left pending (an agent's ``propose_write``)
+    shown as its card, run after a typed yes only, or rejected with ``--reject``."""
+    from duckask.utils.app.deliver import write_prompt
+    from duckask.utils.app.present import exit_code
+    from duckask.utils.config import load_settings
+    from duckask.utils.db import writes
+    from duckask.utils.db.audit import os_user
+    from duckask.utils.db.database import open_database
+
+    settings = load_settings(args.config, allow_writes=True)
+    database = open_database(_db_or_demo(args.db), settings)
+    try:
+        card = writes.recorded(args.id, database, settings)
+        if card.decision != "pending":
+            raise ValueError(f"write #{card.id} is {card.decision}, not pending: it was decided already")
+    except ValueError as e:
+        print(f"duckask: {e}", file=sys.stderr)
+        return EXIT_FAIL
+    me = os_user()            # the person at this terminal, not the process that proposed it
+    if args.reject is not None:
+        writes.reject(card, settings, reason=args.reject or None, by=me)
+    else:
+        prompt = write_prompt()
+        if prompt is None:
+            print(card.text() + "\nNot decided: approving needs a terminal to type yes on.", file=sys.stderr)
+            return EXIT_CLARIFY
+        writes.decide(card, prompt(card)["decision"] == "yes", database, settings, by=me)
+    print(card.summary(), file=sys.stdout if card.outcome == "committed" else sys.stderr)
+    return exit_code(card.status, card.detail)
 
 
 def after_answer(r, args) -> int:

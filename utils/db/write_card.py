@@ -40,6 +40,20 @@ class WriteCard:
     model_says: str | None = None            # the model's one-line explanation of its statement
     decided_by: str | None = None            # who approved or rejected it
 
+    @classmethod
+    def from_entry(cls, entry: dict[str, Any], db: str) -> WriteCard:
+        """The card of an audit entry (a write proposed by another process: an agent, a server), its tier and
+        checks read again from its SQL, its estimate as recorded."""
+        from duckask.utils.db.tiers import classify
+        from duckask.utils.db.write_plan import checks_rows
+
+        c = classify(entry["sql"])
+        return cls(sql=entry["sql"], tier=c.tier, tier_name=c.tier_name, kind=c.kind, target=c.target,
+                   reason=c.reason, db=db, session=entry["session"], user=entry["user"],
+                   checks_rows=c.tier < 3 and checks_rows(c), estimated_rows=entry["estimated_rows"],
+                   explanation=entry["explanation"] or "", decision=entry["decision"], outcome=entry["outcome"],
+                   id=entry["id"], request=entry.get("request"), proposed_by=entry.get("proposed_by") or "user")
+
     def public(self) -> dict[str, Any]:
         """The card as JSON (the server's, ``--json``'s, the page's)."""
         return dataclasses.asdict(self)

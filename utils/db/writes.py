@@ -136,6 +136,18 @@ def _created_exists(c, database: Database) -> str | None:
     return None
 
 
+def recorded(entry_id: int, database: Database, settings: Settings) -> WriteCard:
+    """A write recorded as pending in the audit log by another process (an agent's ``propose_write``), as its
+    card, for a person to decide here; ValueError says why it cannot be (not found, another database)."""
+    log = AuditLog(settings.resolved_audit_file)
+    entry = next((e for e in log.entries() if e["id"] == entry_id), None)
+    if entry is None or entry["db"] != _identity(database):
+        where = f"for {database.source} " if entry else ""
+        raise ValueError(f"no write #{entry_id} {where}in the audit log {log.path} (`duckask audit --db ...` "
+                         "lists them)")
+    return WriteCard.from_entry(entry, database.source)
+
+
 def _pending(card: WriteCard) -> None:
     if card.decision != "pending":
         raise ValueError(f"write #{card.id} is {card.decision}, not pending: only a pending write "
@@ -217,9 +229,10 @@ def _apply(card: WriteCard, database: Database, settings: Settings) -> tuple[str
 
 
 def decide(card: WriteCard, approve_it: bool, database: Database, settings: Settings,
-           reason: str | None = None) -> WriteCard:
-    """Approve (run) or reject a pending card: the one call every route that shows a card decides it with."""
-    return approve(card, database, settings) if approve_it else reject(card, settings, reason=reason)
+           reason: str | None = None, by: str | None = None) -> WriteCard:
+    """Approve (run) or reject a pending card: the one call every route that shows a card decides it with
+    (``by``: who decides, when not the card's own user)."""
+    return approve(card, database, settings, by=by) if approve_it else reject(card, settings, reason=reason, by=by)
 
 
 #: Why a write is rejected when no person can be asked (stdin is not a terminal): nothing is written.
