@@ -51,11 +51,11 @@ class Prepared:
 
         return writes.propose(sql, self.database, self.settings, session=session, user=user)
 
-    def decide(self, card: WriteCard, approve: bool, reason: str | None = None) -> WriteCard:
-        """Run or drop a pending write, then read the catalog again if it changed."""
+    def decide(self, card: WriteCard, approve: bool, reason: str | None = None, by: str | None = None) -> WriteCard:
+        """Run or drop a pending write (``by``: who decides), then read the catalog again if it changed."""
         from duckask.utils.db import writes
 
-        card = writes.decide(card, approve, self.database, self.settings, reason)
+        card = writes.decide(card, approve, self.database, self.settings, reason, by=by)
         self.refresh()
         return card
 

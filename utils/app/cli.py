@@ -10,6 +10,7 @@
     duckask examples [--db PATH] [--remove ID]                list (or remove) a database's example pairs
     duckask audit [--db PATH] [--json]                        every write attempt: approved, rejected, blocked
     duckask decide ID [--db PATH] [--reject [WHY]]            approve (typed yes) or reject a pending write
+    duckask users add FILE NAME --role ROLE                   a server user with a role; prints the key once
     duckask model [--verify]                                  assemble/verify the embedded model
     duckask warm [--db PATH]                                  keep a database's common prompt prefixes on disk
     duckask eval QUESTIONS [--out results.jsonl] [--baseline single-prompt] [--report FILE]
@@ -39,7 +40,7 @@ from duckask.utils.app.commands import (
     cmd_teach,
     cmd_warm,
 )
-from duckask.utils.app.write_commands import cmd_audit, cmd_decide, cmd_sql
+from duckask.utils.app.write_commands import cmd_audit, cmd_decide, cmd_sql, cmd_users
 
 __all__ = ["EXIT_CLARIFY", "EXIT_FAIL", "EXIT_OK", "EXIT_USAGE", "build_parser", "main"]
 
@@ -187,6 +188,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--limit", type=int, help="the newest N entries")
     p.set_defaults(func=cmd_audit)
 
+    p = sub.add_parser("users", help="add a user to a server's users file (prints the new API key once)")
+    for name, kw in [("action", {"choices": ["add"]}), ("file", {}), ("name", {}),
+                     ("--role", {"required": True, "choices": ["reader", "proposer", "approver", "admin"]})]:
+        p.add_argument(name, **kw)
+    p.set_defaults(func=cmd_users)
+
     p = sub.add_parser("decide", help="approve (a typed yes) or reject a write left pending, e.g. by an agent")
     p.add_argument("id", type=int, help="its audit entry (`duckask audit` lists them)")
     p.add_argument("--db", help="the database it was proposed for (default: the demo)")
@@ -242,6 +249,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--host", default="127.0.0.1", help="default 127.0.0.1; any other address needs --api-key")
     p.add_argument("--port", type=int, default=8000)
     p.add_argument("--api-key", help="required on every route but /api/health (default $DUCKASK_SERVER_KEY)")
+    p.add_argument("--users", metavar="FILE", help="API keys per user with roles (default $DUCKASK_USERS_FILE)")
     p.add_argument("--max-concurrent", type=int, default=4,
                    help="questions at once on an endpoint backend (the embedded model: always 1, the rest queue)")
     p.add_argument("--cors-origin", action="append", default=[], metavar="ORIGIN",

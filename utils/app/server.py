@@ -29,7 +29,6 @@ The last four routes live in ``server_actions.py``. Run on its own::
 
 import asyncio
 import dataclasses
-import hmac
 import json
 import re
 from collections.abc import AsyncIterator
@@ -61,12 +60,20 @@ def parse_body(raw: bytes, shape: str):
 _SESSION = re.compile(r"[^A-Za-z0-9._:-]")
 
 
-def who(request, api_key: str | None) -> tuple[str, str]:
+def who(request, _api_key: str | None = None) -> tuple[str, str]:
     """(session, user) of a request for the audit log: the page's ``X-Duckask-Session`` (else "http"), and
-    "api key" or the client's address."""
+    the user its key belongs to (``access``), or the client's address on an open server."""
     session = _SESSION.sub("", request.headers.get("x-duckask-session", ""))[:64] or "http"
-    host = request.client.host if request.client else "unknown"
-    return session, "api key" if api_key else f"http {host}"
+    return session, user_of(request).name
+
+
+def user_of(request):
+    """The request's ``access.User`` (set by the key check); on an open server (no keys) everyone is an admin
+    named by their address, as before users existed."""
+    from duckask.utils.db.access import User
+
+    user = getattr(request.state, "user", None)
+    return user or User(f"http {request.client.host if request.client else 'unknown'}", "admin")
 
 
 def _error(status: int, message: str):
@@ -77,9 +84,10 @@ def _error(status: int, message: str):
 
 def create_app(db: str | None = None, *, llm=None, settings=None, api_key: str | None = None,
                max_concurrent: int = 4, cors_origins: tuple[str, ...] = (), allow_writes: bool | None = None,
-               **options: Any):
+               users=None, **options: Any):
     """The FastAPI app for one database (the Lahman demo by default); ``allow_writes`` (None: the
-    settings') lets a write run after its approval on ``/api/writes/{id}``."""
+    settings') lets a write run after its approval on ``/api/writes/{id}``; ``users`` (``access.Users``):
+    API keys with roles (the shared ``api_key`` is one admin user)."""
     from fastapi import FastAPI, Request
     from fastapi.exceptions import RequestValidationError
     from fastapi.responses import FileResponse, HTMLResponse, StreamingResponse
@@ -89,9 +97,11 @@ def create_app(db: str | None = None, *, llm=None, settings=None, api_key: str |
     from duckask.utils.app.queue import Gate, in_thread
     from duckask.utils.app.server_actions import add_action_routes
     from duckask.utils.config import SettingError, check_settings, with_options
+    from duckask.utils.db.access import shared_key_users
     from duckask.utils.schema.ddl import render_schema
 
     prep = prepare(db, llm=llm, settings=settings, allow_writes=allow_writes, **options)
+    keys = users or (shared_key_users(api_key) if api_key else None)
     gate = Gate(max_concurrent if prep.llm.is_endpoint else 1)
     app = FastAPI(title="duckask", description="Plain-English questions about a DuckDB database.")
     if cors_origins:
@@ -105,9 +115,10 @@ def create_app(db: str | None = None, *, llm=None, settings=None, api_key: str |
         size = request.headers.get("content-length")
         if size and size.isdigit() and int(size) > MAX_BODY:
             return _error(413, f"request body of {size} bytes is over the {MAX_BODY}-byte limit")
-        if api_key and request.url.path.startswith("/api/") and request.url.path != "/api/health":
+        if keys and request.url.path.startswith("/api/") and request.url.path != "/api/health":
             given = request.headers.get("x-api-key") or request.headers.get("authorization", "").removeprefix("Bearer ")
-            if not hmac.compare_digest(given.strip().encode(), api_key.encode()):
+            request.state.user = keys.find(given.strip())
+            if request.state.user is None:
                 return _error(401, "missing or wrong API key: send Authorization: Bearer KEY or X-API-Key: KEY")
         return await call_next(request)
 
@@ -135,9 +146,9 @@ def create_app(db: str | None = None, *, llm=None, settings=None, api_key: str |
         except SettingError as e:
             raise HTTPException(400, f"bad option: {e}") from e
 
-    pending = add_action_routes(app, prep, gate, read_json, api_key=api_key)
+    pending = add_action_routes(app, prep, gate, read_json, keys=keys)
 
-    def answer(question: str, opts: dict, events=None, asker: tuple[str, str] = ("http", "http")) -> dict:
+    def answer(question: str, opts: dict, events=None, asker: tuple[str, str] = ("http", "http"), user=None) -> dict:
         last = [0]
 
         def waiting(n: int) -> None:  # reported when the position changes, not on every wake-up
@@ -146,6 +157,7 @@ def create_app(db: str | None = None, *, llm=None, settings=None, api_key: str |
                 events("queued", {"position": n})
 
         p = dataclasses.replace(prep, settings=with_options(prep.settings, **opts)) if opts else prep
+        p = scoped(p, user) if user else p
         r = gate.run(run_turn, p, new_shared(question), on_wait=waiting, session=asker[0], user=asker[1],
                      on_node=(lambda n: events("node", {"node": n})) if events else None,
                      on_text=(lambda t: events("text", {"text": t})) if events else None)
@@ -178,12 +190,14 @@ def create_app(db: str | None = None, *, llm=None, settings=None, api_key: str |
     @app.post("/api/ask")
     async def ask_route(request: Request):
         question, opts = await read_json(request, "question", MAX_QUESTION)
-        return await in_thread(answer, question, opts, None, who(request, api_key))
+        refuse_write(prep, user_of(request), question)
+        return await in_thread(answer, question, opts, None, who(request), user_of(request))
 
     @app.post("/api/ask/stream")
     async def ask_stream(request: Request):
         question, opts = await read_json(request, "question", MAX_QUESTION)
-        asker = who(request, api_key)
+        refuse_write(prep, user_of(request), question)
+        asker, user = who(request), user_of(request)
         loop = asyncio.get_running_loop()
         queue: asyncio.Queue = asyncio.Queue()
 
@@ -192,7 +206,7 @@ def create_app(db: str | None = None, *, llm=None, settings=None, api_key: str |
 
         def work() -> None:
             try:
-                emit("result", answer(question, opts, emit, asker))
+                emit("result", answer(question, opts, emit, asker, user))
             except Exception as e:  # the stream ends with the error instead of a dropped connection
                 emit("error", {"error": f"{type(e).__name__}: {e}"})
 
@@ -212,6 +226,29 @@ def create_app(db: str | None = None, *, llm=None, settings=None, api_key: str |
     return app
 
 
+def scoped(prep, user):
+    """``prep`` as ``user`` may use it: reads limited to their role's tables, when it has an allowlist."""
+    from duckask.utils.db.access import ScopedDatabase
+
+    return dataclasses.replace(prep, database=ScopedDatabase(prep.database, user)) if user.tables is not None else prep
+
+
+def refuse_write(prep, user, text: str) -> None:
+    """A 403 before anything runs when ``text`` asks for a write (typed SQL or a change in words, by the
+    router's rules) and ``user``'s role may not propose one."""
+    from starlette.exceptions import HTTPException
+
+    from duckask.utils.db.access import may_propose
+    from duckask.utils.db.tiers import is_write
+    from duckask.utils.dialogue.intent import classify, sql_of
+
+    why = may_propose(user)
+    if why:
+        intent = classify(text, prep.catalog)[0]
+        if intent == "change" or (intent == "sql" and is_write(sql_of(text))):
+            raise HTTPException(403, why)
+
+
 def check_bind(host: str, api_key: str | None) -> None:
     """A server reachable from other machines needs a key: ValueError saying so."""
     if host not in LOOPBACK and not api_key:
@@ -229,13 +266,17 @@ def serve_command(args, db: str) -> int:
     except ImportError as e:
         print(f"duckask serve: the server extra is missing ({e.name}): pip install 'duckask[server]'", file=sys.stderr)
         return 1
+    from duckask.utils.db.access import AccessError, load_users
+
     key = args.api_key or os.environ.get("DUCKASK_SERVER_KEY")
+    users_file = getattr(args, "users", None) or os.environ.get("DUCKASK_USERS_FILE")
     try:
-        check_bind(args.host, key)
-    except ValueError as e:
+        users = load_users(users_file, key) if users_file else None
+        check_bind(args.host, key or (users_file if users and users.users else None))
+    except (ValueError, AccessError) as e:
         print(f"duckask serve: {e}", file=sys.stderr)
         return 2
-    app = create_app(db, config=args.config, api_key=key, max_concurrent=args.max_concurrent,
+    app = create_app(db, config=args.config, api_key=key, max_concurrent=args.max_concurrent, users=users,
                      cors_origins=tuple(args.cors_origin), allow_writes=getattr(args, "allow_writes", None) or None)
     uvicorn.run(app, host=args.host, port=args.port, log_level="info")
     return 0

@@ -5,9 +5,11 @@ decisions, downloads and email. ``create_app`` adds them with ``add_action_route
   is *proposed* (``db.writes.propose``: tier, estimate, explanation, audit entry) and comes back as
   ``{"status": "pending", "write": card}``, or a 400 ``{"error": reason, "write": card}`` when it is
   blocked (T3, writes off: ``duckask serve --allow-writes`` turns them on);
-- ``POST /api/writes/{id}`` ``{"decision": "approve" | "reject"}``: the only way a pending write runs,
-  from the session that proposed it (``X-Duckask-Session``; else a 403); anything else is a 400, an
-  unknown or decided id a 404;
+- ``GET /api/writes``: the pending writes this user may see (an approver: all; others: their own);
+- ``POST /api/writes/{id}`` ``{"decision": "approve" | "reject"}``: the only way a pending write runs. With
+  users (``access``), an approver decides (four-eyes: not their own T2), anyone may reject their own; on an
+  open server, the session that proposed it (``X-Duckask-Session``). Else a 403 with the reason; anything
+  else is a 400, an unknown or decided id a 404;
 - ``POST /api/export`` ``{"sql", "format"}``: the rows as a csv, parquet, json or xlsx download;
 - ``POST /api/email`` ``{"to", "sql", "question"?, "answer"?, "format"?}``: the rows mailed (smtp_*).
 
@@ -27,7 +29,7 @@ from collections import OrderedDict
 from types import SimpleNamespace
 
 from duckask.utils.app.queue import in_thread
-from duckask.utils.app.server import MAX_BODY, _error, parse_body, who
+from duckask.utils.app.server import MAX_BODY, _error, parse_body, scoped, user_of, who
 from duckask.utils.db.tiers import is_write
 from duckask.utils.db.write_card import WriteCard
 
@@ -63,13 +65,15 @@ class PendingWrites:
             return self.cards.pop(card_id, None)
 
 
-def add_action_routes(app, prep, gate, read_json, *, api_key: str | None = None) -> PendingWrites:
-    """Add ``/api/sql``, ``/api/writes/{id}``, ``/api/export`` and ``/api/email`` to ``app``."""
+def add_action_routes(app, prep, gate, read_json, *, keys=None) -> PendingWrites:
+    """Add ``/api/sql``, ``/api/writes`` (GET: the pending ones this user may see), ``/api/writes/{id}``,
+    ``/api/export`` and ``/api/email`` to ``app``; ``keys``: the server's ``access.Users`` (None: open)."""
     from fastapi import Request
     from fastapi.responses import JSONResponse, Response
     from starlette.exceptions import HTTPException
 
     from duckask.utils.app.present_sql import outcome_json
+    from duckask.utils.db.access import may_decide, may_propose, may_see
     from duckask.utils.db.audit import AuditError
     from duckask.utils.delivery.export import FORMATS, ExportError, frame_bytes
     from duckask.utils.delivery.mail import NO_HOST, MailError, recipients, send_result
@@ -92,15 +96,17 @@ def add_action_routes(app, prep, gate, read_json, *, api_key: str | None = None)
             raise HTTPException(400, f"unknown format {fmt!r}: use one of {', '.join(FORMATS)}")
         return fmt.lower()
 
-    async def read_rows(sql: str, export: bool = False):
-        out = await in_thread(prep.run_sql, sql, export=export)
+    async def read_rows(request: Request, sql: str, export: bool = False):
+        out = await in_thread(scoped(prep, user_of(request)).run_sql, sql, export=export)
         if not out.ok:
             raise HTTPException(400, out.error or out.status)
         return out
 
     async def propose(request: Request, sql: str):
         json_only(request)
-        session, user = who(request, api_key)
+        session, user = who(request)
+        if (why := may_propose(user_of(request))):
+            return _error(403, why)
         try:
             card = await in_thread(gate.run, prep.propose, sql, session=session, user=user)
         except (AuditError, ValueError) as e:
@@ -115,10 +121,15 @@ def add_action_routes(app, prep, gate, read_json, *, api_key: str | None = None)
         sql, _ = await read_json(request, "sql", MAX_BODY)
         if is_write(sql):
             return await propose(request, sql)
-        out = await in_thread(prep.run_sql, sql)
+        out = await in_thread(scoped(prep, user_of(request)).run_sql, sql)
         if not out.ok:
             return _error(400, out.error or out.status)
         return outcome_json(out)
+
+    @app.get("/api/writes")
+    async def pending_route(request: Request):
+        user = user_of(request)
+        return {"pending": [c.public() for c in list(pending.cards.values()) if may_see(user, c)]}
 
     @app.post("/api/writes/{write_id}")
     async def decide_route(write_id: str, request: Request):
@@ -131,12 +142,18 @@ def add_action_routes(app, prep, gate, read_json, *, api_key: str | None = None)
         if card is None:
             return _error(404, f"no pending write #{write_id} (it was decided, or the server restarted): "
                                "propose it again")
-        if card.session != who(request, api_key)[0]:     # only the page (or client) that proposed it decides it
+        user = user_of(request)
+        if keys is None and card.session != who(request)[0]:   # open server: only the page that proposed it
             pending.add(card)
             return _error(403, f"write #{write_id} was proposed by another session: only the page or client that "
                                "proposed it (its X-Duckask-Session) can approve or reject it")
+        own_reject = decision == "reject" and card.user == user.name        # anyone may withdraw their own
+        why = None if keys is None or own_reject else may_decide(user, card, keys.four_eyes)
+        if why:
+            pending.add(card)
+            return _error(403, why)
         try:
-            card = await in_thread(gate.run, prep.decide, card, decision == "approve")
+            card = await in_thread(gate.run, prep.decide, card, decision == "approve", None, user.name)
         except AuditError as e:
             if card.decision == "pending":    # nothing was recorded or run: it can be decided again
                 pending.add(card)
@@ -148,7 +165,7 @@ def add_action_routes(app, prep, gate, read_json, *, api_key: str | None = None)
         json_only(request)
         sql, _ = await read_json(request, "sql", MAX_BODY)
         fmt = format_of(await body_of(request))
-        out = await read_rows(sql, export=True)     # a download holds every row
+        out = await read_rows(request, sql, export=True)     # a download holds every row
         try:
             data, media_type = await in_thread(frame_bytes, out.df, fmt)
         except ExportError as e:
@@ -174,7 +191,7 @@ def add_action_routes(app, prep, gate, read_json, *, api_key: str | None = None)
             to_list = recipients(to)
         except MailError as e:
             return _error(400, str(e))
-        out = await read_rows(sql)
+        out = await read_rows(request, sql)
         text = {k: body[k] if isinstance(body.get(k), str) and body[k].strip() else None
                 for k in ("question", "answer")}
         result = SimpleNamespace(question=text["question"] or sql, df=out.df, sql=out.sql, db=prep.db,

@@ -121,6 +121,21 @@ def cmd_decide(args) -> int:
     return exit_code(card.status, card.detail)
 
 
+def cmd_users(args) -> int:
+    """``duckask users add FILE NAME --role ROLE``: the key is printed once; the file keeps its sha256 only."""
+    from duckask.utils.db.access import AccessError, add_user
+
+    try:
+        key = add_user(args.file, args.name, args.role)
+    except AccessError as e:
+        print(f"duckask: {e}", file=sys.stderr)
+        return EXIT_FAIL
+    print(key)
+    print(f"added {args.name} ({args.role}) to {args.file}: give them this key; it is not stored and not shown again",
+          file=sys.stderr)
+    return EXIT_OK
+
+
 def after_answer(r, args) -> int:
     """``ask --out / --email / --into-table``: each on an answered Result; returns an exit code (0: all done)."""
     from duckask.utils.app import deliver

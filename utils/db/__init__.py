@@ -7,5 +7,7 @@
 - ``quoting``: identifiers and literals in SQL that duckask writes itself;
 - the write path: ``tiers`` (T0-T3 classification), ``write_plan`` (estimates and plain explanations),
   ``writes`` (propose, decide), ``write_card`` (``WriteCard``: the card every surface shows, its
-  status, summary and JSON) and ``audit`` (the log of every attempt).
+  status, summary and JSON) and ``audit`` (the log of every attempt: who proposed, who decided);
+- ``access``: users with hashed API keys and roles (reader, proposer, approver, admin), four eyes,
+  per-role read allowlists (``ScopedDatabase``), for a shared server.
 """

@@ -1,0 +1,187 @@
+"""Who may do what on a shared duckask server: users with API keys, each with a role.
+
+Roles, each able to do what the one before it can:
+
+- ``reader``: ask questions, run read-only SQL;
+- ``proposer``: also propose writes (a card waits for an approver);
+- ``approver``: also approve or reject T1/T2 writes, others' included, and see every pending write;
+- ``admin``: everything an approver can (the one shared ``--api-key`` is a single admin user).
+
+Keys are never stored: the users file (``users_file``, YAML) holds each key's sha256 (keys are random
+32-byte tokens, so a plain hash is enough; ``duckask users add`` makes one, prints it once, stores its
+hash). A role may have a table allowlist for reads; a question that needs another table is refused with
+the table named. ``four_eyes: true`` (in the file) stops anyone approving their own T2 change.
+
+    users:
+      - {name: ann, role: approver, key_sha256: 9f86d0...}
+      - {name: bob, role: reader, key_sha256: 2c26b4...}
+    roles:
+      reader: {tables: [teams, batting]}
+    four_eyes: true
+
+Run on its own::
+
+    python -m duckask.utils.db.access add FILE NAME --role reader     # prints the new key once
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import hmac
+import re
+import secrets
+from collections.abc import Collection
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+
+ROLES = ("reader", "proposer", "approver", "admin")
+_NAME = re.compile(r"^[A-Za-z0-9._@-]{1,64}$")
+
+
+class AccessError(ValueError):
+    """A users file that cannot be used: what is wrong, where, and how to fix it."""
+
+
+@dataclass(frozen=True)
+class User:
+    name: str
+    role: str
+    tables: frozenset[str] | None = None      # the tables this user may read (None: all)
+
+    def at_least(self, role: str) -> bool:
+        return ROLES.index(self.role) >= ROLES.index(role)
+
+
+@dataclass
+class Users:
+    users: list[tuple[str, User]] = field(default_factory=list)      # (key sha256, user)
+    four_eyes: bool = False
+
+    def find(self, key: str) -> User | None:
+        """The user whose key this is (compared in constant time against every stored hash), or None."""
+        digest = hash_key(key) if key else ""
+        found = None
+        for stored, user in self.users:
+            if hmac.compare_digest(stored, digest):
+                found = user
+        return found
+
+
+def hash_key(key: str) -> str:
+    return hashlib.sha256(key.strip().encode()).hexdigest()
+
+
+def shared_key_users(key: str) -> Users:
+    """The single shared ``--api-key``: one admin user."""
+    return Users([(hash_key(key), User("api key", "admin"))])
+
+
+def load_users(path: str | Path, shared_key: str | None = None) -> Users:
+    """The users file (plus the shared key as an admin, when given); AccessError says what is wrong."""
+    p = Path(path).expanduser()
+    try:
+        data = yaml.safe_load(p.read_text()) or {}
+    except (OSError, yaml.YAMLError) as e:
+        raise AccessError(f"cannot read the users file {p}: {e}") from e
+    roles = data.get("roles") or {}
+    if set(roles) - set(ROLES):
+        raise AccessError(f"{p}: roles may be {', '.join(ROLES)}, not {', '.join(sorted(set(roles) - set(ROLES)))}")
+    out = shared_key_users(shared_key) if shared_key else Users()
+    out.four_eyes = bool(data.get("four_eyes", False))
+    for i, u in enumerate(data.get("users") or [], 1):
+        name, role, digest = u.get("name"), u.get("role"), str(u.get("key_sha256") or "")
+        where = f"{p}: user {i} ({name or 'no name'})"
+        if not name or not _NAME.match(str(name)):
+            raise AccessError(f"{where}: a name of letters, digits and ._@- is needed")
+        if role not in ROLES:
+            raise AccessError(f"{where}: role must be one of {', '.join(ROLES)}, not {role!r}")
+        if not re.fullmatch(r"[0-9a-f]{64}", digest):
+            raise AccessError(f"{where}: key_sha256 must be the key's sha256 in hex (duckask users add makes one); "
+                              "a plain key is never stored")
+        tables = (roles.get(role) or {}).get("tables")
+        out.users.append((digest, User(str(name), role, frozenset(t.lower() for t in tables) if tables else None)))
+    return out
+
+
+def add_user(path: str | Path, name: str, role: str) -> str:
+    """Add ``name`` with ``role`` to the users file (made if missing) and return the new key (shown once)."""
+    if role not in ROLES:
+        raise AccessError(f"role must be one of {', '.join(ROLES)}, not {role!r}")
+    if not _NAME.match(name):
+        raise AccessError("a name of letters, digits and ._@- is needed")
+    p = Path(path).expanduser()
+    data = (yaml.safe_load(p.read_text()) or {}) if p.exists() else {}
+    if any(u.get("name") == name for u in data.get("users") or []):
+        raise AccessError(f"{p} already has a user {name}; remove it first to give a new key")
+    key = "dk_" + secrets.token_urlsafe(32)
+    data.setdefault("users", []).append({"name": name, "role": role, "key_sha256": hash_key(key)})
+    p.parent.mkdir(parents=True, exist_ok=True)
+    p.write_text(yaml.safe_dump(data, sort_keys=False))
+    p.chmod(0o600)
+    return key
+
+
+def may_propose(user: User) -> str | None:
+    return None if user.at_least("proposer") else f"{user.name} is a {user.role}: proposing a write needs proposer"
+
+
+def may_decide(user: User, card, four_eyes: bool) -> str | None:
+    """Why ``user`` may not approve or reject ``card``, or None."""
+    if not user.at_least("approver"):
+        return f"{user.name} is a {user.role}: deciding a write needs approver"
+    if four_eyes and card.tier == 2 and card.user == user.name:
+        return f"four_eyes: {user.name} proposed this schema change (T2), so another approver must decide it"
+    return None
+
+
+def may_see(user: User, card) -> bool:
+    """A reader or proposer sees only their own pending writes; an approver sees every one."""
+    return user.at_least("approver") or card.user == user.name
+
+
+def outside(user: User, tables: Collection[str]) -> list[str]:
+    """The tables of ``tables`` this user may not read (none without an allowlist)."""
+    if user.tables is None:
+        return []
+    return sorted(t for t in {t.lower() for t in tables} if t not in user.tables)
+
+
+class ScopedDatabase:
+    """``database`` as one user may read it: a query that reads a table outside their allowlist is refused,
+    the table named; everything else is the database's own (its checks, timeout and row cap)."""
+
+    def __init__(self, database, user: User):
+        self._database, self.reader = database, user
+
+    def run(self, sql: str, **options):
+        from duckask.utils.db.database import QueryOutcome
+        from duckask.utils.sql.ast import base_tables, cte_names, parse
+
+        node = parse(sql)
+        denied = outside(self.reader, set(base_tables(node)) - cte_names(node)) if node else []
+        if denied:
+            return QueryOutcome(sql=sql, status="refused", error=(
+                f"refused: this needs {', '.join(denied)}, which {self.reader.name} ({self.reader.role}) may not "
+                f"read; readable: {', '.join(sorted(self.reader.tables or []))}"))
+        return self._database.run(sql, **options)
+
+    def __getattr__(self, name):
+        return getattr(self._database, name)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description="Add a user to a duckask users file; prints the key once.")
+    sub = ap.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("add")
+    p.add_argument("file")
+    p.add_argument("name")
+    p.add_argument("--role", required=True, choices=ROLES)
+    a = ap.parse_args(argv)
+    print(add_user(a.file, a.name, a.role))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
