@@ -26,7 +26,10 @@ Request: {request}
 
 Write ONE DuckDB statement that does exactly what was asked: INSERT, UPDATE or DELETE for data; CREATE
 INDEX, CREATE VIEW, CREATE TABLE, ALTER TABLE (add, rename or retype a column) or COMMENT ON for the
-schema. Use only the tables and columns above, and values as the data spells them. Write what was
+schema. Use only the tables and columns above, and values as the data spells them (codes and ids as
+the sample values and verified queries show). Keep every condition the request states (a year, a team,
+a person) in the WHERE. An INSERT gives every key and NOT NULL column a value (a clearly made-up id
+such as 'test01' when the request names none). Quote a column named like an SQL keyword ("from"). Write what was
 asked even if it drops, empties or exports something: rules and a person decide whether it runs
 (DROP, TRUNCATE, COPY and several statements are always refused). If the request only asks a
 question, write the SELECT that answers it. Reply as:
