@@ -251,3 +251,31 @@ def test_decide_refuses_an_unknown_id_or_another_database(cli, tmp_path):
     assert p.returncode == 1 and "no write #999" in p.stderr and "duckask audit" in p.stderr
     p = run("decide", "1", "--db", str(db), "--reject", "not now")
     assert p.returncode == 1 and "no write #1" in p.stderr
+
+
+def test_a_change_asked_in_words_at_the_terminal(tmp_path, isolated_env):
+    """`duckask ask "delete ..." --allow-writes` on a terminal: the model's statement (an OpenAI-compatible
+    stub on 127.0.0.1) on a card that shows the request; written only after "yes"; the audit says so."""
+    from openai_stub import StubOpenAI
+    from test_writes import make_people
+
+    db = make_people(tmp_path / "people.duckdb")
+    audit = tmp_path / "audit.duckdb"
+    reply = "```sql\nDELETE FROM people WHERE age > 60\n```\nExplanation: Removes the people over 60."
+    with StubOpenAI(lambda body: reply) as stub:
+        env = clean_env(isolated_env, DUCKASK_AUDIT_FILE=str(audit), DUCKASK_BASE_URL=stub.base_url,
+                        DUCKASK_MODEL="stub", TERM="xterm", COLUMNS="160")
+        child = pexpect.spawn(str(DUCKASK), ["ask", "delete the people over 60", "--db", str(db), "--allow-writes"],
+                              env=env, encoding="utf-8", timeout=60, dimensions=(40, 160), cwd=str(tmp_path))
+        child.expect("asked: +delete the people over 60")
+        child.expect("model says: +Removes the people over 60.")
+        child.expect("estimated rows: 3")
+        child.expect('Type "yes" to run it')
+        child.sendline("yes")
+        child.expect(pexpect.EOF)
+        child.close()
+    from duckask.utils.db.audit import AuditLog
+
+    (entry,) = AuditLog(audit).entries()
+    assert child.exitstatus == 0 and (entry["proposed_by"], entry["outcome"], entry["actual_rows"]) == \
+        ("model", "committed", 3)
