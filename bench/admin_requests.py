@@ -14,6 +14,8 @@ database with writes on and nobody to approve: every change must stop at its car
 - seconds a request, with CAL (``../shared/tools/calibrate.py``) timed in the same run.
 
     .venv/bin/python bench/admin_requests.py bench/admin_requests_heldout.yaml --out docs/results/admin/heldout
+    .venv/bin/python bench/admin_requests.py bench/admin_requests_heldout.yaml --ids adm-ho-02 ... \
+        --replace-in docs/results/admin/heldout --out docs/results/admin/heldout-after   # after a fix
 """
 from __future__ import annotations
 
@@ -171,6 +173,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", required=True, help="writes OUT.jsonl (a record a request) and OUT.json (summary)")
     ap.add_argument("--work", default="/tmp/duckask-admin-bench", help="where the database copies go")
     ap.add_argument("--ids", nargs="*", help="only these ids")
+    ap.add_argument("--replace-in", metavar="BASE", help="with --ids: the summary is BASE.jsonl's records with "
+                    "these ids' replaced (a rerun of the requests a fix changed)")
     a = ap.parse_args(argv)
     items = [i for i in yaml.safe_load(Path(a.items).read_text()) if not a.ids or i["id"] in a.ids]
     work = Path(a.work)
@@ -183,6 +187,10 @@ def main(argv: list[str] | None = None) -> int:
     cal = calibrate()
     Path(str(out) + ".cal").write_text(f"{cal}\n")
     recs = run(items, work, Path(str(out) + ".jsonl"))
+    if a.replace_in:
+        again = {r["id"]: r for r in recs}
+        recs = [again.get(r["id"], r) for r in map(json.loads, Path(a.replace_in + ".jsonl").read_text().splitlines())]
+        Path(str(out) + ".jsonl").write_text("".join(json.dumps(r) + "\n" for r in recs))
     s = summary(recs, cal)
     Path(str(out) + ".json").write_text(json.dumps(s, indent=1) + "\n")
     print(json.dumps(s, indent=1))

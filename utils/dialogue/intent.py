@@ -71,7 +71,10 @@ def pasted_sql(text: str, _cat: Catalog, _follow_up: bool) -> str | None:
         return None  # "select the players who ...?" is English
     if statement_types(body):
         return "sql"
-    # Not parsable: SQL with a typo reads as keywords and symbols, English as words.
+    # Not parsable: SQL with a typo reads as keywords and symbols, English as words. A sentence with no
+    # SQL symbol that opens with a change verb ("drop the fielding_of table, it's redundant") is a request.
+    if _CHANGE.match(body) and not re.search(r"[=();*<>]", body):
+        return None
     shape = len(_SQL_SHAPE.findall(body))
     words = len(re.findall(r"[A-Za-z]+", body))
     return "sql" if shape >= 2 and shape * 3 >= words * 0.5 else None
@@ -80,15 +83,22 @@ def pasted_sql(text: str, _cat: Catalog, _follow_up: bool) -> str | None:
 _CHANGE_LEAD = r"(?:(?:please|pls|kindly|go ahead and|can you|could you|would you|will you|can we|could we|" \
     r"i want to|i'd like to|i would like to|i need to|i need you to|we need to|let's|lets|you should|" \
     r"now|then|also|and)\s+)*"
-_CHANGE_VERB = r"(add|insert|create|delete|remove|remvoe|delet|drop|update|set|change|mark|rename|fix|correct|" \
+_CHANGE_VERB = r"(add|insert|create|delete|remove|remvoe|delet|delte|drop|update|udpate|set|change|chnage|" \
+    r"chang|mark|rename|fix|correct|fill|fill in|" \
     r"edit|modify|record|register|truncate|empty|clear|wipe|purge|bump|increase|decrease|raise|lower|" \
     r"put|append|replace|export|copy|install|attach|alter|retype|index|comment|log|enter|store|save)"
 _CHANGE = re.compile(r"^\W*" + _CHANGE_LEAD + _CHANGE_VERB + r"\b(?!\s+(me|us|up)\b)", re.I)   # not "add up"
-_SENTENCES = re.compile(r"(?<=[.!;])\s+|,\s*(?=(?:please|can you|could you|and then|then)\b)", re.I)
+_SENTENCES = re.compile(r"(?<=[.!;])\s+|,\s*", re.I)     # "Chris Paul retired, change his status" asks too
+
+
+_READ_ASK = re.compile(r"\b(give|show|tell|send) me\b|\bcreate an? (list|report|chart|summary|breakdown)\b", re.I)
 
 
 def change_request(text: str, _cat: Catalog, _follow_up: bool) -> str | None:
-    """A sentence that opens with a change verb (after a polite lead-in) asks for a change."""
+    """A sentence that opens with a change verb (after a polite lead-in) asks for a change, unless the text
+    asks to be shown something ("drop the percentages and just give me ...", "create a list of ...")."""
+    if _READ_ASK.search(text):
+        return None
     return "change" if any(_CHANGE.match(s) for s in _SENTENCES.split(text) if s) else None
 
 
