@@ -53,7 +53,9 @@ def parse_proposal(reply: str) -> tuple[str, str | None]:
     if not _STATEMENT.match(sql):
         raise ValueError(f"no statement in the reply {reply[:80]!r}")
     why = _EXPLANATION.search(rest)
-    return sql, (why.group(1).strip().strip('"') or None) if why else None
+    lines = [line.strip(" -#*`\"") for line in rest.splitlines() if line.strip(" -#*`\"")] if m else []
+    said = why.group(1).strip().strip('"') if why else (lines[0] if lines else "")   # an unlabelled line will do
+    return sql, said[:200] or None
 
 
 class ProposeWrite(TracedNode):
