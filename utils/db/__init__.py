@@ -8,6 +8,8 @@
 - the write path: ``tiers`` (T0-T3 classification), ``write_plan`` (estimates and plain explanations),
   ``writes`` (propose, decide), ``write_card`` (``WriteCard``: the card every surface shows, its
   status, summary and JSON) and ``audit`` (the log of every attempt: who proposed, who decided);
+- ``remote``: postgres://, mysql:// and md: databases read through DuckDB's extensions into a cached
+  copy (``kind_of``, ``redact``: never a password in a message);
 - ``access``: users with hashed API keys and roles (reader, proposer, approver, admin), four eyes,
   per-role read allowlists (``ScopedDatabase``), for a shared server.
 """

@@ -34,6 +34,7 @@ import duckdb
 import pandas as pd
 
 from duckask.utils.config import Settings, load_settings
+from duckask.utils.db import remote
 from duckask.utils.db.safety import UnsafeSQLError, check_sql
 from duckask.utils.db.sqlite_source import is_sqlite_file
 
@@ -85,8 +86,10 @@ def _build_cached(target: Path, build) -> Path:
 
 
 def resolve_db_file(db: str | os.PathLike, settings: Settings | None = None) -> Path:
-    """The DuckDB file to open read-only for ``db`` (importing folders and SQLite into the cache)."""
+    """The DuckDB file to open read-only for ``db`` (a folder, SQLite or remote database: a cached copy)."""
     settings = settings or load_settings()
+    if remote.kind_of(str(db)):
+        return remote.snapshot(str(db), settings.resolved_cache_dir / "remote")
     path = Path(db).expanduser().resolve()
     if not path.exists():
         raise DatabaseError(f"database not found: {path}")
@@ -253,8 +256,7 @@ _OPEN_LOCK = threading.Lock()
 
 @atexit.register
 def close_all() -> None:
-    """Close every shared connection. Run at exit: a DuckDB connection still alive when the
-    interpreter tears its modules down makes DuckDB's bindings print "nanobind: leaked N instances"."""
+    """Close every shared connection at exit (one alive at teardown prints "nanobind: leaked ...")."""
     with _OPEN_LOCK:
         for database in _OPEN.values():
             database.close()
@@ -263,9 +265,8 @@ def close_all() -> None:
 
 def file_key(file: Path) -> str:
     """What identifies the file's state: path, size and mtime (and its WAL's, which a write may leave)."""
-    wal = Path(f"{file}.wal")
-    st, extra = file.stat(), (f":{wal.stat().st_size}:{wal.stat().st_mtime_ns}" if wal.exists() else "")
-    return f"{file}:{st.st_size}:{st.st_mtime_ns}{extra}"
+    wal, st = Path(f"{file}.wal"), file.stat()
+    return f"{file}:{st.st_size}:{st.st_mtime_ns}:{wal.stat().st_mtime_ns if wal.exists() else ''}"
 
 
 def open_database(db: str | os.PathLike, settings: Settings | None = None) -> Database:
@@ -275,7 +276,7 @@ def open_database(db: str | os.PathLike, settings: Settings | None = None) -> Da
     file = resolve_db_file(db, settings)
     with _OPEN_LOCK:
         if str(file) not in _OPEN:
-            _OPEN[str(file)] = Database(file, settings, source=str(db))
+            _OPEN[str(file)] = Database(file, settings, source=remote.redact(str(db)))   # never a password
         database = _OPEN[str(file)]
     if database.settings.memory_limit != settings.memory_limit or database.key != file_key(file):
         database.reconfigure(settings)  # the latest caller's memory limit holds, not the first opener's
@@ -288,10 +289,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("sql")
     args = ap.parse_args(argv)
     out = open_database(args.db).run(args.sql)
+    print(out.df.to_string(index=False) if out.ok else out.error, file=sys.stdout if out.ok else sys.stderr)
     if not out.ok:
-        print(out.error, file=sys.stderr)
         return 2
-    print(out.df.to_string(index=False))
     print(json.dumps({"rows": len(out.df), "truncated": out.truncated, "ms": round(out.ms, 1)}), file=sys.stderr)
     return 0
 
