@@ -17,6 +17,8 @@ import re
 
 from duckask.nodes._base import TracedNode
 from duckask.utils.db.tiers import is_write
+from duckask.utils.knowledge.examples import shown
+from duckask.utils.schema.values import hints
 from duckask.utils.sql.ast import statement_types
 
 PROMPT = """You maintain a DuckDB database for its administrator. The tables this request touches:
@@ -65,9 +67,7 @@ class ProposeWrite(TracedNode):
     def prep(self, shared):
         values = shared.get("value_matches") or []
         return {"request": shared["question"], "schema": shared.get("table_schemas") or "",
-                "values": "; ".join(f"{v['table']}.{v['column']} = '{v['value']}'" for v in values[:4]),
-                "examples": "\n".join(f"-- {e['question']}\n{' '.join(e['sql'].split())};"
-                                      for e in (shared.get("examples") or [])[:3])}
+                "values": hints(values[:4]), "examples": shown((shared.get("examples") or [])[:3])}
 
     def exec(self, p):
         values = f"Values found in the data: {p['values']}\n" if p["values"] else ""

@@ -17,6 +17,8 @@ remain the next step when no sample runs.
 from __future__ import annotations
 
 from duckask.nodes._base import TracedNode
+from duckask.utils.knowledge.examples import shown
+from duckask.utils.schema.values import hints
 from duckask.utils.sql.dialect import dialect_notes, question_hints
 from duckask.utils.sql.extract import extract_sql
 from duckask.utils.sql.tidy import tidy_sql
@@ -32,11 +34,9 @@ def build_messages(schema: str, question: str, values: list[dict], feedback: dic
                    examples: list[dict] | None = None, notes: list[str] | None = None) -> list[dict]:
     user = [f"Schema:\n{schema}\n"]
     if examples:
-        shown = "\n".join(f"-- {e['question']}\n{' '.join(e['sql'].split())};" for e in examples)
-        user.append(f"Examples of questions on this database with their correct SQL:\n{shown}\n")
+        user.append(f"Examples of questions on this database with their correct SQL:\n{shown(examples)}\n")
     if values:
-        hints = "; ".join(f"{v['table']}.{v['column']} = '{v['value']}'" for v in values)
-        user.append(f"Values found in the data: {hints}\n")
+        user.append(f"Values found in the data: {hints(values)}\n")
     if notes:
         user.append("DuckDB syntax that may help:\n" + "\n".join(f"- {n}" for n in notes) + "\n")
     user.append(f"Question: {question}")

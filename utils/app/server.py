@@ -239,14 +239,11 @@ def refuse_write(prep, user, text: str) -> None:
     from starlette.exceptions import HTTPException
 
     from duckask.utils.db.access import may_propose
-    from duckask.utils.db.tiers import is_write
-    from duckask.utils.dialogue.intent import classify, sql_of
+    from duckask.utils.dialogue.intent import asks_to_write
 
     why = may_propose(user)
-    if why:
-        intent = classify(text, prep.catalog)[0]
-        if intent == "change" or (intent == "sql" and is_write(sql_of(text))):
-            raise HTTPException(403, why)
+    if why and asks_to_write(text, prep.catalog):
+        raise HTTPException(403, why)
 
 
 def check_bind(host: str, api_key: str | None) -> None:

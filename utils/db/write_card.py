@@ -41,18 +41,26 @@ class WriteCard:
     decided_by: str | None = None            # who approved or rejected it
 
     @classmethod
+    def of(cls, c, sql: str, **fields: Any) -> WriteCard:
+        """The card of a classified statement (``tiers.Classification``): its tier, kind, target and whether
+        its rows are checked, plus ``fields`` (db, session, user, ...)."""
+        from duckask.utils.db.write_plan import checks_rows
+
+        return cls(sql=c.statement or sql.strip(), tier=c.tier, tier_name=c.tier_name, kind=c.kind, target=c.target,
+                   reason=c.reason, checks_rows=c.tier < 3 and checks_rows(c), **fields)
+
+    @classmethod
     def from_entry(cls, entry: dict[str, Any], db: str) -> WriteCard:
         """The card of an audit entry (a write proposed by another process: an agent, a server), its tier and
         checks read again from its SQL, its estimate as recorded."""
         from duckask.utils.db.tiers import classify
-        from duckask.utils.db.write_plan import checks_rows
 
-        c = classify(entry["sql"])
-        return cls(sql=entry["sql"], tier=c.tier, tier_name=c.tier_name, kind=c.kind, target=c.target,
-                   reason=c.reason, db=db, session=entry["session"], user=entry["user"],
-                   checks_rows=c.tier < 3 and checks_rows(c), estimated_rows=entry["estimated_rows"],
-                   explanation=entry["explanation"] or "", decision=entry["decision"], outcome=entry["outcome"],
-                   id=entry["id"], request=entry.get("request"), proposed_by=entry.get("proposed_by") or "user")
+        card = cls.of(classify(entry["sql"]), entry["sql"], db=db, session=entry["session"], user=entry["user"],
+                      estimated_rows=entry["estimated_rows"], explanation=entry["explanation"] or "",
+                      decision=entry["decision"], outcome=entry["outcome"], id=entry["id"],
+                      request=entry.get("request"), proposed_by=entry.get("proposed_by") or "user")
+        card.sql = entry["sql"]              # exactly what was recorded and would run
+        return card
 
     def public(self) -> dict[str, Any]:
         """The card as JSON (the server's, ``--json``'s, the page's)."""
@@ -99,15 +107,11 @@ class WriteCard:
 def main(argv: list[str] | None = None) -> int:
     """Classify a statement and show the card it would get (nothing is proposed, recorded or run)."""
     from duckask.utils.db.tiers import classify
-    from duckask.utils.db.write_plan import checks_rows
 
     ap = argparse.ArgumentParser(description="Show the write card a statement would get (nothing runs).")
     ap.add_argument("sql")
     args = ap.parse_args(argv)
-    c = classify(args.sql)
-    card = WriteCard(sql=c.statement or args.sql, tier=c.tier, tier_name=c.tier_name, kind=c.kind, target=c.target,
-                     reason=c.reason, db="(not proposed)", session="-", user="-",
-                     checks_rows=c.tier < 3 and checks_rows(c))
+    card = WriteCard.of(classify(args.sql), args.sql, db="(not proposed)", session="-", user="-")
     print(card.text())
     return 0
 

@@ -32,7 +32,7 @@ from duckask.utils.db.database import Database
 from duckask.utils.db.safety import reads_server
 from duckask.utils.db.tiers import classify
 from duckask.utils.db.write_card import WriteCard
-from duckask.utils.db.write_plan import checks_rows, counted_rows, estimate_sql, explain, reads_sql
+from duckask.utils.db.write_plan import counted_rows, estimate_sql, explain, reads_sql
 
 #: This process's session id in the audit log, unless a caller names its own (a chat, an HTTP client).
 PROCESS_SESSION = f"pid-{uuid.uuid4().hex[:8]}"
@@ -100,10 +100,8 @@ def propose(sql: str, database: Database, settings: Settings, *, session: str | 
     if c.tier == 0:
         raise ValueError("this is a read (a SELECT), not a write: run it as a query")
     parse_tolerance(settings.write_tolerance)
-    card = WriteCard(sql=c.statement or (sql or "").strip(), tier=c.tier, tier_name=c.tier_name, kind=c.kind,
-                     target=c.target, reason=c.reason, db=database.source, session=session or PROCESS_SESSION,
-                     user=user or os_user(), checks_rows=c.tier < 3 and checks_rows(c),
-                     request=request, proposed_by="model" if request else "user")
+    card = WriteCard.of(c, sql or "", db=database.source, session=session or PROCESS_SESSION,
+                        user=user or os_user(), request=request, proposed_by="model" if request else "user")
     blocked = None
     if c.tier == 3:
         blocked = f"refused: T3, always blocked: {c.reason}"

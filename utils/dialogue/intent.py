@@ -194,6 +194,16 @@ def classify(text: str, catalog: Catalog, follow_up: bool = False) -> tuple[str 
     return None, "undecided"
 
 
+def asks_to_write(text: str, catalog: Catalog) -> bool:
+    """Whether the rules read ``text`` as a write: pasted SQL that is not a SELECT, or a change asked in
+    words (what IntentRouter sends to ReviewWrite or ProposeWrite; the server refuses it before running
+    for a role that may not propose)."""
+    from duckask.utils.db.tiers import is_write
+
+    intent = classify(text, catalog)[0]
+    return intent == "change" or (intent == "sql" and is_write(sql_of(text)))
+
+
 PROMPT = """A database assistant answers questions about a database with these tables: {tables}.
 Message: {text}
 Is the message a question the data in those tables can answer (data), a question about the tables or

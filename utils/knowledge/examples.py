@@ -37,6 +37,12 @@ class ExampleError(ValueError):
     """A pair that cannot be kept; the message says what was wrong and what to do."""
 
 
+def shown(examples: list[dict]) -> str:
+    """Example pairs as a prompt shows them: ``-- question`` then the SQL on one line (SQLGenerator,
+    ProposeWrite)."""
+    return "\n".join(f"-- {e['question']}\n{' '.join(e['sql'].split())};" for e in examples)
+
+
 def tables_of(sql: str) -> list[str]:
     """The base tables a query reads (CTE names left out), in order of first appearance."""
     node = parse(sql)

@@ -23,6 +23,11 @@ class ValueMatch:
     phrase: str
 
 
+def hints(values: list[dict]) -> str:
+    """Values found in the data as a prompt shows them: ``table.column = 'value'; ...``."""
+    return "; ".join(f"{v['table']}.{v['column']} = '{v['value']}'" for v in values)
+
+
 def match_values(catalog: Catalog, question: str, limit: int = 40) -> list[ValueMatch]:
     """Literal values in the question (quoted strings and 1-4 word phrases) found in the data."""
     text = question.strip()
