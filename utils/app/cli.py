@@ -4,7 +4,7 @@
     duckask chat [--db PATH] [--session FILE] [--json]        a conversation: follow-ups, schema questions, SQL
     duckask schema [--db PATH]                                the schema exactly as the model sees it
     duckask sql "SQL" [--db PATH] [--json] [--allow-writes]   run your own SQL (a write: after a typed "yes")
-    duckask import SRC --out DB                               build a DuckDB file from CSV/Parquet/SQLite
+    duckask import SRC --out DB                               a DuckDB file from CSV/Parquet/SQLite/Airtable
     duckask demo ["question"]                                 build the Lahman demo DB and ask it
     duckask teach "question" "SQL" [--db PATH]                keep a verified example pair for a database
     duckask examples [--db PATH] [--remove ID]                list (or remove) a database's example pairs
@@ -201,7 +201,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--reject", nargs="?", const="", metavar="WHY", help="reject it (optionally saying why)")
     p.set_defaults(func=cmd_decide)
 
-    p = sub.add_parser("import", help="build a DuckDB file from a folder of CSV/Parquet files or a SQLite file")
+    p = sub.add_parser("import", help="build a DuckDB file from CSV/Parquet files, a SQLite file or an Airtable base")
     from duckask.utils.db.importer import add_arguments, run_command
 
     add_arguments(p)

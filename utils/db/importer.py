@@ -7,9 +7,11 @@ Sources:
 * a SQLite database file: one table per SQLite table, read with the stdlib
   ``sqlite3`` module (DuckDB's sqlite extension is not needed), declared column
   types mapped to DuckDB types, primary keys kept when the data allows, foreign
-  keys recorded as column comments ("references other_table(col)").
+  keys recorded as column comments ("references other_table(col)");
+* ``airtable BASE_ID``: an Airtable base, read through its REST API (``utils/db/airtable``, which also
+  refreshes an import).
 
-This is the only place duckask writes a database. The file is built under a
+Only the importers write a database file. The file is built under a
 temporary name next to ``out`` and renamed at the end, so a failed import never
 leaves a half-built database behind.
 
@@ -30,6 +32,7 @@ from pathlib import Path
 
 import duckdb
 
+from duckask.utils.db import airtable
 from duckask.utils.db.quoting import quote_literal as _lit
 from duckask.utils.db.sqlite_source import import_sqlite, is_sqlite_file
 from duckask.utils.db.table_builder import (
@@ -208,8 +211,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     """Register the import options on ``parser`` (for a ``duckask import`` subcommand)."""
     parser.add_argument(
         "src", metavar="SRC",
-        help="folder of CSV/TSV/Parquet files, a single such file, or a SQLite database",
+        help="folder of CSV/TSV/Parquet files, a single such file, a SQLite database, or the word airtable",
     )
+    parser.add_argument("base", nargs="?", metavar="BASE_ID", help="with SRC airtable: the base (appXXXXXXXXXXXXXX)")
     parser.add_argument("--out", "-o", required=True, metavar="DB", help="DuckDB file to write")
     parser.add_argument(
         "--replace", action="store_true", help="overwrite DB if it already exists"
@@ -223,6 +227,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
         help="add a primary key if the data allows it (repeatable)",
     )
     parser.add_argument("--quiet", "-q", action="store_true", help="print only errors")
+    airtable.add_arguments(parser)
     return parser
 
 
@@ -252,6 +257,8 @@ def _parse_keys(specs: Sequence[str]) -> dict[str, list[str]]:
 
 def run_command(args) -> int:
     """Run an import from parsed arguments (``add_arguments``); print errors, return an exit code."""
+    if args.src == "airtable" and not Path("airtable").exists():
+        return airtable.run_command(args)
     echo: Progress = (lambda _m: None) if args.quiet else (lambda m: print(m, file=sys.stderr))
     try:
         comments = _load_comments(args.comments) if args.comments else None
