@@ -1,6 +1,8 @@
 """Wiring only: the duckask graph.
 
 IntentRouter -data-> ResolveFollowUp -> ClarifyQuery | -schema-> AnswerSchema | -general-> AnswerGeneral
+With tools configured, ResolveFollowUp and the general turn go through ChooseSource first:
+ChooseSource -database-> ClarifyQuery | -tool-> CallTool -answer-> AnswerFromTool | -none-> AnswerGeneral
 IntentRouter -sql-> ConfirmSQL -run-> SQLExecutor                 (the user's own SQL)
 IntentRouter -write-> ReviewWrite -approved-> ApplyWrite | -edit-> ReviewWrite   (the user's SQL, not a SELECT)
 IntentRouter -change-> TableSelector -> SchemaLookup -change-> ProposeWrite -write-> ReviewWrite | -read-> ClarifyQuery
@@ -20,11 +22,14 @@ import warnings
 from pocketflow import Flow
 
 from duckask.nodes import (
+    AnswerFromTool,
     AnswerGeneral,
     AnswerSchema,
     ApplyWrite,
     AskUser,
     AssessConfidence,
+    CallTool,
+    ChooseSource,
     ClarifyQuery,
     ConfirmSQL,
     Context,
@@ -59,10 +64,10 @@ def build_flow(ctx: Context, entry: str = "route") -> Flow:
     execute, fix, report = SQLExecutor(ctx), ErrorFixer(ctx), ReportError(ctx)
     analyze, grade, assess = DataAnalyzer(ctx), ResponseGrader(ctx), AssessConfidence(ctx)
     review, apply, propose = ReviewWrite(ctx), ApplyWrite(ctx), ProposeWrite(ctx)
+    choose, call_tool, tool_answer = ChooseSource(ctx), CallTool(ctx), AnswerFromTool(ctx)
 
     route - "data" >> resolve
     route - "schema" >> schema_answer
-    route - "general" >> general_answer
     route - "sql" >> confirm
     route - "write" >> review
     route - "change" >> select          # a change asked in plain English: its tables, then the model's statement
@@ -71,7 +76,18 @@ def build_flow(ctx: Context, entry: str = "route") -> Flow:
     propose - "read" >> clarify         # it was a question after all
     review - "approved" >> apply
     review - "edit" >> review
-    resolve >> clarify
+    # With tools (the ``tools`` setting), ChooseSource decides database / tool / none; without, it is not in
+    # the graph at all. build_flow(None) (the design check) draws the wiring with tools.
+    if ctx is None or ctx.tools:
+        resolve >> choose
+        route - "general" >> choose     # an off-topic question may be the web's
+        choose - "database" >> clarify
+        choose - "tool" >> call_tool
+        choose - "none" >> general_answer
+        call_tool - "answer" >> tool_answer
+    else:
+        resolve >> clarify
+        route - "general" >> general_answer
     clarify - "clear" >> plan
     clarify - "ambiguous" >> ask_user
     ask_user - "answered" >> plan

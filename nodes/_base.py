@@ -29,6 +29,7 @@ class Context:
     session: str | None = None                        # who is asking, for the audit log (None: this process)
     user: str | None = None                           # (None: the OS user)
     semantic: object = None                           # the semantic layer (utils.semantic), None without one
+    tools: list = field(default_factory=list)         # read-only outside sources (utils.tools), in preference order
 
 
 class TracedNode(Node):

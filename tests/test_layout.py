@@ -15,7 +15,7 @@ import duckask.utils
 ROOT = Path(__file__).resolve().parents[1]
 MODULES = sorted(m.name for m in pkgutil.walk_packages(duckask.utils.__path__, "duckask.utils.")
                  if not m.name.endswith("__main__"))
-HELPERS = {"duckask.utils.app", "duckask.utils.db", "duckask.utils.eval", "duckask.utils.sql",
+HELPERS = {"duckask.utils.app", "duckask.utils.db", "duckask.utils.tools", "duckask.utils.eval", "duckask.utils.sql",
            "duckask.utils.knowledge", "duckask.utils.dialogue", "duckask.utils.delivery", "duckask.utils.app.terminal",
            "duckask.utils.app.commands", "duckask.utils.app.write_commands", "duckask.utils.app.deliver",
            "duckask.utils.app.queue",

@@ -62,6 +62,7 @@ class Settings:
     max_http_retries: int = 4
     # Per-node overrides: {"SQLGenerator": {"model": "...", "temperature": 0.2}}
     nodes: dict[str, dict[str, Any]] = field(default_factory=dict)
+    tools: list[dict[str, Any]] = field(default_factory=list)   # read-only outside sources (utils/tools); none: off
     # Embedded model
     model_path: str | None = None       # your own GGUF; default: assembled from the PyPI parts
     cache_dir: str | None = None
@@ -170,7 +171,7 @@ class SettingError(ValueError):
 def _kind(name: str) -> str:
     f = _FIELDS[name]
     t = f.type if isinstance(f.type, str) else getattr(f.type, "__name__", "")
-    return next((k for k in ("bool", "int", "float", "dict", "str") if t.startswith(k)), "str")
+    return next((k for k in ("bool", "int", "float", "dict", "list", "str") if t.startswith(k)), "str")
 
 
 def takes(name: str) -> str:
@@ -184,6 +185,8 @@ def takes(name: str) -> str:
         lo, hi = _BOUNDS.get(name, (0, None))
         what = "a whole number" if kind == "int" else "a number"
         return f"{what} from {lo} to {hi}" if hi is not None else f"{what} of at least {lo}"
+    if kind == "list":
+        return "a list of tools, each a mapping with a name and a type (utils/tools)"
     return "a mapping of node name to options" if kind == "dict" else "text"
 
 
@@ -217,9 +220,12 @@ def check_setting(name: str, value: Any) -> Any:
         if number != number or number < lo or (hi is not None and number > hi):
             raise bad
         return number
-    if kind == "dict":
-        if not isinstance(value, dict):
-            raise bad
+    if kind == "dict" and not isinstance(value, dict):
+        raise bad
+    if kind == "list" and not (isinstance(value, list) and all(isinstance(t, dict) and t.get("name") and t.get(
+            "type") for t in value)):
+        raise bad
+    if kind in ("dict", "list"):
         return value
     if name in _CHOICES:
         if value not in _CHOICES[name]:

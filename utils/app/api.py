@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from duckask.utils.app.result import Result
@@ -23,6 +23,7 @@ from duckask.utils.knowledge import examples_for
 from duckask.utils.llm import LLM, MeteredLLM, get_llm
 from duckask.utils.schema import get_catalog
 from duckask.utils.semantic.manifest import layer_for
+from duckask.utils.tools.registry import load_tools
 
 if TYPE_CHECKING:
     from duckask.utils.db.write_card import WriteCard
@@ -36,6 +37,7 @@ class Prepared:
     database: Any
     catalog: Any
     llm: LLM
+    tools: list = field(default_factory=list)     # the ``tools`` setting's tools (utils/tools), in preference order
 
     def refresh(self) -> None:
         """Read the catalog again when the database changed (an approved write: a new table or column)."""
@@ -83,7 +85,7 @@ def prepare(db: str | None = None, *, llm: LLM | None = None, settings: Settings
     settings = demo_knowledge(settings, db)  # the demo is taught, unless the caller chose otherwise
     database = open_database(db, settings)
     return Prepared(db=str(db), settings=settings, database=database, catalog=get_catalog(database, settings),
-                    llm=llm if llm is not None else get_llm(settings))
+                    llm=llm if llm is not None else get_llm(settings), tools=load_tools(settings.tools))
 
 
 def new_shared(question: str, history: list[dict] | None = None, sql: str | None = None) -> dict[str, Any]:
@@ -109,7 +111,7 @@ def run_turn(prep: Prepared, shared: dict[str, Any], *, ask_user: Callable[[str]
     ctx = Context(llm=MeteredLLM(prep.llm), settings=prep.settings, db=prep.database, catalog=prep.catalog,
                   ask_user=ask_user, on_node=on_node, examples=examples_for(prep.database, prep.settings),
                   confirm=confirm, on_text=on_text, approve_write=approve_write, session=session, user=user,
-                  semantic=layer_for(prep.settings))
+                  semantic=layer_for(prep.settings), tools=prep.tools)
     shared.pop("status", None)
     build_flow(ctx, entry).run(shared)
     shared["seconds"] = shared.get("seconds", 0.0) + time.perf_counter() - t0
@@ -148,7 +150,10 @@ def _result(prep: Prepared, shared: dict[str, Any]) -> Result:
         settings=prep.settings, intent=shared.get("intent") or "data",
         resolved_question=shared.get("resolved_question"), answer_check=shared.get("answer_check") or {},
         confirmations=shared.get("confirmations") or [],
-        routing={"intent_by": shared.get("intent_by"), "resolved_by": shared.get("resolved_by")},
+        routing={"intent_by": shared.get("intent_by"), "resolved_by": shared.get("resolved_by"),
+                 **({"source": shared["source"]} if shared.get("source") else {}),
+                 **({"tool_calls": shared["tool_calls"]} if shared.get("tool_calls") else {})},
+        sources=shared.get("sources") or [],
         write=shared.get("write"), path=shared.get("path"), plan=shared.get("plan"),
         confidence=shared.get("confidence"), alternatives=shared.get("alternatives") or [])
 

@@ -248,7 +248,7 @@ def as_json(r, max_rows: int | None = None) -> dict[str, Any]:
         "confirmations": r.confirmations, "routing": r.routing, "chart": choose_chart(r.df),
         "write": r.write.public() if r.write else None, "path": r.path, "plan": r.plan,
         "confidence": tv.public(r.confidence), "alternatives": tv.candidates_json(r, rows_json, max_rows),
-        "vote": r.vote, "attempts": r.attempts, "grades": r.grades, "grade_status": r.grade_status,
+        "sources": r.sources, "vote": r.vote, "attempts": r.attempts, "grades": r.grades, "grade_status": r.grade_status,
         "trace": r.trace, "llm": p.llm,
         "llm_calls": [{k: v for k, v in c.items() if k != "text"} for c in r.llm_calls],
         "seconds": round(r.seconds, 3), "db": r.db,
@@ -258,7 +258,7 @@ def as_json(r, max_rows: int | None = None) -> dict[str, Any]:
 
 #: The keys of ``as_json`` an agent gets from the MCP ``ask`` tool.
 AGENT_KEYS = ("status", "answer", "sql", "intent", "derivation", "warning", "clarifying_question", "write", "path",
-              "confidence", "alternatives")
+              "confidence", "alternatives", "sources")
 
 
 def for_agent(r, max_rows: int) -> dict[str, Any]:

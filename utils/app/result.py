@@ -62,6 +62,7 @@ class Result:
     # AssessConfidence: {"level": high|medium|low, "score", "reasons": [...], "signals": {...}}; None: not assessed
     confidence: dict | None = None
     alternatives: list[dict] = field(default_factory=list)   # the not-sure answer's two candidates (sql, df, votes)
+    sources: list[dict] = field(default_factory=list)   # a tool's answer: what it cites ({name, url, title})
     _resume: Callable[[dict], Result] | None = field(default=None, repr=False, compare=False)
     _write_sql: Callable[[str], Result] | None = field(default=None, repr=False, compare=False)
 

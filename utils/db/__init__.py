@@ -10,6 +10,9 @@
   status, summary and JSON) and ``audit`` (the log of every attempt: who proposed, who decided);
 - ``remote``: postgres://, mysql:// and md: databases read through DuckDB's extensions into a cached
   copy (``kind_of``, ``redact``: never a password in a message);
+- ``airtable``: ``duckask import airtable`` and ``--refresh``, with ``airtable_api`` (pyairtable: the
+  schema and records, errors said clearly) and ``airtable_schema`` (field types → DuckDB, join tables, the
+  semantic draft, what an import was);
 - ``access``: users with hashed API keys and roles (reader, proposer, approver, admin), four eyes,
   per-role read allowlists (``ScopedDatabase``), for a shared server.
 """

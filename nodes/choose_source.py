@@ -1,0 +1,44 @@
+"""ChooseSource: which source answers this turn: the database, an API tool, web search, or none.
+
+The order of preference is the database, then the APIs (as configured), then the web (``utils/tools/route``).
+With no tools configured (the default) it decides by rule, without the model: a data turn goes on to the
+database path, a general one to AnswerGeneral. With tools, a turn the intent rules found naming the data
+still goes to the database without asking, and small talk to AnswerGeneral; any other turn costs one short
+LLM call that names the source and the tool's arguments.
+
+Actions: ``database`` (ClarifyQuery and the SQL path), ``tool`` (CallTool), ``none`` (AnswerGeneral).
+"""
+from __future__ import annotations
+
+from duckask.nodes._base import TracedNode
+from duckask.utils.tools.route import by_rule, fill_args, parse_choice, prompt
+
+
+class ChooseSource(TracedNode):
+    def prep(self, shared):
+        return {"question": shared["question"], "intent": shared.get("intent") or "data",
+                "intent_by": shared.get("intent_by")}
+
+    def exec(self, p):
+        tools = self.ctx.tools
+        rule = by_rule(p["intent"], p["intent_by"], tools)
+        if rule:
+            return {"source": rule, "args": {}, "by": "no tools" if not tools else "rule"}
+        reply = self.ctx.llm.complete([{"role": "user", "content": prompt(p["question"], self.ctx.catalog, tools)}],
+                                      node="ChooseSource", max_tokens=48)
+        source, args, by = parse_choice(reply.text, p["intent"], tools)
+        tool = next((t for t in tools if t.name == source), None)
+        return {"source": source, "args": fill_args(tool, args, p["question"]) if tool else {}, "by": by}
+
+    def exec_fallback(self, p, exc):
+        # The model could not be asked: the database (or the general answer) loses least.
+        return {"source": "database" if p["intent"] == "data" else "none", "args": {}, "by": f"fallback ({exc})"}
+
+    def trace_detail(self, shared):
+        return {"source": (shared.get("source") or {}).get("source"), "by": (shared.get("source") or {}).get("by")}
+
+    def post(self, shared, p, res):
+        shared["source"] = res
+        if res["source"] in ("database", "none"):
+            return res["source"]
+        return "tool"

@@ -1,0 +1,105 @@
+"""``HttpJsonTool``: any read-only JSON API, configured by a URL template and a key from the environment.
+
+A config entry (in the ``tools`` setting)::
+
+    - name: omdb
+      type: http_json
+      description: films by title - plot, year, director, actors, ratings
+      url: https://www.omdbapi.com/?apikey={key}&t={title}
+      key_env: OMDB_API_KEY            # the key is read here at call time, never stored or shown
+      params: {title: the film's title}
+      fields: [Title, Year, Director, Actors, Plot, imdbRating]   # optional: what to keep of the answer
+      timeout_s: 10
+      max_bytes: 200000
+
+``{key}`` and each parameter are URL-quoted into the template (``key_header: Authorization`` sends the key
+as ``Bearer <key>`` in that header instead). The URL cited as the source has the key as ``***``. An answer
+that is a JSON object with an ``Error``/``error`` string (OMDb's "Movie not found!") counts as no answer.
+
+Run on its own::
+
+    python -m duckask.utils.tools.http_api --url 'https://…?t={title}' title=Heat
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import sys
+import urllib.parse
+
+from duckask.utils.tools.base import Param, Tool, ToolError, ToolResult, compact, get_json
+
+KEYS = {"name", "type", "description", "url", "key_env", "key_header", "params", "fields", "timeout_s", "max_bytes",
+        "send_database_values"}
+
+
+class HttpJsonTool(Tool):
+    kind = "api"
+
+    def __init__(self, config: dict):
+        unknown = sorted(set(config) - KEYS)
+        if unknown:
+            raise ValueError(f"tool {config.get('name')!r}: unknown key(s) {', '.join(unknown)}; "
+                             f"an http_json tool takes {', '.join(sorted(KEYS))}")
+        url, params = config.get("url"), config.get("params") or {}
+        if not isinstance(url, str) or not url.startswith(("http://", "https://")):
+            raise ValueError(f"tool {config.get('name')!r}: url must be an http(s) URL template")
+        if not isinstance(params, dict) or not params:
+            raise ValueError(f"tool {config.get('name')!r}: params must map each parameter to what it is")
+        holes = set(re.findall(r"{(\w+)}", url))
+        if holes - set(params) - {"key"}:
+            raise ValueError(f"tool {config.get('name')!r}: the url names {', '.join(sorted(holes - set(params)))}"
+                             " which params does not describe")
+        super().__init__(config["name"], config.get("description") or f"the {config['name']} API",
+                         [Param(k, str(v)) for k, v in params.items()],
+                         timeout_s=config.get("timeout_s", 10), max_bytes=config.get("max_bytes", 200_000),
+                         send_database_values=config.get("send_database_values", False))
+        self.url, self.key_env, self.key_header = url, config.get("key_env"), config.get("key_header")
+        self.fields = list(config.get("fields") or [])
+
+    def _key(self) -> str:
+        if not self.key_env:
+            return ""
+        key = os.environ.get(self.key_env, "")
+        if not key:
+            raise ToolError(f"set {self.key_env} to the {self.name} API's key")
+        return key
+
+    def _call(self, args: dict[str, str]) -> ToolResult:
+        key = self._key()
+        quoted = {k: urllib.parse.quote(v, safe="") for k, v in args.items()}
+        in_url = "" if self.key_header else urllib.parse.quote(key, safe="")
+        url = self.url.format_map({**quoted, "key": in_url})
+        shown = self.url.format_map({**quoted, "key": "***"})
+        headers = {self.key_header: f"Bearer {key}"} if self.key_header and key else None
+        data = get_json(url, timeout_s=self.timeout_s, max_bytes=self.max_bytes, headers=headers, shown=shown)
+        if isinstance(data, dict):
+            said = next((data[k] for k in ("Error", "error") if isinstance(data.get(k), str)), None)
+            if said:
+                return ToolResult(self.name, False, error=f"{self.name} said: {said}",
+                                  sources=[{"name": self.name, "url": shown}])
+            if self.fields:
+                data = {k: data[k] for k in self.fields if k in data}
+        if data in (None, {}, []):
+            return ToolResult(self.name, False, error=f"{self.name} had nothing for that",
+                              sources=[{"name": self.name, "url": shown}])
+        return ToolResult(self.name, True, text=compact(data), data=data, sources=[{"name": self.name, "url": shown}])
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description="Call a JSON API the way the http_json tool does.")
+    ap.add_argument("--url", required=True, help="URL template, e.g. 'https://www.omdbapi.com/?apikey={key}&t={title}'")
+    ap.add_argument("--key-env", help="environment variable holding the key")
+    ap.add_argument("args", nargs="*", metavar="NAME=VALUE")
+    ns = ap.parse_args(argv)
+    args = dict(a.split("=", 1) for a in ns.args)
+    tool = HttpJsonTool({"name": "api", "type": "http_json", "url": ns.url, "key_env": ns.key_env,
+                         "params": {k: k for k in args} or {"q": "q"}})
+    r = tool.call(args)
+    print(r.text if r.ok else f"error: {r.error}", file=sys.stdout if r.ok else sys.stderr)
+    return 0 if r.ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,138 @@
+"""Which source answers a question: the database, an API tool, web search, or none; and the guard that keeps
+the database's values out of a tool's arguments.
+
+The order of preference is fixed: the database first, then the APIs (as configured), then the web. Rules
+decide first (``by_rule``): no tools means the database (or AnswerGeneral for small talk), and a question
+the intent rules found naming the data goes to the database without asking the model. Anything else is one
+short LLM call with ``PROMPT`` (the sources listed in that order, one line each, the tables summarised);
+``parse_choice`` reads its YAML reply (``source`` and the tool's ``args``), and a reply naming no source it
+knows falls back to the database for a data question.
+
+``database_values`` finds what a tool call would send that came from the database (a cell of an earlier
+answer's rows) and not from the user's own words: refused unless that tool's config says
+``send_database_values: true``.
+
+Run on its own to see the prompt for a question::
+
+    python -m duckask.utils.tools.route --db PATH --config config.yaml "question"
+"""
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+
+import yaml
+
+from duckask.utils.tools.base import Tool
+
+#: Intent rules that found the question naming the database's own tables, columns or values.
+DATA_RULES = {"about_data"}
+
+PROMPT = """Choose the source that can answer the question. Use the FIRST source in this list that can answer it:
+{sources}
+Question: {question}
+Reply in YAML with the source's name and, for a tool, its arguments taken from the question:
+source: <{names}>
+args: {{<argument>: <value>}}"""
+
+
+def sources_text(tables: str, tools: list[Tool]) -> str:
+    lines = [f"1. database: its tables hold {tables}"]
+    lines += [f"{i}. {t.describe()}" for i, t in enumerate(tools, 2)]
+    lines.append(f"{len(tools) + 2}. none: greetings, thanks, or a request none of these can answer")
+    return "\n".join(lines)
+
+
+def tables_summary(catalog, limit: int = 400) -> str:
+    """The tables in a few words each: name and the start of its comment."""
+    parts = []
+    for name, t in (catalog.tables.items() if catalog else []):
+        about = (t.comment or "").split(";")[0].strip()[:50]
+        parts.append(f"{name} ({about})" if about else name)
+    text = ", ".join(parts)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def prompt(question: str, catalog, tools: list[Tool]) -> str:
+    names = ", ".join(["database", *(t.name for t in tools), "none"])
+    return PROMPT.format(sources=sources_text(tables_summary(catalog), tools), question=question, names=names)
+
+
+def by_rule(intent: str, intent_by: str | None, tools: list[Tool]) -> str | None:
+    """The source when rules can tell (``database`` or ``none``), else None: the model decides."""
+    if not tools:
+        return "none" if intent == "general" else "database"
+    if intent == "general" and intent_by in ("small_talk", "empty"):
+        return "none"
+    if intent == "data" and intent_by in DATA_RULES:
+        return "database"
+    return None
+
+
+def parse_choice(reply: str, intent: str, tools: list[Tool]) -> tuple[str, dict[str, str], str]:
+    """(source, args, how it was read) from the model's reply; what it cannot read falls back by intent."""
+    names = {"database", "none", *(t.name for t in tools)}
+    text = re.sub(r"```(?:ya?ml)?", "", reply or "")
+    data = None
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError:
+        pass
+    source, args = None, {}
+    if isinstance(data, dict):
+        source = str(data.get("source") or "").strip().lower() or None
+        args = data.get("args") if isinstance(data.get("args"), dict) else {}
+    if source not in names:
+        m = re.search(r"source:\s*([\w-]+)", text, re.I)
+        source = m.group(1).lower() if m and m.group(1).lower() in names else None
+    if source is None:
+        return ("database" if intent == "data" else "none"), {}, "unreadable reply: by intent"
+    return source, {str(k): str(v) for k, v in args.items() if v is not None}, "llm"
+
+
+def fill_args(tool: Tool, args: dict[str, str], question: str) -> dict[str, str]:
+    """The tool's arguments: those the model gave that the tool takes; a lone missing one is the question."""
+    out = {p.name: args[p.name] for p in tool.params if str(args.get(p.name) or "").strip()}
+    missing = [p.name for p in tool.params if p.required and p.name not in out]
+    if len(missing) == 1 and len(tool.params) == 1:
+        out[missing[0]] = question
+    return out
+
+
+def _cells(history: list[dict]) -> set[str]:
+    cells = set()
+    for turn in history or []:
+        for row in turn.get("rows") or []:
+            for v in row if isinstance(row, list) else []:
+                if isinstance(v, str) and len(v.strip()) >= 3:
+                    cells.add(v.strip().lower())
+    return cells
+
+
+def database_values(args: dict[str, str], typed: str, history: list[dict]) -> list[str]:
+    """Values from earlier answers' rows that ``args`` would send and the user did not type themselves."""
+    typed = (typed or "").lower()
+    sent = " ".join(args.values()).lower()
+    return sorted(v for v in _cells(history) if v in sent and v not in typed)
+
+
+def main(argv: list[str] | None = None) -> int:
+    from duckask.utils.config import load_settings
+    from duckask.utils.db.database import open_database
+    from duckask.utils.schema import get_catalog
+    from duckask.utils.tools.registry import load_tools
+
+    ap = argparse.ArgumentParser(description="Print the source router's prompt for a question.")
+    ap.add_argument("--db", required=True)
+    ap.add_argument("--config")
+    ap.add_argument("question")
+    args = ap.parse_args(argv)
+    settings = load_settings(args.config)
+    catalog = get_catalog(open_database(args.db, settings), settings)
+    print(prompt(args.question, catalog, load_tools(settings.tools)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,73 @@
+"""``SearxngTool``: web search through a SearxNG instance's JSON API (``/search?q=…&format=json``).
+
+A config entry (in the ``tools`` setting)::
+
+    - name: web
+      type: searxng
+      url: http://localhost:8888        # your instance; its settings.yml must allow the json format
+      description: anything else on the public web   # optional
+      results: 5                         # hits shown to the model (default 5)
+      timeout_s: 10
+
+The answer keeps each hit's title, URL and snippet; every URL shown to the model is cited as a source.
+Run on its own::
+
+    python -m duckask.utils.tools.searxng --url http://localhost:8888 "query words"
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import urllib.parse
+
+from duckask.utils.tools.base import Param, Tool, ToolError, ToolResult, compact, get_json
+
+KEYS = {"name", "type", "description", "url", "results", "timeout_s", "max_bytes", "send_database_values",
+        "language"}
+
+
+class SearxngTool(Tool):
+    kind = "web"
+
+    def __init__(self, config: dict):
+        unknown = sorted(set(config) - KEYS)
+        if unknown:
+            raise ValueError(f"tool {config.get('name')!r}: unknown key(s) {', '.join(unknown)}; "
+                             f"a searxng tool takes {', '.join(sorted(KEYS))}")
+        url = config.get("url")
+        if not isinstance(url, str) or not url.startswith(("http://", "https://")):
+            raise ValueError(f"tool {config.get('name')!r}: url must be the SearxNG instance's http(s) address")
+        super().__init__(config["name"], config.get("description") or "search the public web for anything else",
+                         [Param("query", "the words to search for")], timeout_s=config.get("timeout_s", 10),
+                         max_bytes=config.get("max_bytes", 1_000_000),
+                         send_database_values=config.get("send_database_values", False))
+        self.url, self.results = url.rstrip("/"), int(config.get("results", 5))
+        self.language = config.get("language")
+
+    def _call(self, args: dict[str, str]) -> ToolResult:
+        query = {"q": args["query"], "format": "json", **({"language": self.language} if self.language else {})}
+        url = f"{self.url}/search?{urllib.parse.urlencode(query)}"
+        data = get_json(url, timeout_s=self.timeout_s, max_bytes=self.max_bytes)
+        hits = data.get("results") if isinstance(data, dict) else None
+        if not isinstance(hits, list):
+            raise ToolError(f"the answer from {self.url} had no results list (is it a SearxNG JSON API?)")
+        kept = [{"title": str(h.get("title") or ""), "url": str(h["url"]), "snippet": str(h.get("content") or "")[:300]}
+                for h in hits if isinstance(h, dict) and isinstance(h.get("url"), str)][: self.results]
+        if not kept:
+            return ToolResult(self.name, False, error=f"the web search for {args['query']!r} found nothing")
+        return ToolResult(self.name, True, text=compact(kept), data=kept,
+                          sources=[{"name": self.name, "url": h["url"], "title": h["title"]} for h in kept])
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description="Search through a SearxNG instance the way the searxng tool does.")
+    ap.add_argument("--url", required=True)
+    ap.add_argument("query")
+    ns = ap.parse_args(argv)
+    r = SearxngTool({"name": "web", "type": "searxng", "url": ns.url}).call({"query": ns.query})
+    print(r.text if r.ok else f"error: {r.error}", file=sys.stdout if r.ok else sys.stderr)
+    return 0 if r.ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
