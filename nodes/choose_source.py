@@ -2,9 +2,9 @@
 
 The order of preference is the database, then the APIs (as configured), then the web (``utils/tools/route``).
 With no tools configured (the default) it decides by rule, without the model: a data turn goes on to the
-database path, a general one to AnswerGeneral. With tools, a turn the intent rules found naming the data
-still goes to the database without asking, and small talk to AnswerGeneral; any other turn costs one short
-LLM call that names the source and the tool's arguments.
+database path, a general one to AnswerGeneral. With tools, a data turn naming a table, column or stored value
+still goes to the database without asking, and a greeting or thanks to AnswerGeneral; any other turn costs
+one short LLM call that names the source and the tool's arguments.
 
 Actions: ``database`` (ClarifyQuery and the SQL path), ``tool`` (CallTool), ``none`` (AnswerGeneral).
 """
@@ -16,12 +16,11 @@ from duckask.utils.tools.route import by_rule, fill_args, parse_choice, prompt
 
 class ChooseSource(TracedNode):
     def prep(self, shared):
-        return {"question": shared["question"], "intent": shared.get("intent") or "data",
-                "intent_by": shared.get("intent_by")}
+        return {"question": shared["question"], "intent": shared.get("intent") or "data"}
 
     def exec(self, p):
         tools = self.ctx.tools
-        rule = by_rule(p["intent"], p["intent_by"], tools)
+        rule = by_rule(p["question"], p["intent"], self.ctx.catalog, tools)
         if rule:
             return {"source": rule, "args": {}, "by": "no tools" if not tools else "rule"}
         reply = self.ctx.llm.complete([{"role": "user", "content": prompt(p["question"], self.ctx.catalog, tools)}],

@@ -102,12 +102,12 @@ def change_request(text: str, _cat: Catalog, _follow_up: bool) -> str | None:
     return "change" if any(_CHANGE.match(s) for s in _SENTENCES.split(text) if s) else None
 
 
+_GREETING = (r"^\s*(hi|hello|hey|yo|hiya|howdy|thanks?|thank you|thx|cheers|ok(ay)?|cool|great|perfect|awesome|nice|"
+             r"good (morning|afternoon|evening|night)|bye|goodbye|see you)([\s,!.']+(there|you|so|much|a|lot|very|"
+             r"that|that's|thats|is|was|perfect|great|awesome|cool|nice|good|buddy|again|all|for|the|help|everyone|"
+             r"friend|later|bot|duckask))*[\s!.?]*$|\bhow are you\b")
 _GENERAL = re.compile(
-    r"^\s*(hi|hello|hey|yo|hiya|howdy|thanks?|thank you|thx|cheers|ok(ay)?|cool|great|perfect|awesome|nice|"
-    r"good (morning|afternoon|evening|night)|bye|goodbye|see you)([\s,!.']+(there|you|so|much|a|lot|very|that|"
-    r"that's|thats|is|was|perfect|great|awesome|cool|nice|good|buddy|again|all|for|the|help|everyone|friend|"
-    r"later|bot|duckask))*[\s!.?]*$"
-    r"|\bhow are you\b"
+    _GREETING +
     r"|\b(poem|haiku|limerick|joke|song|story|essay|recipe|horoscope|lyrics)\b"
     r"|\b(weather|forecast|temperature outside|stock price|news|headlines)\b"
     r"|\btranslate\b|\bwho will win\b|\bwill \w+ win\b|\bpredict\b|\bnext (year|season|week)\b"
@@ -175,6 +175,19 @@ def about_data(text: str, cat: Catalog, _follow_up: bool) -> str | None:
     if ranked and ranked[0].score > 0:
         return "data"
     return None
+
+
+def pleasantry(text: str) -> bool:
+    """A greeting, thanks or goodbye, or a question about duckask itself: no source has anything to add."""
+    return bool(re.search(_GREETING, text or "", re.I) or ABOUT.search(text or ""))
+
+
+def names_the_data(text: str, cat: Catalog) -> bool:
+    """The text names a table or column, or a value stored in the data (a digit alone does not count, unlike
+    ``about_data``): with tools configured, such a turn goes to the database without asking the model."""
+    values = match_values(cat, text)
+    ranked = rank_tables(cat, text, values)
+    return bool(values) or bool(ranked and ranked[0].score > 0)
 
 
 Rule = Callable[[str, Catalog, bool], "str | None"]

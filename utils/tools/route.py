@@ -2,8 +2,9 @@
 the database's values out of a tool's arguments.
 
 The order of preference is fixed: the database first, then the APIs (as configured), then the web. Rules
-decide first (``by_rule``): no tools means the database (or AnswerGeneral for small talk), and a question
-the intent rules found naming the data goes to the database without asking the model. Anything else is one
+decide first (``by_rule``): no tools means the database (or AnswerGeneral for a general turn); with tools a
+greeting goes to AnswerGeneral and a data turn naming a table, column or stored value to the database,
+without asking the model. Anything else is one
 short LLM call with ``PROMPT`` (the sources listed in that order, one line each, the tables summarised);
 ``parse_choice`` reads its YAML reply (``source`` and the tool's ``args``), and a reply naming no source it
 knows falls back to the database for a data question.
@@ -25,9 +26,6 @@ import sys
 import yaml
 
 from duckask.utils.tools.base import Tool
-
-#: Intent rules that found the question naming the database's own tables, columns or values.
-DATA_RULES = {"about_data"}
 
 PROMPT = """Choose the source that can answer the question. Use the FIRST source in this list that can answer it:
 {sources}
@@ -59,13 +57,17 @@ def prompt(question: str, catalog, tools: list[Tool]) -> str:
     return PROMPT.format(sources=sources_text(tables_summary(catalog), tools), question=question, names=names)
 
 
-def by_rule(intent: str, intent_by: str | None, tools: list[Tool]) -> str | None:
-    """The source when rules can tell (``database`` or ``none``), else None: the model decides."""
+def by_rule(question: str, intent: str, catalog, tools: list[Tool]) -> str | None:
+    """The source when rules can tell (``database`` or ``none``), else None: the model decides. Without tools:
+    the intent decides. With tools: a greeting or thanks is ``none``; a data turn that names a table, column
+    or stored value is the database's (the first in the order of preference)."""
+    from duckask.utils.dialogue.intent import names_the_data, pleasantry
+
     if not tools:
         return "none" if intent == "general" else "database"
-    if intent == "general" and intent_by in ("small_talk", "empty"):
+    if pleasantry(question):
         return "none"
-    if intent == "data" and intent_by in DATA_RULES:
+    if intent == "data" and catalog is not None and names_the_data(question, catalog):
         return "database"
     return None
 

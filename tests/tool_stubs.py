@@ -1,0 +1,95 @@
+"""Local HTTP servers shaped like the services duckask's tools call: an OMDb-style movie API, a SearxNG
+instance's JSON search, and the faults a tool must survive (slow, trickling, garbage, too large, HTTP 500)."""
+from __future__ import annotations
+
+import json
+import threading
+import time
+import urllib.parse
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+OMDB_KEY = "omdb-secret-key-42"
+FILMS = {"heat": {"Title": "Heat", "Year": "1995", "Director": "Michael Mann", "Actors": "Al Pacino, Robert De Niro",
+                  "Plot": "A group of high-end professional thieves start to feel the heat from the LAPD.",
+                  "imdbRating": "8.3", "Response": "True", "Poster": "https://img.test/heat.jpg"},
+         "moneyball": {"Title": "Moneyball", "Year": "2011", "Director": "Bennett Miller", "Actors": "Brad Pitt",
+                       "Plot": "Oakland A's general manager Billy Beane's successful attempt to assemble a team on a "
+                               "lean budget.", "imdbRating": "7.6", "Response": "True"}}
+HITS = [{"url": "https://news.test/worldcup-2022", "title": "Argentina win the 2022 World Cup",
+         "content": "Argentina beat France on penalties in the final in Lusail."},
+        {"url": "https://wiki.test/2022_FIFA_World_Cup", "title": "2022 FIFA World Cup",
+         "content": "The 22nd FIFA World Cup was held in Qatar; Argentina won."}]
+
+
+class ToolStub(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def __init__(self):
+        super().__init__(("127.0.0.1", 0), _Handler)
+        self.log: list[str] = []
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.server_address[1]}"
+
+    def __enter__(self):
+        threading.Thread(target=self.serve_forever, daemon=True).start()
+        return self
+
+    def __exit__(self, *exc):
+        self.shutdown()
+        self.server_close()
+
+    def handle_error(self, request, client_address):
+        pass                                   # a client that gave up on a slow answer: expected here
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server: ToolStub
+
+    def log_message(self, *args):
+        pass
+
+    def _send(self, code: int, body: bytes, ctype: str = "application/json") -> None:
+        self.send_response(code)
+        self.send_header("Content-Type", ctype)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def do_GET(self):
+        url = urllib.parse.urlsplit(self.path)
+        q = {k: v[0] for k, v in urllib.parse.parse_qs(url.query).items()}
+        self.server.log.append(self.path)
+        route = url.path.rstrip("/")
+        if route == "/omdb":
+            if q.get("apikey") != OMDB_KEY:
+                return self._send(401, json.dumps({"Response": "False", "Error": "Invalid API key!"}).encode())
+            film = FILMS.get(q.get("t", "").lower())
+            body = film or {"Response": "False", "Error": "Movie not found!"}
+            return self._send(200, json.dumps(body).encode())
+        if route == "/searx/search":
+            if q.get("format") != "json":
+                return self._send(403, b"format not allowed")
+            words = set(q.get("q", "").lower().split())
+            hits = [h for h in HITS if words & set(h["title"].lower().split())]
+            return self._send(200, json.dumps({"query": q.get("q"), "results": hits}).encode())
+        if route == "/slow":
+            time.sleep(float(q.get("s", "3")))
+            return self._send(200, b'{"late": true}')
+        if route == "/trickle":                 # each byte in time, the whole far too late
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.end_headers()
+            for ch in b'{"a": "' + b"x" * 40 + b'"}':
+                self.wfile.write(bytes([ch]))
+                self.wfile.flush()
+                time.sleep(0.05)
+            return None
+        if route.startswith("/garbage"):
+            return self._send(200, b"<html><body>502 Bad Gateway</body></html>", "text/html")
+        if route == "/big":
+            return self._send(200, json.dumps({"blob": "x" * 300_000}).encode())
+        if route == "/error":
+            return self._send(500, b'{"error": "boom"}')
+        return self._send(404, b'{"error": "no such route"}')
