@@ -255,3 +255,22 @@ def test_the_module_runs_on_its_own(club, tmp_path):
     done = subprocess.run([sys.executable, "-m", "duckask.utils.db.airtable_schema", str(schema)],
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 0 and 'REFERENCES "teams"(id)' in done.stdout.replace("teams(", '"teams"(')
+
+
+# --------------------------------------------------------------------------- end to end, the real model
+@pytest.mark.model
+def test_show_me_the_u9s_players(tmp_path):
+    """The question from the issue, on an imported stub base: the executed result holds exactly the U9 players."""
+    from conftest import embedded_model_path
+
+    from duckask import ask
+
+    base = soccer_base(60)
+    with Stub(base) as stub:
+        import_base(BASE_ID, tmp_path / "club.duckdb", token=TOKEN, endpoint=stub.url)
+    r = ask("show me the u9s players", db=str(tmp_path / "club.duckdb"), model_path=embedded_model_path(),
+            cache_dir=str(tmp_path / "cache"))
+    assert r.status == "answered", r.answer
+    names = {p["fields"]["fldPName"] for p in base.records["tblPlayers"] if p["fields"]["fldPAge"] == "U9"}
+    column = next(c for c in r.df.columns if set(r.df[c].astype(str)) & names)
+    assert set(r.df[column]) == names and len(r.df) == len(names), f"\n{r.sql}\n{r.df}"

@@ -177,17 +177,14 @@ def about_data(text: str, cat: Catalog, _follow_up: bool) -> str | None:
     return None
 
 
+_CREATIVE = r"\b(poem|haiku|limerick|joke|song|story|essay|lyrics)s?\b"
+
+
 def pleasantry(text: str) -> bool:
-    """A greeting, thanks or goodbye, or a question about duckask itself: no source has anything to add."""
-    return bool(re.search(_GREETING, text or "", re.I) or ABOUT.search(text or ""))
-
-
-def names_the_data(text: str, cat: Catalog) -> bool:
-    """The text names a table or column, or a value stored in the data (a digit alone does not count, unlike
-    ``about_data``): with tools configured, such a turn goes to the database without asking the model."""
-    values = match_values(cat, text)
-    ranked = rank_tables(cat, text, values)
-    return bool(values) or bool(ranked and ranked[0].score > 0)
+    """A greeting, thanks or goodbye, a question about duckask itself, or a poem or joke to write: no source
+    has anything to add."""
+    return bool(re.search(_GREETING, text or "", re.I) or ABOUT.search(text or "")
+                or re.search(_CREATIVE, text or "", re.I))
 
 
 Rule = Callable[[str, Catalog, bool], "str | None"]

@@ -3,9 +3,8 @@ the database's values out of a tool's arguments.
 
 The order of preference is fixed: the database first, then the APIs (as configured), then the web. Rules
 decide first (``by_rule``): no tools means the database (or AnswerGeneral for a general turn); with tools a
-greeting goes to AnswerGeneral and a data turn naming a table, column or stored value to the database,
-without asking the model. Anything else is one
-short LLM call with ``PROMPT`` (the sources listed in that order, one line each, the tables summarised);
+greeting or thanks goes to AnswerGeneral. Anything else is one short LLM call with ``PROMPT`` (the sources in
+that order, one line each, the database as its table names; the answer pre-filled with ``PREFIX``);
 ``parse_choice`` reads its YAML reply (``source`` and the tool's ``args``), and a reply naming no source it
 knows falls back to the database for a data question.
 
@@ -27,28 +26,26 @@ import yaml
 
 from duckask.utils.tools.base import Tool
 
-PROMPT = """Choose the source that can answer the question. Use the FIRST source in this list that can answer it:
+PROMPT = """Which source should answer the question? The sources, in order of preference:
 {sources}
+Pick the FIRST source in the list that can answer it. For a tool, also give its arguments from the question.
 Question: {question}
-Reply in YAML with the source's name and, for a tool, its arguments taken from the question:
-source: <{names}>
+Reply in YAML:
+source: <one of {names}>
 args: {{<argument>: <value>}}"""
+PREFIX = "source:"
 
 
 def sources_text(tables: str, tools: list[Tool]) -> str:
-    lines = [f"1. database: its tables hold {tables}"]
+    lines = [f"1. database: tables {tables}; only for questions the data in these tables answers"]
     lines += [f"{i}. {t.describe()}" for i, t in enumerate(tools, 2)]
-    lines.append(f"{len(tools) + 2}. none: greetings, thanks, or a request none of these can answer")
+    lines.append(f"{len(tools) + 2}. none: only greetings, thanks and chit-chat")
     return "\n".join(lines)
 
 
-def tables_summary(catalog, limit: int = 400) -> str:
-    """The tables in a few words each: name and the start of its comment."""
-    parts = []
-    for name, t in (catalog.tables.items() if catalog else []):
-        about = (t.comment or "").split(";")[0].strip()[:50]
-        parts.append(f"{name} ({about})" if about else name)
-    text = ", ".join(parts)
+def tables_summary(catalog, limit: int = 600) -> str:
+    """The tables' names (what the database is about, in the fewest words)."""
+    text = ", ".join(catalog.tables) if catalog else ""
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
@@ -57,19 +54,16 @@ def prompt(question: str, catalog, tools: list[Tool]) -> str:
     return PROMPT.format(sources=sources_text(tables_summary(catalog), tools), question=question, names=names)
 
 
-def by_rule(question: str, intent: str, catalog, tools: list[Tool]) -> str | None:
-    """The source when rules can tell (``database`` or ``none``), else None: the model decides. Without tools:
-    the intent decides. With tools: a greeting or thanks is ``none``; a data turn that names a table, column
-    or stored value is the database's (the first in the order of preference)."""
-    from duckask.utils.dialogue.intent import names_the_data, pleasantry
+def by_rule(question: str, intent: str, tools: list[Tool]) -> str | None:
+    """The source when rules can tell, else None: the model decides. Without tools the intent decides; with
+    tools only a greeting, thanks or a question about duckask is decided (``none``). Whether a question names
+    the data is no rule here: on a real database too many words match a stored value or a column ("Field of
+    Dreams", "Boston", "won"; bench/tool_routing.py)."""
+    from duckask.utils.dialogue.intent import pleasantry
 
     if not tools:
         return "none" if intent == "general" else "database"
-    if pleasantry(question):
-        return "none"
-    if intent == "data" and catalog is not None and names_the_data(question, catalog):
-        return "database"
-    return None
+    return "none" if pleasantry(question) else None
 
 
 def parse_choice(reply: str, intent: str, tools: list[Tool]) -> tuple[str, dict[str, str], str]:

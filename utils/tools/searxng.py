@@ -5,7 +5,7 @@ A config entry (in the ``tools`` setting)::
     - name: web
       type: searxng
       url: http://localhost:8888        # your instance; its settings.yml must allow the json format
-      description: anything else on the public web   # optional
+      description: news, weather, facts about the world   # optional (this default says more)
       results: 5                         # hits shown to the model (default 5)
       timeout_s: 10
 
@@ -37,7 +37,8 @@ class SearxngTool(Tool):
         url = config.get("url")
         if not isinstance(url, str) or not url.startswith(("http://", "https://")):
             raise ValueError(f"tool {config.get('name')!r}: url must be the SearxNG instance's http(s) address")
-        super().__init__(config["name"], config.get("description") or "search the public web for anything else",
+        super().__init__(config["name"], config.get("description") or "web search for everything else: news, weather, "
+                         "sports results, facts about the world, people and places",
                          [Param("query", "the words to search for")], timeout_s=config.get("timeout_s", 10),
                          max_bytes=config.get("max_bytes", 1_000_000),
                          send_database_values=config.get("send_database_values", False))
