@@ -21,7 +21,9 @@ import re
 import threading
 import time
 import urllib.parse
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
+
+from http_stub import LocalServer
 
 TOKEN = "patSTUB.secret-token-123"
 BASE_ID = "appSOCCERSTUB0001"
@@ -172,28 +174,14 @@ def soccer_base(players: int = 60, seed: int = 7) -> Base:
     return Base(json.loads(json.dumps(SCHEMA)), {"tblTeams": teams, "tblPlayers": rows})
 
 
-class Stub(ThreadingHTTPServer):
-    daemon_threads = True
-
+class Stub(LocalServer):
     def __init__(self, base: Base, *, token: str = TOKEN, base_id: str = BASE_ID):
-        super().__init__(("127.0.0.1", 0), _Handler)
+        super().__init__(_Handler)
         self.base, self.token, self.base_id = base, token, base_id
         self.rate_limit_first, self.retry_after = 0, "1"   # answer the next n requests 429
         self.malformed: set[tuple[str, int]] = set()        # (table id, page number) answered with a broken body
         self.latency = 0.0
         self.log: list[tuple[str, str, dict]] = []
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.server_address[1]}"
-
-    def __enter__(self):
-        threading.Thread(target=self.serve_forever, daemon=True).start()
-        return self
-
-    def __exit__(self, *exc):
-        self.shutdown()
-        self.server_close()
 
 
 class _Handler(BaseHTTPRequestHandler):

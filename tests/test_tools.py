@@ -79,7 +79,7 @@ def test_http_json_tool_failures(stub, monkeypatch):
 
 @pytest.mark.parametrize("change,expected", [
     ({"colour": "red"}, "unknown key\\(s\\) colour"),
-    ({"url": "ftp://x/{title}"}, "url must be an http"),
+    ({"url": "ftp://x/{title}"}, "url must be an http\\(s\\) address"),
     ({"url": "https://x/?t={title}&y={year}"}, "names year which params does not describe"),
     ({"params": {}}, "params must map"),
 ])

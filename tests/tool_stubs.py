@@ -3,10 +3,11 @@ instance's JSON search, and the faults a tool must survive (slow, trickling, gar
 from __future__ import annotations
 
 import json
-import threading
 import time
 import urllib.parse
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
+
+from http_stub import LocalServer
 
 OMDB_KEY = "omdb-secret-key-42"
 FILMS = {"heat": {"Title": "Heat", "Year": "1995", "Director": "Michael Mann", "Actors": "Al Pacino, Robert De Niro",
@@ -21,27 +22,10 @@ HITS = [{"url": "https://news.test/worldcup-2022", "title": "Argentina win the 2
          "content": "The 22nd FIFA World Cup was held in Qatar; Argentina won."}]
 
 
-class ToolStub(ThreadingHTTPServer):
-    daemon_threads = True
-
+class ToolStub(LocalServer):
     def __init__(self):
-        super().__init__(("127.0.0.1", 0), _Handler)
+        super().__init__(_Handler)
         self.log: list[str] = []
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.server_address[1]}"
-
-    def __enter__(self):
-        threading.Thread(target=self.serve_forever, daemon=True).start()
-        return self
-
-    def __exit__(self, *exc):
-        self.shutdown()
-        self.server_close()
-
-    def handle_error(self, request, client_address):
-        pass                                   # a client that gave up on a slow answer: expected here
 
 
 class _Handler(BaseHTTPRequestHandler):

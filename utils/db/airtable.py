@@ -143,6 +143,16 @@ def _build(path: Path, plans: list[TablePlan], links: list[Link], records: dict[
         con.close()
 
 
+def _swap_in(tmp: Path, out: Path, base_id: str, endpoint: str, schema: dict, started: dt.datetime) -> None:
+    """Record what this import was in the new file, then put it in place of ``out`` in one rename."""
+    con = duckdb.connect(str(tmp))
+    try:
+        save_state(con, base_id, endpoint, schema, started)
+    finally:
+        con.close()
+    os.replace(tmp, out)
+
+
 def import_base(base_id: str, out: str | Path, *, token: str | None, endpoint: str | None = None,
                 replace: bool = False, progress: Progress | None = None, why: str = "") -> Outcome:
     """Read the whole base and write it to ``out`` (and the semantic draft next to it)."""
@@ -157,12 +167,7 @@ def import_base(base_id: str, out: str | Path, *, token: str | None, endpoint: s
     tmp.unlink(missing_ok=True)
     try:
         _build(tmp, plans, links, records)
-        con = duckdb.connect(str(tmp))
-        try:
-            save_state(con, base_id, endpoint, schema, started)
-        finally:
-            con.close()
-        os.replace(tmp, out)
+        _swap_in(tmp, out, base_id, endpoint, schema, started)
     finally:
         tmp.unlink(missing_ok=True)
     result = Outcome(str(out), [p.name for p in plans] + [k.name for k in links],
@@ -200,12 +205,7 @@ def refresh(out: str | Path, *, token: str | None, endpoint: str | None = None, 
     shutil.copyfile(out, tmp)
     try:
         deleted = _apply(tmp, plans, links, changed, live)
-        con = duckdb.connect(str(tmp))
-        try:
-            save_state(con, state["base_id"], endpoint, schema, started)
-        finally:
-            con.close()
-        os.replace(tmp, out)
+        _swap_in(tmp, out, state["base_id"], endpoint, schema, started)
     finally:
         tmp.unlink(missing_ok=True)
     return Outcome(str(out), [p.name for p in plans] + [k.name for k in links], "refresh", read, read, deleted)

@@ -82,6 +82,18 @@ class Tool:
         return f"{self.name} ({self.kind}): {self.description}. Arguments: {params}"
 
 
+def check_config(config: dict, keys: set[str], kind: str) -> str:
+    """The ``url`` of a shipped tool's config, after its keys were checked; ValueError naming what is wrong."""
+    unknown = sorted(set(config) - keys)
+    if unknown:
+        raise ValueError(f"tool {config.get('name')!r}: unknown key(s) {', '.join(unknown)}; "
+                         f"a {kind} tool takes {', '.join(sorted(keys))}")
+    url = config.get("url")
+    if not isinstance(url, str) or not url.startswith(("http://", "https://")):
+        raise ValueError(f"tool {config.get('name')!r}: url must be an http(s) address")
+    return url
+
+
 def get_json(url: str, *, timeout_s: float, max_bytes: int, headers: dict | None = None, shown: str = "") -> Any:
     """GET ``url`` and parse JSON, within ``timeout_s`` in all (connecting and every byte) and ``max_bytes``.
     ``shown`` is the URL as errors may name it (with any key in it already redacted)."""

@@ -28,7 +28,7 @@ import re
 import sys
 import urllib.parse
 
-from duckask.utils.tools.base import Param, Tool, ToolError, ToolResult, compact, get_json
+from duckask.utils.tools.base import Param, Tool, ToolError, ToolResult, check_config, compact, get_json
 
 KEYS = {"name", "type", "description", "url", "key_env", "key_header", "params", "fields", "timeout_s", "max_bytes",
         "send_database_values"}
@@ -38,13 +38,7 @@ class HttpJsonTool(Tool):
     kind = "api"
 
     def __init__(self, config: dict):
-        unknown = sorted(set(config) - KEYS)
-        if unknown:
-            raise ValueError(f"tool {config.get('name')!r}: unknown key(s) {', '.join(unknown)}; "
-                             f"an http_json tool takes {', '.join(sorted(KEYS))}")
-        url, params = config.get("url"), config.get("params") or {}
-        if not isinstance(url, str) or not url.startswith(("http://", "https://")):
-            raise ValueError(f"tool {config.get('name')!r}: url must be an http(s) URL template")
+        url, params = check_config(config, KEYS, "http_json"), config.get("params") or {}
         if not isinstance(params, dict) or not params:
             raise ValueError(f"tool {config.get('name')!r}: params must map each parameter to what it is")
         holes = set(re.findall(r"{(\w+)}", url))

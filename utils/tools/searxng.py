@@ -20,7 +20,7 @@ import argparse
 import sys
 import urllib.parse
 
-from duckask.utils.tools.base import Param, Tool, ToolError, ToolResult, compact, get_json
+from duckask.utils.tools.base import Param, Tool, ToolError, ToolResult, check_config, compact, get_json
 
 KEYS = {"name", "type", "description", "url", "results", "timeout_s", "max_bytes", "send_database_values",
         "language"}
@@ -30,13 +30,7 @@ class SearxngTool(Tool):
     kind = "web"
 
     def __init__(self, config: dict):
-        unknown = sorted(set(config) - KEYS)
-        if unknown:
-            raise ValueError(f"tool {config.get('name')!r}: unknown key(s) {', '.join(unknown)}; "
-                             f"a searxng tool takes {', '.join(sorted(KEYS))}")
-        url = config.get("url")
-        if not isinstance(url, str) or not url.startswith(("http://", "https://")):
-            raise ValueError(f"tool {config.get('name')!r}: url must be the SearxNG instance's http(s) address")
+        url = check_config(config, KEYS, "searxng")
         super().__init__(config["name"], config.get("description") or "web search for everything else: news, weather, "
                          "sports results, facts about the world, people and places",
                          [Param("query", "the words to search for")], timeout_s=config.get("timeout_s", 10),
