@@ -274,3 +274,8 @@ def test_show_me_the_u9s_players(tmp_path):
     names = {p["fields"]["fldPName"] for p in base.records["tblPlayers"] if p["fields"]["fldPAge"] == "U9"}
     column = next(c for c in r.df.columns if set(r.df[c].astype(str)) & names)
     assert set(r.df[column]) == names and len(r.df) == len(names), f"\n{r.sql}\n{r.df}"
+
+
+def test_airtable_options_on_another_source_are_a_usage_error(tmp_path):
+    done = _cli([str(tmp_path), "appX", "--out", str(tmp_path / "x.duckdb")], tmp_path, None)
+    assert done.returncode == 2 and "are for `duckask import airtable`" in done.stderr

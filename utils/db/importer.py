@@ -259,6 +259,10 @@ def run_command(args) -> int:
     """Run an import from parsed arguments (``add_arguments``); print errors, return an exit code."""
     if args.src == "airtable" and not Path("airtable").exists():
         return airtable.run_command(args)
+    if args.base or args.refresh or args.full or args.endpoint:
+        print("duckask import: error: BASE_ID, --refresh, --full and --endpoint are for `duckask import airtable`",
+              file=sys.stderr)
+        return 2
     echo: Progress = (lambda _m: None) if args.quiet else (lambda m: print(m, file=sys.stderr))
     try:
         comments = _load_comments(args.comments) if args.comments else None
