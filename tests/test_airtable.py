@@ -279,3 +279,17 @@ def test_show_me_the_u9s_players(tmp_path):
 def test_airtable_options_on_another_source_are_a_usage_error(tmp_path):
     done = _cli([str(tmp_path), "appX", "--out", str(tmp_path / "x.duckdb")], tmp_path, None)
     assert done.returncode == 2 and "are for `duckask import airtable`" in done.stderr
+
+
+def test_refresh_while_this_process_has_the_file_open(club, tmp_path):
+    """A server or chat that has the imported file open (duckask's shared connection) can still refresh it."""
+    from duckask.utils.db.database import open_database
+
+    base, stub = club
+    out = tmp_path / "club.duckdb"
+    import_base(BASE_ID, out, token=TOKEN, endpoint=stub.url)
+    goals = "SELECT goals FROM players WHERE id = 'recP00003'"
+    before = open_database(str(out)).run(goals).df.values.tolist()
+    base.touch("tblPlayers", "recP00003", {"fldPGoals": 77})
+    assert refresh(out, token=TOKEN, endpoint=stub.url).mode == "refresh"
+    assert before != [[77]] and open_database(str(out)).run(goals).df.values.tolist() == [[77]]

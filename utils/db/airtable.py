@@ -268,7 +268,8 @@ def run_command(args) -> int:
         if args.refresh:
             done = refresh(args.out, token=token, endpoint=args.endpoint, full=args.full, progress=echo)
         elif not args.base:
-            raise AirtableError("give the base id: duckask import airtable appXXXXXXXXXXXXXX --out base.duckdb")
+            raise AirtableError("give the base id (it starts with app; see the base's URL): "
+                                "duckask import airtable BASE_ID --out base.duckdb")
         else:
             done = import_base(args.base, args.out, token=token, endpoint=args.endpoint, replace=args.replace,
                                progress=echo)

@@ -47,7 +47,7 @@ def _said(exc: Exception, what: str, endpoint: str) -> AirtableError:
         hint = {401: "the token was refused: check AIRTABLE_TOKEN",
                 403: "the token may not read this base: give it the base and the data.records:read and "
                      "schema.bases:read scopes",
-                404: "no such base or table: check the base id (appXXXXXXXXXXXXXX, from the base's URL)",
+                404: "no such base or table: check the base id (it starts with app; see the base's URL)",
                 429: "Airtable kept rate-limiting after several retries: try again in a minute"}.get(code, "")
         return AirtableError(f"{what}: HTTP {code} from {endpoint}" + (f": {hint}" if hint else ""))
     if isinstance(exc, requests.exceptions.RetryError):

@@ -220,19 +220,34 @@ def schema_sha(schema: dict) -> str:
 
 
 def read_state(path: str | Path) -> dict:
+    """What the import at ``path`` was; ValueError when it is no DuckDB file or not an Airtable import."""
+    query = "SELECT base_id, endpoint, schema_sha, started_at FROM airtable.state"
     try:
         con = duckdb.connect(str(path), read_only=True)
+    except duckdb.ConnectionException:
+        # This process has it open already (duckask's shared, locked-down connection): read through that one.
+        from duckask.utils.db.database import open_database
+
+        con = None
+        with open_database(str(path)).cursor() as cur:
+            row = _state_row(cur, query)
     except duckdb.Error as exc:
         raise ValueError(f"{path}: not a DuckDB file duckask can open ({exc})") from None
-    try:
-        row = con.execute("SELECT base_id, endpoint, schema_sha, started_at FROM airtable.state").fetchone()
-    except duckdb.Error:
-        row = None
-    finally:
-        con.close()
+    if con is not None:
+        try:
+            row = _state_row(con, query)
+        finally:
+            con.close()
     if row is None:
         raise ValueError(f"{path} was not made by `duckask import airtable`: import it first")
     return dict(zip(("base_id", "endpoint", "schema_sha", "started_at"), row))
+
+
+def _state_row(con, query: str):
+    try:
+        return con.execute(query).fetchone()
+    except duckdb.Error:
+        return None
 
 
 def write_semantic_draft(out: Path, plans: list[TablePlan]) -> str:

@@ -213,7 +213,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
         "src", metavar="SRC",
         help="folder of CSV/TSV/Parquet files, a single such file, a SQLite database, or the word airtable",
     )
-    parser.add_argument("base", nargs="?", metavar="BASE_ID", help="with SRC airtable: the base (appXXXXXXXXXXXXXX)")
+    parser.add_argument("base", nargs="?", metavar="BASE_ID", help="with SRC airtable: the base id (starts with app)")
     parser.add_argument("--out", "-o", required=True, metavar="DB", help="DuckDB file to write")
     parser.add_argument(
         "--replace", action="store_true", help="overwrite DB if it already exists"

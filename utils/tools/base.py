@@ -15,6 +15,7 @@ import argparse
 import json
 import sys
 import time
+from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -49,7 +50,7 @@ class ToolResult:
                 "ms": round(self.ms, 1)}
 
 
-class Tool:
+class Tool(ABC):
     """A read-only outside source. Subclasses set the fields and implement ``_call``."""
 
     kind = "api"                                     # "api" or "web": the router prefers APIs to the web
@@ -60,8 +61,9 @@ class Tool:
         self.timeout_s, self.max_bytes = float(timeout_s), int(max_bytes)
         self.send_database_values = bool(send_database_values)
 
+    @abstractmethod
     def _call(self, args: dict[str, str]) -> ToolResult:
-        raise NotImplementedError
+        """Read from the service; raise ``ToolError`` for an answer that cannot be had."""
 
     def call(self, args: dict[str, str]) -> ToolResult:
         """Call the tool; every failure comes back as ``ok=False`` with the reason, none is raised."""
