@@ -177,9 +177,20 @@ def test_t3_never_runs_even_approved(people, on, sql):
 @pytest.mark.parametrize("sql, why", [
     ("INSERT INTO people SELECT * FROM read_csv('/etc/passwd')", "reads files"),
     ("UPDATE people SET name = current_setting('memory_limit')", "current_setting"),
-    ("CREATE VIEW leak AS SELECT * FROM duckdb_settings()", "system function"),
+    ("CREATE VIEW leak AS SELECT * FROM duckdb_settings()", "duckdb_settings() reads the server's settings"),
     ("CREATE TABLE people AS SELECT 1 AS id", "already exists"),
     ("DELETE FROM nowhere", "cannot count"),
+    # issue 30: a CTE named after a system view hides it only in its own scope; every expression a write
+    # evaluates (SET, RETURNING, defaults, checks, a view's query) is read like a query
+    ("CREATE VIEW leak AS SELECT (SELECT path FROM duckdb_databases LIMIT 1) AS p FROM (WITH duckdb_databases AS "
+     "(SELECT 1) SELECT * FROM duckdb_databases) AS e", "duckdb_databases is a system view"),
+    ("CREATE VIEW leak AS SELECT * FROM (WITH pg_settings AS (SELECT 1) SELECT * FROM pg_settings) a, pg_settings",
+     "pg_settings is a system view"),
+    ("ALTER TABLE people ALTER age SET DEFAULT current_setting('memory_limit')", "current_setting"),
+    ("UPDATE people SET age = 1 RETURNING (SELECT path FROM duckdb_databases)", "duckdb_databases is a system view"),
+    ("UPDATE people SET name = (WITH duckdb_settings AS (SELECT 1) SELECT 'x') WHERE id IN (SELECT 1 FROM "
+     "duckdb_settings)", "duckdb_settings is a system view"),
+    ("INSERT INTO people (id, name) SELECT 99, path FROM duckdb_databases", "duckdb_databases is a system view"),
 ])
 def test_blocked_before_approval_with_the_reason(people, on, sql, why):
     before = sha256(people)

@@ -3,20 +3,27 @@ decisions, downloads and email. ``create_app`` adds them with ``add_action_route
 
 - ``POST /api/sql`` ``{"sql"}``: a read runs through the safe executor as before; any other statement
   is *proposed* (``db.writes.propose``: tier, estimate, explanation, audit entry) and comes back as
-  ``{"status": "pending", "write": card}``, or a 400 ``{"error": reason, "write": card}`` when it is
-  blocked (T3, writes off: ``duckask serve --allow-writes`` turns them on);
-- ``GET /api/writes``: the pending writes this user may see (an approver: all; others: their own);
-- ``POST /api/writes/{id}`` ``{"decision": "approve" | "reject"}``: the only way a pending write runs. With
-  users (``access``), an approver decides (four-eyes: not their own T2), anyone may reject their own; on an
-  open server, the session that proposed it (``X-Duckask-Session``). Else a 403 with the reason; anything
-  else is a 400, an unknown or decided id a 404;
+  ``{"status": "pending", "write": card}`` (the card with its one-time ``approval_token``), or a 400
+  ``{"error": reason, "write": card}`` when it is blocked (T3, writes off: ``duckask serve --allow-writes``
+  turns them on), or a 429 when its proposer already has ``MAX_PENDING_PER_PROPOSER`` writes waiting;
+- ``GET /api/writes``: the pending writes this user may see (an approver: all; others: their own), never
+  their tokens;
+- ``POST /api/writes/{id}`` ``{"decision": "approve" | "reject", "approval_token"}``: the only way a
+  pending write runs. With users (``access``), an approver decides (four-eyes: not their own T2), anyone
+  may reject their own. On an open server (no keys) a decision needs the page that proposed it: the same
+  ``X-Duckask-Session``, the card's ``approval_token`` (handed out once, with the card; only its sha256 is
+  kept) and a request the browser marks as the server's own page (``server_guards.same_origin_request``).
+  Else a 403 with the reason; anything else is a 400, an unknown, decided or expired id a 404;
 - ``POST /api/export`` ``{"sql", "format"}``: the rows as a csv, parquet, json or xlsx download;
 - ``POST /api/email`` ``{"to", "sql", "question"?, "answer"?, "format"?}``: the rows mailed (smtp_*).
 
 These routes need ``Content-Type: application/json``: a web page of another site cannot send that
 without the browser asking first (CORS), so it cannot make a visitor's browser approve a write or mail
-data away. Proposals and decisions wait in the same ``Gate`` as questions. Pending cards live in this
-process (at most ``MAX_PENDING``; the oldest is rejected to make room), so a restart forgets them.
+data away (and ``server_guards`` refuses its ``Origin``). Proposals and decisions wait in the same ``Gate``
+as questions. Pending cards live in this process, so a restart forgets them: at most
+``MAX_PENDING_PER_PROPOSER`` per proposer and ``MAX_PENDING`` in all (a proposal past either is refused with
+a 429; nobody's card is ever pushed out), each for ``PENDING_TTL_S``: an older one is recorded in the audit
+log as ``expired`` (decided by no one) and can no longer be approved.
 
 Run on its own (the whole server, as ``duckask serve``)::
 
@@ -24,45 +31,129 @@ Run on its own (the whole server, as ``duckask serve``)::
 """
 # No "from __future__ import annotations": FastAPI reads the route functions' annotations (see server.py).
 
+import hashlib
+import hmac
+import secrets
 import threading
-from collections import OrderedDict
+import time
+from dataclasses import dataclass
 from types import SimpleNamespace
 
 from duckask.utils.app.queue import in_thread
 from duckask.utils.app.server import MAX_BODY, _error, parse_body, scoped, user_of, who
+from duckask.utils.app.server_guards import same_origin_request
 from duckask.utils.db.tiers import is_write
 from duckask.utils.db.write_card import WriteCard
+from duckask.utils.db.writes import expire
 
-MAX_PENDING = 100
+MAX_PENDING = 500                # writes waiting on this server, all proposers together
+MAX_PENDING_PER_PROPOSER = 20    # writes one proposer may have waiting
+PENDING_TTL_S = 3600.0           # how long a write waits for its decision before it expires
 MAX_TO = 1000                    # characters of recipients
 
 
-class PendingWrites:
-    """Cards waiting for a decision, by audit id; taking one out is the only way to decide it (once)."""
+def token_hash(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
 
-    def __init__(self, limit: int = MAX_PENDING):
-        self.limit = limit
-        self.cards: OrderedDict[int, WriteCard] = OrderedDict()
+
+@dataclass
+class Held:
+    """A pending card, the sha256 of its approval token, and when it was held (``PendingWrites.clock``)."""
+    card: WriteCard
+    token_sha256: str
+    since: float
+
+    def token_matches(self, token: object) -> bool:
+        return isinstance(token, str) and hmac.compare_digest(token_hash(token), self.token_sha256)
+
+
+class NoRoom(Exception):
+    """A proposer (or the server) already holds as many pending writes as it may."""
+
+
+class PendingWrites:
+    """Cards waiting for a decision, by audit id; taking one out is the only way to decide it (once). Each
+    proposer (``card.user``) may have ``per_proposer`` waiting, the server ``total``; a card waits ``ttl_s``."""
+
+    def __init__(self, per_proposer: int = MAX_PENDING_PER_PROPOSER, total: int = MAX_PENDING,
+                 ttl_s: float = PENDING_TTL_S, clock=time.monotonic):
+        self.per_proposer, self.total, self.ttl_s, self.clock = per_proposer, total, ttl_s, clock
+        self.held: dict[int, Held] = {}
         self.lock = threading.Lock()
 
-    def add(self, card: WriteCard) -> list[WriteCard]:
-        """Keep ``card``; returns the oldest cards dropped to stay within the limit (to be rejected)."""
+    @property
+    def cards(self) -> dict[int, WriteCard]:
         with self.lock:
-            self.cards[card.id] = card
-            dropped = []
-            while len(self.cards) > self.limit:
-                dropped.append(self.cards.popitem(last=False)[1])
-            return dropped
+            return {i: h.card for i, h in self.held.items()}
 
-    def hold(self, card: WriteCard, prep, gate) -> None:
-        """Keep a pending ``card`` for its decision; the oldest beyond the limit are rejected (recorded)."""
-        for old in self.add(card):
-            reason = f"dropped: more than {self.limit} writes were waiting for a decision on this server"
-            gate.run(prep.decide, old, False, reason)
-
-    def take(self, card_id: int) -> WriteCard | None:
+    def no_room_for(self, proposer: str) -> str | None:
+        """Why ``proposer`` may not have another write waiting now, or None."""
         with self.lock:
-            return self.cards.pop(card_id, None)
+            return self._no_room(proposer)
+
+    def _no_room(self, proposer: str) -> str | None:
+        mine = sum(1 for h in self.held.values() if h.card.user == proposer)
+        if mine >= self.per_proposer:
+            return (f"{proposer} already has {mine} writes waiting for a decision, the most one proposer may: "
+                    f"approve or reject some (GET /api/writes lists them), or wait until they expire "
+                    f"({self.ttl_s / 60:g} minutes after each was proposed); nothing else was recorded")
+        if len(self.held) >= self.total:
+            return (f"{len(self.held)} writes are waiting for a decision on this server, the most it holds: "
+                    "try again when some are decided or expired; nothing else was recorded")
+        return None
+
+    def add(self, card: WriteCard) -> str:
+        """Keep ``card``; returns its approval token (shown once; only its hash is kept). NoRoom when its
+        proposer, or the server, is at the limit: no other card is ever dropped to make room."""
+        token = secrets.token_urlsafe(32)
+        with self.lock:
+            if (why := self._no_room(card.user)):
+                raise NoRoom(why)
+            self.held[card.id] = Held(card, token_hash(token), self.clock())
+        return token
+
+    def put_back(self, held: Held) -> None:
+        """A card taken out but not decided (the audit log could not be written), with its token."""
+        with self.lock:
+            self.held[held.card.id] = held
+
+    def peek(self, card_id: int) -> Held | None:
+        with self.lock:
+            return self.held.get(card_id)
+
+    def take(self, card_id: int) -> Held | None:
+        with self.lock:
+            return self.held.pop(card_id, None)
+
+    def take_expired(self) -> list[Held]:
+        """The cards held ``ttl_s`` or longer, taken out (to be recorded as expired)."""
+        with self.lock:
+            old = [i for i, h in self.held.items() if self.clock() - h.since >= self.ttl_s]
+            return [self.held.pop(i) for i in old]
+
+    def expire_old(self, prep) -> None:
+        """Record the cards that waited too long as expired (decided by no one); they can no longer run. When
+        the audit log cannot be written, a card stays held (an approval needs that log too) for the next try."""
+        from duckask.utils.db.audit import AuditError
+
+        reason = f"expired: not decided within {self.ttl_s / 60:g} minutes of its proposal"
+        for held in self.take_expired():
+            try:
+                expire(held.card, prep.settings, reason)
+            except AuditError:
+                self.put_back(held)
+
+    def hold(self, card: WriteCard, prep) -> str:
+        """Keep a pending ``card`` for its decision and return its approval token; a 429 (the card recorded as
+        expired, never held) when its proposer or the server has no room."""
+        from starlette.exceptions import HTTPException
+
+        self.expire_old(prep)
+        try:
+            return self.add(card)
+        except NoRoom as e:
+            expire(card, prep.settings, f"not held: {e}")
+            raise HTTPException(429, str(e)) from e
 
 
 def add_action_routes(app, prep, gate, read_json, *, keys=None) -> PendingWrites:
@@ -107,14 +198,17 @@ def add_action_routes(app, prep, gate, read_json, *, keys=None) -> PendingWrites
         session, user = who(request)
         if (why := may_propose(user_of(request))):
             return _error(403, why)
+        await in_thread(pending.expire_old, prep)
+        if (full := pending.no_room_for(user)):
+            return _error(429, full)
         try:
-            card = await in_thread(gate.run, prep.propose, sql, session=session, user=user)
+            card = await in_thread(gate.run, scoped(prep, user_of(request)).propose, sql, session=session, user=user)
         except (AuditError, ValueError) as e:
             return _error(500, str(e))
         if card.decision == "blocked":
             return JSONResponse({"error": card.blocked, "write": card.public()}, status_code=400)
-        await in_thread(pending.hold, card, prep, gate)
-        return {"status": "pending", "write": card.public()}
+        token = await in_thread(pending.hold, card, prep)
+        return {"status": "pending", "write": {**card.public(), "approval_token": token}}
 
     @app.post("/api/sql")
     async def sql_route(request: Request):
@@ -129,34 +223,59 @@ def add_action_routes(app, prep, gate, read_json, *, keys=None) -> PendingWrites
     @app.get("/api/writes")
     async def pending_route(request: Request):
         user = user_of(request)
-        return {"pending": [c.public() for c in list(pending.cards.values()) if may_see(user, c)]}
+        await in_thread(pending.expire_old, prep)
+        return {"pending": [c.public() for c in pending.cards.values() if may_see(user, c)]}
+
+    def open_server_refusal(held: Held, request: Request, token: object) -> str | None:
+        """Why a request may not decide ``held`` on a server without keys, or None: it must come from the page
+        that proposed it (its session), from the server's own origin, with the card's approval token."""
+        card = held.card
+        if card.session != who(request)[0]:
+            return (f"write #{card.id} was proposed by another session: only the page or client that proposed it "
+                    "(its X-Duckask-Session) can approve or reject it")
+        if not same_origin_request(request.headers):
+            return (f"deciding write #{card.id} on a server without API keys takes its card on this server's own "
+                    "page: the request must come from that page (Sec-Fetch-Site: same-origin, or an Origin equal "
+                    "to this server's)")
+        if not held.token_matches(token):
+            return (f"deciding write #{card.id} needs the approval_token that came with its card (the page sends "
+                    "it when Approve or Reject is clicked); this one is missing or wrong")
+        return None
+
+    def keyed_refusal(held: Held, user, decision: str) -> str | None:
+        """Why ``user`` may not decide ``held`` on a server with keys (their role, four-eyes), or None."""
+        if decision == "reject" and held.card.user == user.name:           # anyone may withdraw their own
+            return None
+        return may_decide(user, held.card, keys.four_eyes)
 
     @app.post("/api/writes/{write_id}")
     async def decide_route(write_id: str, request: Request):
         json_only(request)
-        shape = '{"decision": "approve"} or {"decision": "reject"}: nothing else decides a write'
-        decision = (await body_of(request, shape)).get("decision")
+        shape = ('{"decision": "approve", "approval_token": "..."} or {"decision": "reject", ...}: nothing else '
+                 'decides a write')
+        body = await body_of(request, shape)
+        decision = body.get("decision")
         if not isinstance(decision, str) or decision not in ("approve", "reject"):
             raise HTTPException(400, f"send {shape}")
-        card = pending.take(int(write_id)) if write_id.isascii() and write_id.isdigit() else None
-        if card is None:
-            return _error(404, f"no pending write #{write_id} (it was decided, or the server restarted): "
-                               "propose it again")
+        await in_thread(pending.expire_old, prep)
+        card_id = int(write_id) if write_id.isascii() and write_id.isdigit() else None
+        held = pending.peek(card_id) if card_id is not None else None
+        missing = _error(404, f"no pending write #{write_id} (it was decided or expired, or the server restarted): "
+                              "propose it again")
+        if held is None:
+            return missing
         user = user_of(request)
-        if keys is None and card.session != who(request)[0]:   # open server: only the page that proposed it
-            pending.add(card)
-            return _error(403, f"write #{write_id} was proposed by another session: only the page or client that "
-                               "proposed it (its X-Duckask-Session) can approve or reject it")
-        own_reject = decision == "reject" and card.user == user.name        # anyone may withdraw their own
-        why = None if keys is None or own_reject else may_decide(user, card, keys.four_eyes)
+        why = open_server_refusal(held, request, body.get("approval_token")) if keys is None else \
+            keyed_refusal(held, user, decision)
         if why:
-            pending.add(card)
             return _error(403, why)
+        if pending.take(card_id) is None:                 # decided meanwhile by another request
+            return missing
         try:
-            card = await in_thread(gate.run, prep.decide, card, decision == "approve", None, user.name)
+            card = await in_thread(gate.run, prep.decide, held.card, decision == "approve", None, user.name)
         except AuditError as e:
-            if card.decision == "pending":    # nothing was recorded or run: it can be decided again
-                pending.add(card)
+            if held.card.decision == "pending":    # nothing was recorded or run: it can be decided again
+                pending.put_back(held)
             return _error(500, str(e))
         return {"status": card.status, "write": card.public(), "answer": card.summary()}
 

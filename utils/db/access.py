@@ -34,7 +34,10 @@ from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import duckdb
 import yaml
+
+from duckask.utils.sql.reads import resolve
 
 ROLES = ("reader", "proposer", "approver", "admin")
 _NAME = re.compile(r"^[A-Za-z0-9._@-]{1,64}$")
@@ -150,22 +153,60 @@ def outside(user: User, tables: Collection[str]) -> list[str]:
 
 class ScopedDatabase:
     """``database`` as one user may read it: a query that reads a table outside their allowlist is refused,
-    the table named; everything else is the database's own (its checks, timeout and row cap)."""
+    the table named; everything else is the database's own (its checks, timeout and row cap).
+
+    What a query reads is decided twice, from structure only: by ``sql.reads`` (DuckDB's parse, CTEs
+    resolved by scope: a CTE named after a forbidden table hides it only where it is in scope, never a
+    ``main.people`` beside it), and by DuckDB's own binder (``get_table_names``), which also sees through
+    views. A name the first finds must be on the allowlist; a base table the binder finds must be on it or
+    behind an allowlisted view (a view is how an admin shows part of a table). A statement either cannot
+    read is refused."""
 
     def __init__(self, database, user: User):
         self._database, self.reader = database, user
 
+    def refusal(self, sql: str) -> str | None:
+        """Why this user may not run ``sql`` (the database's own refusal first), or None."""
+        why = self._database.refusal(sql)
+        if why:
+            return why
+        reads = resolve(sql)
+        if reads is None:
+            return (f"refused: this statement cannot be read to check what {self.reader.name} may read; "
+                    "send one SELECT")
+        denied = outside(self.reader, reads.names)
+        if not denied:
+            bound = self._bound(sql)
+            denied = outside(self.reader, bound - self._behind_views()) if bound is not None else []
+        if denied:
+            return (f"refused: this needs {', '.join(denied)}, which {self.reader.name} ({self.reader.role}) may "
+                    f"not read; readable: {', '.join(sorted(self.reader.tables or [])) or 'none'}")
+        return None
+
     def run(self, sql: str, **options):
         from duckask.utils.db.database import QueryOutcome
-        from duckask.utils.sql.ast import base_tables, cte_names, parse
 
-        node = parse(sql)
-        denied = outside(self.reader, set(base_tables(node)) - cte_names(node)) if node else []
-        if denied:
-            return QueryOutcome(sql=sql, status="refused", error=(
-                f"refused: this needs {', '.join(denied)}, which {self.reader.name} ({self.reader.role}) may not "
-                f"read; readable: {', '.join(sorted(self.reader.tables or []))}"))
+        why = self.refusal(sql)
+        if why:
+            return QueryOutcome(sql=sql, status="refused", error=why)
         return self._database.run(sql, **options)
+
+    def _bound(self, sql: str) -> set[str] | None:
+        """The base tables DuckDB's binder finds (views expanded), or None when it cannot bind the statement
+        (then the parse above decides alone; running it fails the same way)."""
+        try:
+            with self._database.cursor() as cur:
+                return {t.lower() for t in cur.get_table_names(sql, qualified=False)}
+        except duckdb.Error:
+            return None
+
+    def _behind_views(self) -> set[str]:
+        """The allowlist plus the base tables behind the allowlisted views."""
+        allowed = set(self.reader.tables or ())
+        for name in sorted(allowed & set(self._database.user_tables)):
+            ident = '"' + name.replace('"', '""') + '"'
+            allowed |= self._bound(f"SELECT * FROM {ident}") or set()
+        return allowed
 
     def __getattr__(self, name):
         return getattr(self._database, name)

@@ -92,7 +92,7 @@ def resolve_db_file(db: str | os.PathLike, settings: Settings | None = None) -> 
         return remote.snapshot(str(db), settings.resolved_cache_dir / "remote")
     path = Path(db).expanduser().resolve()
     if not path.exists():
-        raise DatabaseError(f"database not found: {path}")
+        raise DatabaseError(f"database not found: {remote.redact(str(path))}")
     cache = settings.resolved_cache_dir / "imports"
     if path.is_dir():
         if not is_export_dir(path):
@@ -194,6 +194,15 @@ class Database:
         with self.exclusive():
             self.settings = settings
 
+    def refusal(self, sql: str) -> str | None:
+        """Why ``sql`` would be refused here (not one read-only SELECT, or it reads files or the server's
+        state: ``safety.check_sql``), or None."""
+        try:
+            check_sql(sql, self.user_tables)
+        except UnsafeSQLError as e:
+            return str(e)
+        return None
+
     def run(self, sql: str, *, timeout_s: float | None = None, row_cap: int | None = None) -> QueryOutcome:
         """Run one untrusted query; never raises for SQL problems, the outcome says what happened."""
         timeout_s = self.settings.timeout_s if timeout_s is None else timeout_s
@@ -269,11 +278,21 @@ def file_key(file: Path) -> str:
     return f"{file}:{st.st_size}:{st.st_mtime_ns}:{wal.stat().st_mtime_ns if wal.exists() else ''}"
 
 
+def _open_by_name(db: str) -> Database | None:
+    """The remote database this process opened under the redacted name ``db`` (a Result's or a session's
+    ``db``: the password is kept by nobody but the open connection, so the name finds that connection)."""
+    if not remote.kind_of(db):
+        return None
+    with _OPEN_LOCK:
+        return next((d for d in _OPEN.values() if d.source == db), None)
+
+
 def open_database(db: str | os.PathLike, settings: Settings | None = None) -> Database:
     """One shared locked-down connection per database file and process (reopened when a caller asks
     for another memory limit, or when the file changed since it was opened)."""
     settings = settings or load_settings()
-    file = resolve_db_file(db, settings)
+    shown = _open_by_name(str(db))
+    file = shown.file if shown else resolve_db_file(db, settings)
     with _OPEN_LOCK:
         if str(file) not in _OPEN:
             _OPEN[str(file)] = Database(file, settings, source=remote.redact(str(db)))   # never a password

@@ -24,7 +24,7 @@ from collections.abc import Collection
 
 import duckdb
 
-from duckask.utils.sql.ast import cte_names, parse, walk
+from duckask.utils.sql.reads import TableRef, resolve
 
 
 class UnsafeSQLError(ValueError):
@@ -41,46 +41,55 @@ SERVER_FUNCTIONS = {"current_setting", "getvariable", "current_query", "which_se
 SERVER_PREFIXES = ("duckdb_", "pragma_")                      # functions and views of the server
 SYSTEM_PREFIXES = (*SERVER_PREFIXES, "sqlite_", "pg_")          # views of the catalog
 SYSTEM_SCHEMAS = {"information_schema", "pg_catalog"}
+SYSTEM_CATALOGS = {"system", "temp"}                           # DuckDB's built-in catalogs
 _FILE_SUFFIXES = (".csv", ".tsv", ".txt", ".parquet", ".json", ".jsonl", ".ndjson", ".gz", ".zst", ".xlsx",
                   ".db", ".duckdb", ".sqlite", ".arrow")
 _WHY = "which describes the DuckDB server (its files, settings or catalog), not the data; query the database's tables"
 
 
-def _server_function(name: str) -> bool:
+def server_function(name: str) -> bool:
+    """Whether ``name`` (lower-case) is one of DuckDB's functions that describe the server."""
     return name in SERVER_FUNCTIONS or name.startswith(SERVER_PREFIXES)
 
 
 def reads_server(sql: str, user_tables: Collection[str] = ()) -> str | None:
     """Why the statement reaches past the data (a refusal message), or None. ``user_tables`` (lower-case)
-    are the database's own tables and views, which stay readable whatever their names."""
-    node = parse(sql)
-    if node is None:
+    are the database's own tables and views, which stay readable whatever their names. What the statement
+    reads comes from ``sql.reads`` (CTEs resolved by scope): a CTE hides a name only where it is in scope,
+    so ``WITH duckdb_databases AS (...)`` beside a real ``duckdb_databases`` does not hide it."""
+    reads = resolve(sql)
+    if reads is None:
+        return None      # not a SELECT DuckDB can serialize: check_sql's statement check and the executor decide
+    for fn in reads.table_functions:
+        if server_function(fn):
+            return f"refused: {fn}() is a system function, {_WHY}"
+        if fn not in TABLE_FUNCTIONS:
+            what = "reads files" if fn.startswith(("read_", "parquet_", "sniff_", "glob")) else (
+                "runs SQL text" if fn in ("query", "query_table") else "is not a row generator")
+            return (f"refused: the table function {fn}() {what}; a query reads the database's tables and "
+                    f"at most the generators {', '.join(f + '()' for f in sorted(TABLE_FUNCTIONS))}")
+    for fn in reads.functions:
+        if server_function(fn):
+            return f"refused: {fn}() reads the server's settings or state, {_WHY}"
+    for ref in reads.tables:
+        why = system_table(ref, user_tables)
+        if why:
+            return why
+    return None
+
+
+def system_table(ref: TableRef, user_tables: Collection[str] = ()) -> str | None:
+    """Why reading ``ref`` reaches past the data (a system view, a system catalog, a file), or None."""
+    if ref.schema in SYSTEM_SCHEMAS or ref.catalog in SYSTEM_SCHEMAS:
+        return f"refused: {ref} is a system view, {_WHY}"
+    if ref.catalog in SYSTEM_CATALOGS or (not ref.catalog and ref.schema in SYSTEM_CATALOGS):
+        return f"refused: {ref} is in DuckDB's {ref.catalog or ref.schema} catalog, {_WHY}"
+    if ref.name in user_tables:
         return None
-    ctes = cte_names(node)
-    for d in walk(node):
-        if d.get("type") == "TABLE_FUNCTION":
-            fn = (d.get("function") or {}).get("function_name", "").lower()
-            if _server_function(fn):
-                return f"refused: {fn}() is a system function, {_WHY}"
-            if fn not in TABLE_FUNCTIONS:
-                what = "reads files" if fn.startswith(("read_", "parquet_", "sniff_", "glob")) else (
-                    "runs SQL text" if fn in ("query", "query_table") else "is not a row generator")
-                return (f"refused: the table function {fn}() {what}; a query reads the database's tables and "
-                        f"at most the generators {', '.join(f + '()' for f in sorted(TABLE_FUNCTIONS))}")
-        elif d.get("class") == "FUNCTION":
-            fn = (d.get("function_name") or "").lower()
-            if _server_function(fn):
-                return f"refused: {fn}() reads the server's settings or state, {_WHY}"
-        elif d.get("type") == "BASE_TABLE":
-            schema, name = (d.get("schema_name") or "").lower(), (d.get("table_name") or "").lower()
-            if schema in SYSTEM_SCHEMAS:
-                return f"refused: {schema}.{name} is a system view, {_WHY}"
-            if name in ctes or name in user_tables:
-                continue
-            if "/" in name or "\\" in name or name.endswith(_FILE_SUFFIXES):
-                return f"refused: '{name}' is a file, and only the database's own tables may be read"
-            if name.startswith(SYSTEM_PREFIXES):
-                return f"refused: {name} is a system view, {_WHY}"
+    if "/" in ref.name or "\\" in ref.name or ref.name.endswith(_FILE_SUFFIXES):
+        return f"refused: '{ref.name}' is a file, and only the database's own tables may be read"
+    if ref.name.startswith(SYSTEM_PREFIXES):
+        return f"refused: {ref} is a system view, {_WHY}"
     return None
 
 

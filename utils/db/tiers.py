@@ -142,6 +142,23 @@ def alter_table(duck: str, tree: exp.Expression) -> tuple[int, str, str] | None:
 RULES: list[Rule] = [data_change, create_object, alter_table]
 
 
+def server_reach(tree: exp.Expression) -> str | None:
+    """Why a write reaches the server's state, read from its whole tree: a call of a system function
+    (``current_setting``, ``duckdb_*``, ...) anywhere in it (a default, a check, RETURNING, a view's query)
+    or a table in a system schema. Function names cannot be shadowed, so no scope is needed; the tables it
+    reads are checked, CTEs resolved by scope, by ``writes`` on ``write_plan.reads_sql``."""
+    from duckask.utils.db.safety import SYSTEM_SCHEMAS, server_function
+
+    for node in tree.find_all(exp.Func):
+        name = (node.name if isinstance(node, exp.Anonymous) else node.sql_name()).lower()
+        if server_function(name):
+            return f"{name}() reads the server's settings or state, which a change may not store or return"
+    for table in tree.find_all(exp.Table):
+        if (table.db or "").lower() in SYSTEM_SCHEMAS:
+            return f"{table.db}.{table.name} is a system view, which a change may not read"
+    return None
+
+
 def classify(sql: str) -> Classification:
     """The tier of ``sql``: exactly one statement, read by DuckDB's parser and sqlglot's."""
     text = (sql or "").strip()
@@ -171,6 +188,9 @@ def classify(sql: str) -> Classification:
             tier, kind, reason = placed
             target = _name(tree.this) if not isinstance(tree, exp.Create) or kind != "CREATE INDEX" else \
                 _name(tree.this.args.get("table"))
+            reach = server_reach(tree)
+            if reach and tier < 3:
+                return Classification(3, kind, statement, reach, target, tree)
             return Classification(tier, kind, statement, reason, target, tree)
     if isinstance(tree, exp.TruncateTable):
         return Classification(3, "TRUNCATE", statement, "TRUNCATE removes every row of a table")

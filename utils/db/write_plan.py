@@ -7,9 +7,10 @@ and the reads behind it checked like any query.
   UPDATE ... FROM once per match when several source rows match one row), the row count of the SELECT
   behind an INSERT or CREATE TABLE AS, the number of VALUES rows. Built on sqlglot's tree of the
   statement, run on the read-only connection.
-- ``reads_sql(c)``: a SELECT over every expression the statement reads (SET values, the VALUES rows,
-  a view's query), which ``safety.reads_server`` checks as it checks any query: a write cannot read
-  files or the server's settings either.
+- ``reads_sql(c)``: SELECTs over every expression the statement reads (SET values, RETURNING, defaults,
+  checks and generated columns, the VALUES rows, a view's query), which ``safety.reads_server`` and a
+  user's allowlist check as they check any query (``sql.reads``: CTEs resolved by scope): a write cannot
+  read files, the server's settings, or a table its proposer may not read either.
 - ``explain(c, rows)``: one or two sentences, from small functions by kind (``EXPLAINERS``).
 
 Run on its own::
@@ -92,19 +93,50 @@ def checks_rows(c: Classification) -> bool:
     return c.tier == 1 or (c.kind == "CREATE TABLE" and _source(c) is not None)
 
 
-def reads_sql(c: Classification) -> str | None:
-    """A SELECT over what the statement reads, for the safety check (never run)."""
-    t = c.tree
+#: Where a write keeps expressions it evaluates: defaults, checks and generated columns (in CREATE TABLE,
+#: ADD COLUMN, ADD CONSTRAINT), and RETURNING.
+_VALUE_HOLDERS = (exp.DefaultColumnConstraint, exp.CheckColumnConstraint, exp.ComputedColumnConstraint,
+                  exp.Returning)
+
+
+def _values(t: exp.Expression) -> list[exp.Expression]:
+    """Every value expression a write evaluates, apart from its source query and WHERE (the estimate's)."""
+    out: list[exp.Expression] = []
     if isinstance(t, exp.Update):
-        values = [e.expression.copy() for e in t.expressions if isinstance(e, exp.EQ)]
-        select = exp.select(*values).from_(_table_ref(c)) if values else None
-        return _sql(select) if select is not None else None
+        out += [e.expression for e in t.expressions if isinstance(e, exp.EQ)]
+    for holder in t.find_all(*_VALUE_HOLDERS):
+        out += holder.expressions if isinstance(holder, exp.Returning) else [holder.this]
+    for alter in t.find_all(exp.AlterColumn):
+        out += [alter.args[k] for k in ("default", "using") if isinstance(alter.args.get(k), exp.Expression)]
+    conflict = t.args.get("conflict")
+    if conflict is not None:
+        out += [e.expression for e in conflict.find_all(exp.EQ)]
+        out += [w.this for w in conflict.find_all(exp.Where)]
+    return [v for v in out if isinstance(v, exp.Expression)]
+
+
+def reads_sql(c: Classification) -> list[str]:
+    """SELECTs over everything the statement reads besides its WHERE (which ``estimate_sql`` reads): the SET
+    values, RETURNING, defaults, checks, generated columns, ON CONFLICT updates (each over the target, with
+    the statement's CTEs), and the VALUES rows or the query behind an INSERT or CREATE ... AS. They are never
+    run: ``safety.reads_server`` and a user's allowlist check them as they check any query, so a write
+    cannot read files, the server's settings or a table its proposer may not read either."""
+    t = c.tree
+    out = []
+    values = [v.copy() for v in _values(t)]
+    if values:
+        select = exp.select(*values)
+        if c.kind in ("UPDATE", "DELETE", "INSERT") or (isinstance(t, exp.Alter) and c.target):
+            select = select.from_(_table_ref(c))
+        if t.args.get("with_") is not None:
+            select.set("with_", t.args["with_"].copy())
+        out.append(_sql(select))
     source = _source(c)
     if isinstance(source, exp.Values):
-        return f"SELECT * FROM ({_sql(source)}) AS duckask_values"
-    if isinstance(source, exp.Query):
-        return _sql(source)
-    return None
+        out.append(f"SELECT * FROM ({_sql(source)}) AS duckask_values")
+    elif isinstance(source, exp.Query):
+        out.append(_sql(source))
+    return out
 
 
 # -- explanations: one small function per kind ------------------------------------------------------------

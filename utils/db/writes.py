@@ -29,7 +29,6 @@ import duckdb
 from duckask.utils.config import Settings
 from duckask.utils.db.audit import AuditLog, os_user
 from duckask.utils.db.database import Database
-from duckask.utils.db.safety import reads_server
 from duckask.utils.db.tiers import classify
 from duckask.utils.db.write_card import WriteCard
 from duckask.utils.db.write_plan import counted_rows, estimate_sql, explain, reads_sql
@@ -77,12 +76,12 @@ def _now() -> dt.datetime:
 
 def _estimate(c, database: Database) -> tuple[int | None, int | None, str | None]:
     """(estimated rows, the join's matches when more, why it cannot be estimated or must not run)."""
-    reads = reads_sql(c)
-    why = reads_server(reads, database.user_tables) if reads else None
-    if why:
-        return None, None, why
-    known = counted_rows(c)
     query = estimate_sql(c)
+    for read in [*reads_sql(c), *([query] if query else [])]:
+        why = database.refusal(read)       # a ScopedDatabase adds its user's allowlist
+        if why:
+            return None, None, why
+    known = counted_rows(c)
     if query is None:
         return known, None, None
     out = database.run(query, row_cap=1)
@@ -161,6 +160,17 @@ def reject(card: WriteCard, settings: Settings, audit: AuditLog | None = None,
     (audit or AuditLog(settings.resolved_audit_file)).update(card.id, decision="rejected", outcome="not_run",
                                                              decided_at=_now(), detail=reason, decided_by=by)
     card.decision, card.outcome, card.detail, card.decided_by = "rejected", "not_run", reason, by
+    return card
+
+
+def expire(card: WriteCard, settings: Settings, reason: str, audit: AuditLog | None = None) -> WriteCard:
+    """Record that a pending write was closed without anyone deciding it (a server held it too long, or had
+    no room for it): decision "expired", outcome not_run, ``reason`` as the detail, no ``decided_by`` (no
+    person decided); nothing runs, and it can no longer be approved."""
+    _pending(card)
+    (audit or AuditLog(settings.resolved_audit_file)).update(card.id, decision="expired", outcome="not_run",
+                                                             finished_at=_now(), detail=reason)
+    card.decision, card.outcome, card.detail = "expired", "not_run", reason
     return card
 
 

@@ -1,0 +1,126 @@
+"""What a SELECT reads, resolved by scope: the one resolver behind every read check.
+
+``resolve(sql)`` reads DuckDB's own parse of the statement (``json_serialize_sql``, the same parser that
+runs it) and returns every table, view or system view it names (``TableRef``: catalog, schema, name), every
+table function and every scalar function it calls. A name is left out as a CTE only where a CTE of that
+name is in scope, the way DuckDB's binder resolves it:
+
+- a CTE is visible in the body of the query that defines it (its select list, FROM, WHERE, subqueries,
+  set-operation branches), and in the CTEs defined *after* it in the same WITH, never before;
+- a CTE's own name is visible inside its definition only in the recursive branch of a ``WITH RECURSIVE``
+  (DuckDB's ``RECURSIVE_CTE_NODE``); elsewhere ``WITH people AS (SELECT * FROM people)`` reads the table;
+- a qualified name (``main.people``, ``db.main.people``) is never a CTE.
+
+So ``WITH people AS (SELECT 1) SELECT * FROM main.people`` reads ``main.people``, and a subquery's
+``WITH duckdb_databases AS (...)`` does not hide a ``duckdb_databases`` beside it. Whatever is unsure
+resolves to "a table", never to "a CTE": an error here refuses, it never lets a read through.
+``None`` means DuckDB cannot parse it (callers refuse). The read allowlist (``db.access``), the guard on
+the server's own views (``db.safety``) and the reads behind a write's card and estimate (``db.writes``)
+all use this; tests/fixtures/reads.yaml holds its cases, and tests/test_reads.py checks them against
+DuckDB's binder.
+
+Run on its own::
+
+    python -m duckask.utils.sql.reads "WITH people AS (SELECT 1) SELECT * FROM main.people"
+"""
+from __future__ import annotations
+
+import argparse
+import json
+from dataclasses import dataclass, field
+
+from duckask.utils.sql.ast import parse
+
+
+@dataclass(frozen=True)
+class TableRef:
+    name: str                  # lower-case
+    schema: str = ""           # lower-case, "" when not written
+    catalog: str = ""
+
+    @property
+    def qualified(self) -> bool:
+        return bool(self.schema or self.catalog)
+
+    def __str__(self) -> str:
+        return ".".join(p for p in (self.catalog, self.schema, self.name) if p)
+
+
+@dataclass
+class Reads:
+    tables: list[TableRef] = field(default_factory=list)      # in order of appearance, without repeats
+    table_functions: list[str] = field(default_factory=list)  # lower-case names: range, read_csv, ...
+    functions: list[str] = field(default_factory=list)        # scalar and aggregate function names
+
+    @property
+    def names(self) -> set[str]:
+        """The tables' names (lower-case), whatever their schema."""
+        return {t.name for t in self.tables}
+
+
+def _add(items: list, item) -> None:
+    if item not in items:
+        items.append(item)
+
+
+def _table(d: dict) -> TableRef:
+    return TableRef((d.get("table_name") or "").lower(), (d.get("schema_name") or "").lower(),
+                    (d.get("catalog_name") or "").lower())
+
+
+def _visit(x, visible: frozenset[str], out: Reads) -> None:
+    """Collect what ``x`` reads, ``visible`` being the CTE names in scope at ``x``."""
+    if isinstance(x, list):
+        for v in x:
+            _visit(v, visible, out)
+        return
+    if not isinstance(x, dict):
+        return
+    ctes = [e for e in ((x.get("cte_map") or {}).get("map") or []) if isinstance(e, dict)]
+    if ctes:
+        before: set[str] = set()
+        for entry in ctes:       # each CTE sees those defined before it, not itself, not those after
+            _visit((entry.get("value") or {}).get("query_node"), visible | before, out)
+            before.add((entry.get("key") or "").lower())
+        visible = visible | before
+    skip = {"cte_map"}
+    if x.get("type") == "RECURSIVE_CTE_NODE":    # only the recursive branch sees the CTE's own name
+        _visit(x.get("right"), visible | {(x.get("cte_name") or "").lower()}, out)
+        skip.add("right")
+    if x.get("type") == "BASE_TABLE":
+        ref = _table(x)
+        if ref.qualified or ref.name not in visible:
+            _add(out.tables, ref)
+    elif x.get("type") == "TABLE_FUNCTION":
+        _add(out.table_functions, ((x.get("function") or {}).get("function_name") or "").lower())
+    elif x.get("class") in ("FUNCTION", "AGGREGATE", "WINDOW"):
+        _add(out.functions, (x.get("function_name") or "").lower())
+    for key, value in x.items():
+        if key not in skip and isinstance(value, dict | list):
+            _visit(value, visible, out)
+
+
+def resolve(sql: str) -> Reads | None:
+    """What the (first) SELECT statement in ``sql`` reads, CTEs resolved by scope; None when it does not parse."""
+    node = parse(sql)
+    if node is None:
+        return None
+    out = Reads()
+    _visit(node, frozenset(), out)
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description="Print what a SELECT reads, CTEs resolved by scope.")
+    ap.add_argument("sql")
+    reads = resolve(ap.parse_args(argv).sql)
+    if reads is None:
+        print("(DuckDB cannot parse this)")
+        return 1
+    print(json.dumps({"tables": [str(t) for t in reads.tables], "table_functions": reads.table_functions,
+                      "functions": reads.functions}, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
