@@ -35,9 +35,61 @@ def test_connection_strings_are_recognised(db, kind):
     ("host=db user=ann password=s3cret dbname=shop", "host=db user=ann password=*** dbname=shop"),
     ("md:shop?motherduck_token=s3cret", "md:shop?motherduck_token=***"),
     ("mysql://root@127.0.0.1/shop", "mysql://root@127.0.0.1/shop"),
+    # issue 30: an @, a space, a slash or a colon in the password; query and libpq forms; quoted values
+    ("postgres://ann:p@ss w0rd@db.example.com/shop", "postgres://ann:***@db.example.com/shop"),
+    ("postgres://ann:a/b:c@d@db.example.com:5432/shop?sslmode=require",
+     "postgres://ann:***@db.example.com:5432/shop?sslmode=require"),
+    ("postgresql://ann@db/shop?password=two words&sslmode=require", "postgresql://ann@db/shop?password=***&sslmode=require"),
+    ("host=db user=ann password='my s3cret' dbname=shop", "host=db user=ann password=*** dbname=shop"),
+    ("host=db user=ann PASSWORD = s3cret dbname=shop", "host=db user=ann PASSWORD = *** dbname=shop"),
+    ("dbname=shop sslpassword=s3cret", "dbname=shop sslpassword=***"),
+    ("mysql://root:@localhost/db", "mysql://root:***@localhost/db"),
+    ("postgres://ann:s3cret@db/shop?application_name=a@b", "postgres://ann:***@b"),     # over-hidden: the safe side
+    ("data/lahman.duckdb", "data/lahman.duckdb"),
 ])
 def test_redact_hides_the_password(db, shown):
     assert redact(db) == shown
+    assert redact(redact(db)) == shown
+
+
+def test_a_remote_database_is_shown_redacted_on_every_surface(tmp_path, isolated_env, monkeypatch):
+    """The password is kept by the connection only: the displayed name (health, an answer's JSON, a saved chat
+    session, the audit) is built redacted where the string enters. The ATTACH-and-copy step needs a server,
+    so a local DuckDB file stands in for its snapshot."""
+    import json
+
+    from conftest import build_small_db
+
+    from duckask.utils.app.api import ask, prepare
+    from duckask.utils.app.conversation import Conversation
+    from duckask.utils.db import remote
+    from duckask.utils.llm import ScriptedLLM
+
+    snapshot = build_small_db(tmp_path / "snapshot.duckdb")
+    monkeypatch.setattr(remote, "snapshot", lambda db, cache: snapshot)
+    dsn = "postgres://ann:p@ss w0rd@127.0.0.1:5432/shop"
+    prep = prepare(dsn, llm=ScriptedLLM({}))
+    assert prep.db == "postgres://ann:***@127.0.0.1:5432/shop" and prep.database.source == prep.db
+    r = ask(sql="SELECT count(*) AS n FROM teams", db=dsn, llm=ScriptedLLM({}))
+    shown = json.dumps(r.to_dict(), default=str)
+    assert r.ok and "p@ss" not in shown and "w0rd" not in shown and "ann:***@" in shown
+    assert r.all_rows().values.tolist() == [[3]]          # the redacted name finds the open connection again
+    conv = Conversation(dsn, llm=ScriptedLLM({}))
+    conv.ask(sql="SELECT 1 AS one")
+    saved = tmp_path / "session.json"
+    conv.save(saved)
+    assert "w0rd" not in saved.read_text() and "ann:***@" in saved.read_text()
+    pytest.importorskip("fastapi", reason="the server extra is not installed")
+    from fastapi.testclient import TestClient
+
+    from duckask.utils.app.server import create_app
+
+    with TestClient(create_app(dsn, llm=ScriptedLLM({}), api_key="k")) as client:
+        for path in ("/api/health",):
+            for headers in ({}, {"Authorization": "Bearer k"}):
+                assert "w0rd" not in client.get(path, headers=headers).text
+        body = client.post("/api/sql", json={"sql": "SELECT 1 AS one"}, headers={"Authorization": "Bearer k"}).text
+        assert "w0rd" not in body
 
 
 @pytest.mark.parametrize("db, extension", [("postgres://ann:s3cret@127.0.0.1:1/shop", "postgres"),

@@ -27,8 +27,12 @@ import duckdb
 KINDS = {"postgres://": ("postgres", "postgres"), "postgresql://": ("postgres", "postgres"),
          "mysql://": ("mysql", "mysql"), "md:": ("motherduck", "motherduck"),
          "motherduck:": ("motherduck", "motherduck")}
-_SECRET = [(re.compile(r"(://[^:/@\s]+:)[^@\s]+(@)"), r"\1***\2"),                 # user:password@
-           (re.compile(r"((?:password|motherduck_token|token)=)[^&\s;]+", re.I), r"\1***")]
+#: Keys whose value is a secret, in a URL's query (``?password=...``) or a libpq ``key=value`` string.
+_SECRET_KEYS = r"(?:password|passwd|pwd|sslpassword|sslkey_password|motherduck_token|token|secret|api_key)"
+#: A URL's query value runs to ``&`` or ``#`` (spaces included); a libpq value is quoted or has no space.
+_IN_URL = re.compile(rf"(?i)(\b{_SECRET_KEYS}\s*=)([^&#]*)")
+_IN_LIBPQ = re.compile(rf"(?i)(\b{_SECRET_KEYS}\s*=\s*)('(?:[^'\\]|\\.)*'?|\"[^\"]*\"?|\S+)")
+_SCHEME = re.compile(r"^(?:[A-Za-z][A-Za-z0-9+.-]*://|md:|motherduck:)", re.I)
 
 
 def _fail(message: str) -> Exception:
@@ -45,11 +49,19 @@ def kind_of(db: str) -> tuple[str, str] | None:
 
 
 def redact(db: str) -> str:
-    """The connection string with its password or token replaced by ***."""
+    """The connection string with every password or token replaced by ``***``: a URL's password (up to the
+    *last* ``@``, so one with ``@``, ``:``, ``/`` or spaces in it is hidden whole; a host hidden with it is
+    the safe mistake), ``password=`` / ``token=`` values in its query or in a libpq ``key=value`` string
+    (quoted values too). The one redaction: every displayed name and message goes through it."""
     out = str(db)
-    for pattern, repl in _SECRET:
-        out = pattern.sub(repl, out)
-    return out
+    scheme = _SCHEME.match(out)
+    if not scheme:
+        return _IN_LIBPQ.sub(lambda m: m.group(1) + "***", out)
+    rest = out[scheme.end():]
+    at = rest.rfind("@")
+    if at > 0 and ":" in rest[:at]:
+        rest = f"{rest[:at].split(':', 1)[0]}:***@{rest[at + 1:]}"
+    return out[:scheme.end()] + _IN_URL.sub(lambda m: m.group(1) + "***", rest)
 
 
 def _load(con: duckdb.DuckDBPyConnection, extension: str, db: str) -> None:
