@@ -55,8 +55,9 @@ def events(text: str) -> list[tuple[str, dict]]:
 
 def test_every_route(serve):
     url = serve()
-    h = httpx.get(f"{url}/api/health").json()
-    assert h["status"] == "ok" and h["queued"] == 0
+    assert httpx.get(f"{url}/api/health").json() == {"status": "ok"}      # no key: only that it is up
+    h = httpx.get(f"{url}/api/info").json()
+    assert h["status"] == "ok" and h["queued"] == 0 and h["writes"] is False
     s = httpx.get(f"{url}/api/schema").json()
     assert s["tables"] == ["arenas", "players", "teams"] and "CREATE TABLE players" in s["ddl"]
     r = httpx.post(f"{url}/api/ask", json={"question": LAKERS_Q}, timeout=30).json()
@@ -66,7 +67,7 @@ def test_every_route(serve):
     assert q["rows"] == [[3]] and q["columns"] == ["n"]
     refused = httpx.post(f"{url}/api/sql", json={"sql": "DROP TABLE teams"})
     assert refused.status_code == 400 and "DROP" in refused.json()["error"]
-    assert httpx.get(f"{url}/docs").status_code == 200 and "/api/ask" in httpx.get(f"{url}/openapi.json").text
+    assert httpx.get(f"{url}/docs").status_code == 404 and "/api/ask" in httpx.get(f"{url}/openapi.json").text
 
 
 def test_the_stream_sends_nodes_in_order_then_the_result(serve):
@@ -103,7 +104,9 @@ def test_concurrent_questions_queue_on_a_one_at_a_time_backend(serve):
 
 def test_the_api_key_is_checked_on_every_route_but_health(serve):
     url = serve(api_key="s3cret")
-    assert httpx.get(f"{url}/api/health").status_code == 200
+    assert httpx.get(f"{url}/api/health").json() == {"status": "ok"}
+    assert httpx.get(f"{url}/api/health", headers={"X-API-Key": "s3cret"}).json()["queued"] == 0
+    assert httpx.get(f"{url}/api/info").status_code == 401
     denied = httpx.get(f"{url}/api/schema")
     assert denied.status_code == 401 and "API key" in denied.json()["error"]
     assert httpx.get(f"{url}/api/schema", headers={"Authorization": "Bearer s3cret"}).status_code == 200
@@ -146,7 +149,8 @@ def test_duckask_serve_refuses_an_open_bind_without_a_key_and_serves_on_loopback
                        capture_output=True, text=True, timeout=60)
     assert p.returncode == 2 and "--api-key" in p.stderr
     port = free_port()
-    proc = subprocess.Popen([str(exe), "serve", "--db", str(small_db), "--port", str(port)], env=env,
+    proc = subprocess.Popen([str(exe), "serve", "--db", str(small_db), "--port", str(port),
+                             "--allowed-host", "duckask.test"], env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
         for _ in range(100):
@@ -157,6 +161,11 @@ def test_duckask_serve_refuses_an_open_bind_without_a_key_and_serves_on_loopback
                 time.sleep(0.2)
         assert h.json()["status"] == "ok"
         assert httpx.post(f"http://127.0.0.1:{port}/api/sql", json={"sql": "SELECT 2 AS two"}).json()["rows"] == [[2]]
+        # no keys: only its own names (DNS rebinding), plus the one given with --allowed-host
+        rebound = httpx.get(f"http://127.0.0.1:{port}/api/schema", headers={"Host": f"evil.example:{port}"})
+        assert rebound.status_code == 421 and "DNS rebinding" in rebound.json()["error"]
+        assert httpx.get(f"http://127.0.0.1:{port}/api/schema", headers={"Host": "duckask.test"}).status_code == 200
+        assert httpx.get(f"http://localhost:{port}/api/schema").status_code == 200
     finally:
         proc.terminate()
         proc.wait(timeout=30)

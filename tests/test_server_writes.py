@@ -1,7 +1,9 @@
 """Writes, downloads and email over HTTP (``utils/app/server_actions.py``) against a real uvicorn server on
-127.0.0.1: a write is only proposed until ``POST /api/writes/{id}`` says exactly "approve"; blocked and
-pending writes leave the database file's bytes as they were; every attempt is in the audit log; exports
-round-trip through pandas; email goes through a real SMTP server (aiosmtpd) started here."""
+127.0.0.1: a write is only proposed until ``POST /api/writes/{id}`` says exactly "approve" (on this server
+without keys: with the card's approval token, from the server's own origin, as the page sends it); blocked
+and pending writes leave the database file's bytes as they were; every attempt is in the audit log; exports
+round-trip through pandas; email goes through a real SMTP server (aiosmtpd) started here. The attacks on
+all this are in ``test_server_attacks.py``."""
 from __future__ import annotations
 
 import argparse
@@ -26,17 +28,29 @@ SESSION = {"X-Duckask-Session": "tab-42"}
 
 
 class Server:
+    """The server, and a client that keeps each proposed card's approval token (as the page does)."""
+
     def __init__(self, app, url, db, audit):
         self.app, self.url, self.db, self.audit = app, url, db, audit
+        self.tokens: dict[int, str] = {}
 
     def post(self, path, body=None, **kw):
-        return httpx.post(f"{self.url}{path}", json=body, timeout=30, **kw)
+        r = httpx.post(f"{self.url}{path}", json=body, timeout=30, **kw)
+        self.keep_token(r.json() if r.headers.get("content-type") == "application/json" else {})
+        return r
+
+    def keep_token(self, res: dict) -> None:
+        card = res.get("write") if isinstance(res, dict) else None
+        if card and card.get("approval_token"):
+            self.tokens[card["id"]] = card["approval_token"]
 
     def sql(self, sql, **kw):
         return self.post("/api/sql", {"sql": sql}, **kw)
 
-    def decide(self, card_id, decision, **kw):
-        return self.post(f"/api/writes/{card_id}", {"decision": decision}, **kw)
+    def decide(self, card_id, decision, headers=None, **kw):
+        """The page's click: the decision, the card's token, from the server's own origin."""
+        body = {"decision": decision, "approval_token": self.tokens.get(int(card_id) if str(card_id).isdigit() else 0)}
+        return self.post(f"/api/writes/{card_id}", body, headers={"Origin": self.url, **(headers or {})}, **kw)
 
     def count(self, table="players") -> int:
         return self.sql(f"SELECT count(*) FROM {table}").json()["rows"][0][0]
@@ -65,7 +79,7 @@ def serve(tmp_path, settings):
 
 def test_writes_off_a_delete_is_blocked_and_nothing_changes(serve):
     s = serve(allow_writes=False)
-    assert httpx.get(f"{s.url}/api/health").json()["writes"] is False
+    assert httpx.get(f"{s.url}/api/info").json()["writes"] is False
     before = sha256(s.db)
     r = s.sql(DELETE, headers=SESSION)
     assert r.status_code == 400 and "writes are off" in r.json()["error"]
@@ -81,7 +95,7 @@ def test_writes_off_a_delete_is_blocked_and_nothing_changes(serve):
 
 def test_a_pending_delete_changes_nothing_and_a_rejection_keeps_it_so(serve):
     s = serve()
-    assert httpx.get(f"{s.url}/api/health").json()["writes"] is True
+    assert httpx.get(f"{s.url}/api/info").json()["writes"] is True
     before = sha256(s.db)
     r = s.sql(DELETE, headers=SESSION)
     assert r.status_code == 200 and r.json()["status"] == "pending"
@@ -101,8 +115,8 @@ def test_a_pending_delete_changes_nothing_and_a_rejection_keeps_it_so(serve):
     assert entry["decision"] == "rejected" and entry["outcome"] == "not_run" and entry["decided_at"]
     again = s.decide(card["id"], "approve")
     assert again.status_code == 404
-    assert again.json()["error"] == (f"no pending write #{card['id']} (it was decided, or the server restarted): "
-                                     "propose it again")
+    assert again.json()["error"] == (f"no pending write #{card['id']} (it was decided or expired, or the server "
+                                     "restarted): propose it again")
     assert sha256(s.db) == before and s.count() == 6
 
 
@@ -171,14 +185,16 @@ def test_create_table_as_then_approve_shows_the_table_in_the_schema(serve):
     assert again.status_code == 400 and "already exists" in again.json()["error"]
 
 
-def test_the_oldest_pending_write_is_rejected_to_make_room(serve):
+def test_at_the_cap_a_new_write_is_refused_and_the_oldest_still_waits(serve):
+    """No pending write is ever pushed out (it used to be rejected "by" its approver): the new one is a 429."""
     s = serve()
-    s.app.state.pending_writes.limit = 2
-    ids = [s.sql(f"DELETE FROM players WHERE id = {i}").json()["write"]["id"] for i in (1, 2, 3)]
-    assert s.decide(ids[0], "approve").status_code == 404
-    oldest = next(e for e in s.entries() if e["id"] == ids[0])
-    assert oldest["decision"] == "rejected" and "dropped" in oldest["detail"]
-    assert s.decide(ids[2], "approve").json()["status"] == "written" and s.count() == 5
+    s.app.state.pending_writes.per_proposer = 2
+    ids = [s.sql(f"DELETE FROM players WHERE id = {i}").json()["write"]["id"] for i in (1, 2)]
+    r = s.sql("DELETE FROM players WHERE id = 3")
+    assert r.status_code == 429 and "already has 2 writes waiting" in r.json()["error"]
+    assert [e["decision"] for e in s.entries()] == ["pending", "pending"]
+    assert s.decide(ids[0], "approve").json()["status"] == "written" and s.count() == 5
+    assert s.sql("DELETE FROM players WHERE id = 3").status_code == 200            # room again
 
 
 READERS = {"csv": pd.read_csv, "parquet": pd.read_parquet, "json": pd.read_json, "xlsx": pd.read_excel}
@@ -287,6 +303,7 @@ def test_a_write_from_the_question_stream_is_held_for_its_decision(serve):
                       timeout=30) as resp:
         body = "".join(resp.iter_text())
     result = json.loads(body.split("event: result\ndata: ", 1)[1].split("\n", 1)[0])
-    assert result["status"] == "pending"
+    assert result["status"] == "pending" and result["write"]["approval_token"]
+    s.keep_token(result)
     assert s.decide(result["write"]["id"], "approve", headers=SESSION).json()["status"] == "written"
     assert s.count() == 3

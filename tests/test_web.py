@@ -38,6 +38,9 @@ def page(small_db, isolated_env):
     with sync_api.sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
         pg = browser.new_page(viewport={"width": 1100, "height": 900})
+        pg.errors = []                                   # what the console says went wrong (a CSP refusal, ...)
+        pg.on("console", lambda m: m.type == "error" and pg.errors.append(m.text))
+        pg.on("pageerror", lambda e: pg.errors.append(str(e)))
         pg.goto(url)
         yield pg
         browser.close()
@@ -71,6 +74,8 @@ def test_ask_see_the_answer_table_and_chart_then_edit_and_rerun_the_sql(page):
     page.click("#run")
     page.wait_for_selector("#answer.error", timeout=10_000)
     assert "DROP" in page.inner_text("#answer")
+    # the page's Content-Security-Policy (its own scripts only, no framing) let everything above run
+    assert not [e for e in page.errors if "Content Security Policy" in e or "Refused" in e], page.errors
 
 
 @pytest.fixture

@@ -254,6 +254,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="questions at once on an endpoint backend (the embedded model: always 1, the rest queue)")
     p.add_argument("--cors-origin", action="append", default=[], metavar="ORIGIN",
                    help="allow browser requests from this origin (repeatable; CORS is off by default)")
+    p.add_argument("--allowed-host", action="append", default=[], metavar="NAME[:PORT]",
+                   help="without keys, answer to this Host name too (repeatable; default: 127.0.0.1, localhost, "
+                        "[::1] and --host, on --port; any other name is refused against DNS rebinding)")
     _add_write_option(p)
     p.add_argument("--config")
     p.set_defaults(func=cmd_serve)

@@ -1,7 +1,11 @@
 """``duckask serve``: the HTTP API, on the same graph, safe executor and ``Result`` (extra ``server``).
 
-Routes (OpenAPI at ``/docs``; the web page at ``/``, ``static/index.html``):
-- ``GET  /api/health``: status, database, model, queue length (no key needed);
+Routes (the OpenAPI description at ``/openapi.json``; the web page at ``/``, ``static/index.html``; no
+``/docs`` or ``/redoc``: FastAPI's load their script from a CDN, and nothing from another site runs on the
+origin where the page keeps its key):
+- ``GET  /api/health``: ``{"status": "ok"}`` (no key needed); with a valid key, also the database, model,
+  queue length and whether writes are on;
+- ``GET  /api/info``: those details (the page's header), with a key like every other route;
 - ``GET  /api/schema``: the schema text the model sees, and the table names;
 - ``POST /api/ask`` ``{"question", "options"}``: the JSON of ``duckask ask --json``;
 - ``POST /api/ask/stream``: the same as server-sent events: ``queued`` (position) while waiting,
@@ -9,20 +13,24 @@ Routes (OpenAPI at ``/docs``; the web page at ``/``, ``static/index.html``):
 - ``POST /api/sql`` ``{"sql"}``: the user's own SQL through the safe executor, the JSON of
   ``duckask sql --json``; a refusal or DuckDB error is a 400 with the reason. Any other statement is a
   proposed write: ``{"status": "pending", "write": card}``, or a 400 with the card when it is blocked;
-- ``POST /api/writes/{id}`` ``{"decision": "approve" | "reject"}``: runs or drops a pending write
-  (``--allow-writes``; nothing else runs one); ``{"status": "written"|"rolled_back"|"error"|"rejected"}``;
+- ``POST /api/writes/{id}`` ``{"decision": "approve" | "reject", "approval_token"}``: runs or drops a
+  pending write (``--allow-writes``; nothing else runs one); ``{"status": "written"|"rolled_back"|"error"|
+  "rejected"}``. Without API keys it needs the card's one-time ``approval_token`` from the page's own origin;
 - ``POST /api/export`` ``{"sql", "format"}``: the rows as a csv, parquet, json or xlsx download;
 - ``POST /api/email`` ``{"to", "sql", "question"?, "answer"?, "format"?}``: the rows mailed (smtp_*).
 
 The embedded model answers one question at a time: requests queue (their position is reported in
 the stream) instead of loading the model twice; an endpoint backend runs ``max_concurrent`` at once.
 Access: with an API key every route but health needs ``Authorization: Bearer KEY`` (or
-``X-API-Key``); ``duckask serve`` refuses a non-loopback host without one. Bodies over ``MAX_BODY``
-bytes and questions over ``MAX_QUESTION`` characters are refused; every error is ``{"error": ...}``.
+``X-API-Key``); ``duckask serve`` refuses a non-loopback host without one. Without keys, only the server's
+own names pass the ``Host`` check (DNS rebinding); on every server a state-changing request from another
+site's page is a 403 (``server_guards.py``). Bodies over ``MAX_BODY`` bytes (counted as they arrive, chunked
+or not) and questions over ``MAX_QUESTION`` characters are refused; every error is ``{"error": ...}``.
 
 The last four routes live in ``server_actions.py``. Run on its own::
 
-    python -m duckask.utils.app.server --db PATH [--host 127.0.0.1] [--port 8000] [--allow-writes]
+    python -m duckask.utils.app.server --db PATH [--host 127.0.0.1] [--port 8000] [--allow-writes] \
+        [--allowed-host NAME]
 """
 # No "from __future__ import annotations": FastAPI reads the route functions' annotations, and
 # Request is imported inside create_app (the extra is optional), where a string annotation would not resolve.
@@ -43,16 +51,28 @@ MAX_QUESTION = 2000
 REQUEST_OPTIONS = {"resample_drafts", "max_fix_retries", "max_grader_rounds", "grader", "analyzer", "clarify",
                    "column_pruning", "dialect_notes", "router", "follow_ups"}
 LOOPBACK = {"127.0.0.1", "localhost", "::1"}
+#: The page's own headers: no other site may frame it (a click on Approve is the page's own), and it runs
+#: only its own scripts (plotly.js included: served from this origin, never a CDN).
+PAGE_HEADERS = {"X-Frame-Options": "DENY", "X-Content-Type-Options": "nosniff",
+                "Content-Security-Policy": "default-src 'self'; script-src 'self' 'unsafe-inline'; "
+                                           "style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; "
+                                           "frame-ancestors 'none'; base-uri 'none'; form-action 'self'"}
 
 
 def parse_body(raw: bytes, shape: str):
-    """The request body parsed as JSON; a 413 past ``MAX_BODY``, a 400 naming ``shape`` when it is not JSON."""
+    """The request body parsed as JSON; a 413 past ``MAX_BODY``, a 400 naming ``shape`` when it is not UTF-8
+    text or not JSON."""
     from starlette.exceptions import HTTPException
 
     if len(raw) > MAX_BODY:
         raise HTTPException(413, f"request body is over the {MAX_BODY}-byte limit")
     try:
-        return json.loads(raw or b"null")
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise HTTPException(400, f"the body is not UTF-8 JSON (byte {e.start} is not UTF-8); send {shape} "
+                                 "encoded as UTF-8") from e
+    try:
+        return json.loads(text or "null")
     except ValueError as e:
         raise HTTPException(400, f"the body is not JSON ({e.msg} at {e.pos}); send {shape}") from e
 
@@ -76,6 +96,28 @@ def user_of(request):
     return user or User(f"http {request.client.host if request.client else 'unknown'}", "admin")
 
 
+def given_key(headers) -> str:
+    """The API key in a request's ``headers`` (``X-API-Key``, else ``Authorization: Bearer``), or ""."""
+    given = headers.get("x-api-key") or headers.get("authorization", "").removeprefix("Bearer ")
+    return given.strip()
+
+
+def key_check(keys):
+    """The API-key check of ``RequestGuards`` for a server with ``keys``: every ``/api/`` route but health
+    needs a known key (a 401 otherwise); the key's user is kept in the request's state for ``user_of``."""
+    def check(scope, headers: dict[str, str]) -> tuple[int, str] | None:
+        path = scope["path"]
+        if not path.startswith("/api/") or path == "/api/health":
+            return None
+        user = keys.find(given_key(headers))
+        if user is None:
+            return 401, "missing or wrong API key: send Authorization: Bearer KEY or X-API-Key: KEY"
+        scope.setdefault("state", {})["user"] = user
+        return None
+
+    return check
+
+
 def _error(status: int, message: str):
     from fastapi.responses import JSONResponse
 
@@ -84,10 +126,11 @@ def _error(status: int, message: str):
 
 def create_app(db: str | None = None, *, llm=None, settings=None, api_key: str | None = None,
                max_concurrent: int = 4, cors_origins: tuple[str, ...] = (), allow_writes: bool | None = None,
-               users=None, **options: Any):
+               users=None, bind_host: str | None = None, allowed_hosts: tuple[str, ...] = (), **options: Any):
     """The FastAPI app for one database (the Lahman demo by default); ``allow_writes`` (None: the
     settings') lets a write run after its approval on ``/api/writes/{id}``; ``users`` (``access.Users``):
-    API keys with roles (the shared ``api_key`` is one admin user)."""
+    API keys with roles (the shared ``api_key`` is one admin user). Without keys, the ``Host`` header must
+    name the server: a loopback name or ``bind_host`` on its port, or one of ``allowed_hosts``."""
     from fastapi import FastAPI, Request
     from fastapi.exceptions import RequestValidationError
     from fastapi.responses import FileResponse, HTMLResponse, StreamingResponse
@@ -96,6 +139,7 @@ def create_app(db: str | None = None, *, llm=None, settings=None, api_key: str |
     from duckask.utils.app.api import new_shared, prepare, run_turn
     from duckask.utils.app.queue import Gate, in_thread
     from duckask.utils.app.server_actions import add_action_routes
+    from duckask.utils.app.server_guards import BodyTooLarge, HostNames, RequestGuards
     from duckask.utils.config import SettingError, check_settings, with_options
     from duckask.utils.db.access import shared_key_users
     from duckask.utils.schema.ddl import render_schema
@@ -103,24 +147,22 @@ def create_app(db: str | None = None, *, llm=None, settings=None, api_key: str |
     prep = prepare(db, llm=llm, settings=settings, allow_writes=allow_writes, **options)
     keys = users or (shared_key_users(api_key) if api_key else None)
     gate = Gate(max_concurrent if prep.llm.is_endpoint else 1)
-    app = FastAPI(title="duckask", description="Plain-English questions about a DuckDB database.")
+    app = FastAPI(title="duckask", description="Plain-English questions about a DuckDB database.",
+                  docs_url=None, redoc_url=None)     # their pages load a CDN's script: /openapi.json only
     if cors_origins:
         from fastapi.middleware.cors import CORSMiddleware
 
         app.add_middleware(CORSMiddleware, allow_origins=list(cors_origins), allow_methods=["GET", "POST"],
                            allow_headers=["Authorization", "X-API-Key", "Content-Type", "X-Duckask-Session"])
 
-    @app.middleware("http")
-    async def guard(request: Request, call_next):
-        size = request.headers.get("content-length")
-        if size and size.isdigit() and int(size) > MAX_BODY:
-            return _error(413, f"request body of {size} bytes is over the {MAX_BODY}-byte limit")
-        if keys and request.url.path.startswith("/api/") and request.url.path != "/api/health":
-            given = request.headers.get("x-api-key") or request.headers.get("authorization", "").removeprefix("Bearer ")
-            request.state.user = keys.find(given.strip())
-            if request.state.user is None:
-                return _error(401, "missing or wrong API key: send Authorization: Bearer KEY or X-API-Key: KEY")
-        return await call_next(request)
+    # outermost (added last): Host, Origin, body size and key are checked before anything else runs
+    app.add_middleware(RequestGuards, max_body=MAX_BODY, cors_origins=cors_origins,
+                       names=None if keys else HostNames(bind_host, allowed_hosts),
+                       authorize=key_check(keys) if keys else None)
+
+    @app.exception_handler(BodyTooLarge)
+    async def too_large(_request, exc):
+        return _error(413, exc.detail)
 
     @app.exception_handler(RequestValidationError)
     async def bad_request(_request, exc):
@@ -161,13 +203,14 @@ def create_app(db: str | None = None, *, llm=None, settings=None, api_key: str |
         r = gate.run(run_turn, p, new_shared(question), on_wait=waiting, session=asker[0], user=asker[1],
                      on_node=(lambda n: events("node", {"node": n})) if events else None,
                      on_text=(lambda t: events("text", {"text": t})) if events else None)
+        out = r.to_dict(max_rows=prep.settings.row_cap)
         if r.status == "pending" and r.write:   # a write typed into the question box: decided on /api/writes/{id}
-            pending.hold(r.write, prep, gate)
-        return r.to_dict(max_rows=prep.settings.row_cap)
+            out["write"] = {**out["write"], "approval_token": pending.hold(r.write, prep)}
+        return out
 
     @app.get("/", include_in_schema=False)
     def page():
-        return HTMLResponse(PAGE.read_text(encoding="utf-8"))
+        return HTMLResponse(PAGE.read_text(encoding="utf-8"), headers=PAGE_HEADERS)
 
     @app.get("/static/plotly.min.js", include_in_schema=False)
     def plotly_js():
@@ -178,10 +221,18 @@ def create_app(db: str | None = None, *, llm=None, settings=None, api_key: str |
         return FileResponse(Path(plotly.__file__).parent / "package_data" / "plotly.min.js",
                             media_type="application/javascript")
 
-    @app.get("/api/health")
-    def health():
+    def details() -> dict:
         return {"status": "ok", "db": prep.db, "model": prep.llm.name, "queued": gate.queued,
                 "writes": bool(prep.settings.allow_writes)}
+
+    @app.get("/api/health")
+    def health(request: Request):
+        """Up or not, to anyone; the details only to a request with a valid key."""
+        return details() if keys and keys.find(given_key(request.headers)) else {"status": "ok"}
+
+    @app.get("/api/info")
+    def info():
+        return details()
 
     @app.get("/api/schema")
     def schema():
@@ -190,13 +241,13 @@ def create_app(db: str | None = None, *, llm=None, settings=None, api_key: str |
     @app.post("/api/ask")
     async def ask_route(request: Request):
         question, opts = await read_json(request, "question", MAX_QUESTION)
-        refuse_write(prep, user_of(request), question)
+        refuse_write(prep, user_of(request), question, pending)
         return await in_thread(answer, question, opts, None, who(request), user_of(request))
 
     @app.post("/api/ask/stream")
     async def ask_stream(request: Request):
         question, opts = await read_json(request, "question", MAX_QUESTION)
-        refuse_write(prep, user_of(request), question)
+        refuse_write(prep, user_of(request), question, pending)
         asker, user = who(request), user_of(request)
         loop = asyncio.get_running_loop()
         queue: asyncio.Queue = asyncio.Queue()
@@ -207,6 +258,8 @@ def create_app(db: str | None = None, *, llm=None, settings=None, api_key: str |
         def work() -> None:
             try:
                 emit("result", answer(question, opts, emit, asker, user))
+            except HTTPException as e:   # a write the proposer has no room for: said as the routes say it
+                emit("error", {"error": str(e.detail)})
             except Exception as e:  # the stream ends with the error instead of a dropped connection
                 emit("error", {"error": f"{type(e).__name__}: {e}"})
 
@@ -233,17 +286,19 @@ def scoped(prep, user):
     return dataclasses.replace(prep, database=ScopedDatabase(prep.database, user)) if user.tables is not None else prep
 
 
-def refuse_write(prep, user, text: str) -> None:
-    """A 403 before anything runs when ``text`` asks for a write (typed SQL or a change in words, by the
-    router's rules) and ``user``'s role may not propose one."""
+def refuse_write(prep, user, text: str, pending=None) -> None:
+    """Before anything runs, when ``text`` asks for a write (typed SQL or a change in words, by the router's
+    rules): a 403 when ``user``'s role may not propose one, a 429 when ``user`` already has as many writes
+    waiting as ``pending`` (``server_actions.PendingWrites``) holds for one proposer."""
     from starlette.exceptions import HTTPException
 
     from duckask.utils.db.access import may_propose
     from duckask.utils.dialogue.intent import asks_to_write
 
     why = may_propose(user)
-    if why and asks_to_write(text, prep.catalog):
-        raise HTTPException(403, why)
+    full = pending.no_room_for(user.name) if pending is not None else None
+    if (why or full) and asks_to_write(text, prep.catalog):
+        raise HTTPException(403, why) if why else HTTPException(429, full)
 
 
 def check_bind(host: str, api_key: str | None) -> None:
@@ -274,7 +329,8 @@ def serve_command(args, db: str) -> int:
         print(f"duckask serve: {e}", file=sys.stderr)
         return 2
     app = create_app(db, config=args.config, api_key=key, max_concurrent=args.max_concurrent, users=users,
-                     cors_origins=tuple(args.cors_origin), allow_writes=getattr(args, "allow_writes", None) or None)
+                     cors_origins=tuple(args.cors_origin), allow_writes=getattr(args, "allow_writes", None) or None,
+                     bind_host=args.host, allowed_hosts=tuple(getattr(args, "allowed_host", None) or ()))
     uvicorn.run(app, host=args.host, port=args.port, log_level="info")
     return 0
 

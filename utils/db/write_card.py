@@ -30,7 +30,7 @@ class WriteCard:
     matched_rows: int | None = None          # join matches, when other tables join in and there are more
     explanation: str = ""
     blocked: str | None = None               # why it may never run (then decision is "blocked")
-    decision: str = "pending"                # pending | blocked | approved | rejected
+    decision: str = "pending"                # pending | blocked | approved | rejected | expired (no one decided)
     outcome: str | None = None               # committed | rolled_back | error | not_run
     actual_rows: int | None = None
     detail: str | None = None                # why it was rejected, rolled back or failed
@@ -68,9 +68,9 @@ class WriteCard:
 
     @property
     def status(self) -> str:
-        """What became of the write, as a Result's status: pending, blocked, rejected, written, rolled_back,
-        error."""
-        if self.decision in ("pending", "blocked", "rejected"):
+        """What became of the write, as a Result's status: pending, blocked, rejected, expired, written,
+        rolled_back, error."""
+        if self.decision in ("pending", "blocked", "rejected", "expired"):
             return self.decision
         return {"committed": "written", "rolled_back": "rolled_back"}.get(self.outcome or "", "error")
 
