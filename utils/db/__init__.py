@@ -1,7 +1,9 @@
 """Database access: opening a database locked down for untrusted SQL, and building one from data.
 
-- ``database``: ``open_database`` and ``Database.run`` (timeout, row cap, ``QueryOutcome``);
-- ``safety``: ``check_sql``, the one-read-only-statement allowlist (DuckDB's own parser);
+- ``database``: ``open_database`` and ``Database.run`` (timeout, row cap, ``QueryOutcome``), with
+  ``sources`` (``resolve_db_file``: the DuckDB file behind a file, folder, SQLite file or connection string);
+- ``safety``: ``check_sql``, the one-read-only-statement allowlist (DuckDB's own parser), and
+  ``reads_server`` (system views and functions, files; what a statement reads comes from ``sql.reads``);
 - ``importer``: ``import_source`` (CSV/TSV/Parquet folders or files, SQLite) → a DuckDB file, with
   ``sqlite_source`` (reading SQLite through sqlite3) and ``table_builder`` (keys, comments);
 - ``quoting``: identifiers and literals in SQL that duckask writes itself;

@@ -1,10 +1,8 @@
 """DuckDB access: open a database locked down for untrusted SQL, and run one query safely.
 
-``open_database(db)`` accepts
-- a DuckDB file: opened ``read_only``;
-- a DuckDB ``EXPORT DATABASE`` folder (schema.sql + load.sql): imported once into a cached DuckDB
-  file (keyed by the folder's contents), then opened read-only like any file;
-- a SQLite file: converted once through Python's sqlite3 (``duckask.utils.db.importer``) into the cache.
+``open_database(db)`` opens the DuckDB file ``sources.resolve_db_file`` finds for ``db`` (a DuckDB file;
+an EXPORT DATABASE folder, a SQLite file or a remote database through a cached copy) ``read_only``,
+one shared connection per file and process.
 
 Every connection has ``enable_external_access=false`` (no read_csv/read_text/COPY/ATTACH of files),
 a memory limit and ``lock_configuration=true`` (no SET/PRAGMA can undo it). ``Database.run`` adds the
@@ -20,7 +18,6 @@ from __future__ import annotations
 import argparse
 import atexit
 import contextlib
-import hashlib
 import json
 import os
 import sys
@@ -36,11 +33,7 @@ import pandas as pd
 from duckask.utils.config import Settings, load_settings
 from duckask.utils.db import remote
 from duckask.utils.db.safety import UnsafeSQLError, check_sql
-from duckask.utils.db.sqlite_source import is_sqlite_file
-
-
-class DatabaseError(RuntimeError):
-    """The database could not be found or opened; the message says why."""
+from duckask.utils.db.sources import DatabaseError, is_export_dir, resolve_db_file  # noqa: F401 (re-exported)
 
 
 @dataclass
@@ -55,72 +48,6 @@ class QueryOutcome:
     @property
     def ok(self) -> bool:
         return self.status == "ok"
-
-
-def _fingerprint(paths: list[Path]) -> str:
-    h = hashlib.sha256()
-    for p in sorted(paths):
-        st = p.stat()
-        h.update(f"{p.name}:{st.st_size}:{st.st_mtime_ns};".encode())
-    return h.hexdigest()[:16]
-
-
-def is_export_dir(path: Path) -> bool:
-    return path.is_dir() and (path / "schema.sql").is_file() and (path / "load.sql").is_file()
-
-
-def _build_cached(target: Path, build) -> Path:
-    """Build ``target`` through a temp file so a crash never leaves a half-built database."""
-    if target.is_file():
-        return target
-    target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = target.with_name(f"{target.stem}.tmp{os.getpid()}.duckdb")
-    try:
-        build(tmp)
-        os.replace(tmp, target)
-    finally:
-        for p in (tmp, Path(str(tmp) + ".wal")):
-            if p.exists():
-                p.unlink()
-    return target
-
-
-def resolve_db_file(db: str | os.PathLike, settings: Settings | None = None) -> Path:
-    """The DuckDB file to open read-only for ``db`` (a folder, SQLite or remote database: a cached copy)."""
-    settings = settings or load_settings()
-    if remote.kind_of(str(db)):
-        return remote.snapshot(str(db), settings.resolved_cache_dir / "remote")
-    path = Path(db).expanduser().resolve()
-    if not path.exists():
-        raise DatabaseError(f"database not found: {remote.redact(str(path))}")
-    cache = settings.resolved_cache_dir / "imports"
-    if path.is_dir():
-        if not is_export_dir(path):
-            raise DatabaseError(f"{path} is a folder but not a DuckDB EXPORT DATABASE (schema.sql + load.sql); "
-                                "for a folder of CSV/Parquet files run `duckask import` first")
-        files = [p for p in path.iterdir() if p.is_file()]
-        target = cache / f"{path.name}-{_fingerprint(files)}.duckdb"
-
-        def build(tmp: Path) -> None:
-            con = duckdb.connect(str(tmp))
-            try:
-                quoted = str(path).replace("'", "''")
-                con.execute(f"IMPORT DATABASE '{quoted}'")
-                con.execute("CHECKPOINT")
-            finally:
-                con.close()
-
-        return _build_cached(target, build)
-    if is_sqlite_file(path):
-        target = cache / f"{path.stem}-{_fingerprint([path])}.duckdb"
-
-        def build_sqlite(tmp: Path) -> None:
-            from duckask.utils.db.importer import import_source
-
-            import_source(path, tmp, replace=True)
-
-        return _build_cached(target, build_sqlite)
-    return path
 
 
 class Database:

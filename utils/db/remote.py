@@ -2,7 +2,7 @@
 
 duckask answers from a locked-down read-only DuckDB file (no external access), so a remote database is
 read through a read-only ATTACH with the matching extension and copied into a snapshot file in the
-cache, which is then opened like any other database (``resolve_db_file``). The password (or a
+cache, which is then opened like any other database (``sources.resolve_db_file``). The password (or a
 MotherDuck token) in the connection string is never shown: every message and the database's name
 carry ``redact(db)``.
 
@@ -37,7 +37,7 @@ _SCHEME = re.compile(r"^(?:[A-Za-z][A-Za-z0-9+.-]*://|md:|motherduck:)", re.I)
 
 def _fail(message: str) -> Exception:
     """A ``DatabaseError`` (what every caller catches) saying what cannot be read and how to fix it."""
-    from duckask.utils.db.database import DatabaseError  # here: database imports this module
+    from duckask.utils.db.sources import DatabaseError  # here: sources imports this module
 
     return DatabaseError(message)
 

@@ -2,7 +2,7 @@
 
 - ``extract``: ``extract_sql``, the one statement in a model's reply;
 - ``ast``: DuckDB's parser as JSON and the one walker every rule uses; ``edit``: text edits that
-  leave string literals alone;
+  leave string literals alone; ``reads``: what a SELECT reads, CTEs resolved by scope (every read check);
 - ``format``: SQL laid out for reading;
 - ``describe``: ``describe_sql`` (tables, filters, grouping, order, limit) for the derivation;
 - ``tidy``: ``RULES``, the clean-ups run on every query the model writes (``tidy_sql``);

@@ -1,0 +1,109 @@
+"""Where a database comes from: the DuckDB file to open read-only for what the user named.
+
+``resolve_db_file(db)`` accepts
+- a DuckDB file: itself;
+- a DuckDB ``EXPORT DATABASE`` folder (schema.sql + load.sql): imported once into a cached DuckDB file
+  (keyed by the folder's contents);
+- a SQLite file: converted once through Python's sqlite3 (``duckask.utils.db.importer``) into the cache;
+- a postgres://, mysql:// or md: connection string: its snapshot (``remote.snapshot``).
+
+A cached file is built through a temp file, so a crash never leaves a half-built database. Messages
+never carry a password (``remote.redact``).
+
+Run on its own::
+
+    python -m duckask.utils.db.sources PATH      # prints the DuckDB file duckask would open
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import os
+from pathlib import Path
+
+import duckdb
+
+from duckask.utils.config import Settings, load_settings
+from duckask.utils.db import remote
+from duckask.utils.db.sqlite_source import is_sqlite_file
+
+
+class DatabaseError(RuntimeError):
+    """The database could not be found or opened; the message says why."""
+
+
+def _fingerprint(paths: list[Path]) -> str:
+    h = hashlib.sha256()
+    for p in sorted(paths):
+        st = p.stat()
+        h.update(f"{p.name}:{st.st_size}:{st.st_mtime_ns};".encode())
+    return h.hexdigest()[:16]
+
+
+def is_export_dir(path: Path) -> bool:
+    return path.is_dir() and (path / "schema.sql").is_file() and (path / "load.sql").is_file()
+
+
+def _build_cached(target: Path, build) -> Path:
+    """Build ``target`` through a temp file so a crash never leaves a half-built database."""
+    if target.is_file():
+        return target
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_name(f"{target.stem}.tmp{os.getpid()}.duckdb")
+    try:
+        build(tmp)
+        os.replace(tmp, target)
+    finally:
+        for p in (tmp, Path(str(tmp) + ".wal")):
+            if p.exists():
+                p.unlink()
+    return target
+
+
+def resolve_db_file(db: str | os.PathLike, settings: Settings | None = None) -> Path:
+    """The DuckDB file to open read-only for ``db`` (a folder, SQLite or remote database: a cached copy)."""
+    settings = settings or load_settings()
+    if remote.kind_of(str(db)):
+        return remote.snapshot(str(db), settings.resolved_cache_dir / "remote")
+    path = Path(db).expanduser().resolve()
+    if not path.exists():
+        raise DatabaseError(f"database not found: {remote.redact(str(path))}")
+    cache = settings.resolved_cache_dir / "imports"
+    if path.is_dir():
+        if not is_export_dir(path):
+            raise DatabaseError(f"{path} is a folder but not a DuckDB EXPORT DATABASE (schema.sql + load.sql); "
+                                "for a folder of CSV/Parquet files run `duckask import` first")
+        files = [p for p in path.iterdir() if p.is_file()]
+        target = cache / f"{path.name}-{_fingerprint(files)}.duckdb"
+
+        def build(tmp: Path) -> None:
+            con = duckdb.connect(str(tmp))
+            try:
+                quoted = str(path).replace("'", "''")
+                con.execute(f"IMPORT DATABASE '{quoted}'")
+                con.execute("CHECKPOINT")
+            finally:
+                con.close()
+
+        return _build_cached(target, build)
+    if is_sqlite_file(path):
+        target = cache / f"{path.stem}-{_fingerprint([path])}.duckdb"
+
+        def build_sqlite(tmp: Path) -> None:
+            from duckask.utils.db.importer import import_source
+
+            import_source(path, tmp, replace=True)
+
+        return _build_cached(target, build_sqlite)
+    return path
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description="Print the DuckDB file duckask opens for a database argument.")
+    ap.add_argument("db")
+    print(resolve_db_file(ap.parse_args(argv).db))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
