@@ -2,9 +2,10 @@
 preference), with the question as its query; never a tool before the chosen one, nothing once one answered.
 
 Before a call, the guard (``utils/tools/route.database_values``): arguments holding a value from an earlier
-answer's rows that the user did not type themselves are not sent unless the tool's config has
-``send_database_values: true``; the turn then ends saying what was withheld. Each call has the tool's
-timeout and size cap (``utils/tools/base``).
+answer's rows that the user did not type themselves (a cell's words, or a number, found inside an argument)
+are not sent unless the tool's config has ``send_database_values: true``; the turn then ends saying what was
+withheld. The guard runs for the web search fallback too, whose query is the (resolved) question. Each call has
+the tool's one deadline and size cap, and follows no redirect to another host (``utils/tools/base``).
 
 Actions: ``answer`` (AnswerFromTool) or ``failed`` (end: the answer says which tools failed and why).
 """

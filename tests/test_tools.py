@@ -82,6 +82,7 @@ def test_http_json_tool_failures(stub, monkeypatch):
     ({"url": "ftp://x/{title}"}, "url must be an http\\(s\\) address"),
     ({"url": "https://x/?t={title}&y={year}"}, "names year which params does not describe"),
     ({"params": {}}, "params must map"),
+    ({"url": "https://{title}.test/?k={key}"}, "the url's host must be fixed"),
 ])
 def test_http_json_tool_config_errors(stub, change, expected):
     with pytest.raises(ValueError, match=expected):
@@ -165,9 +166,9 @@ def test_fill_args(stub):
 
 
 def test_database_values_guard():
-    history = [{"rows": [["LeBron James", 30], ["Anthony Davis", 25]]}]
+    history = [{"rows": [["LeBron James", 30], ["Anthony Davis", 25]]}]   # the full table: test_tool_attacks.GUARD
     assert database_values({"query": "lebron james news"}, "search the web for news about him", history) == [
-        "lebron james"]
+        "LeBron James"]
     assert database_values({"query": "LeBron James news"}, "news about LeBron James", history) == []
     assert database_values({"query": "weather"}, "weather?", history) == []
 
@@ -258,7 +259,7 @@ def test_database_values_are_not_sent_unless_allowed(small_db, isolated_env, stu
     chat = Conversation(str(small_db), llm=ScriptedLLM(script), history=history, tools=[web(stub)], **opts)
     calls_before = len(stub.log)
     r = chat.ask("search the web for news about him")
-    assert r.status == "error" and "not sent: 'lebron james' came from your database" in r.answer
+    assert r.status == "error" and "not sent: 'LeBron James' came from your database" in r.answer
     assert "send_database_values: true" in r.answer and len(stub.log) == calls_before
     chat = Conversation(str(small_db), llm=ScriptedLLM(script), history=history,
                         tools=[web(stub, send_database_values=True)], **opts)

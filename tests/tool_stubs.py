@@ -1,5 +1,8 @@
-"""Local HTTP servers shaped like the services duckask's tools call: an OMDb-style movie API, a SearxNG
-instance's JSON search, and the faults a tool must survive (slow, trickling, garbage, too large, HTTP 500)."""
+"""Local HTTP servers shaped like the services duckask's tools call: an OMDb-style movie API (the key in the query,
+or as ``Authorization: Bearer`` on ``/films/<title>``), a SearxNG instance's JSON search, and the faults and tricks
+a tool must survive: slow, trickling headers or body, garbage, too large, HTTP 500, redirects on the same host,
+to another host and in a loop. Every request is recorded (``log``: paths; ``requests``: path and headers), so a
+test can tell what reached a server and what did not."""
 from __future__ import annotations
 
 import json
@@ -25,7 +28,8 @@ HITS = [{"url": "https://news.test/worldcup-2022", "title": "Argentina win the 2
 class ToolStub(LocalServer):
     def __init__(self):
         super().__init__(_Handler)
-        self.log: list[str] = []
+        self.log: list[str] = []                              # every request's path and query, in order
+        self.requests: list[tuple[str, dict[str, str]]] = []  # the same, with the request's headers
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -41,10 +45,29 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(body)
 
+    def _redirect(self, location: str) -> None:
+        self.send_response(302)
+        self.send_header("Location", location)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def _drip(self, part: str, every: float) -> None:
+        """A whole answer, its ``part`` ('headers' or 'body') written a byte every ``every`` s (about a minute)."""
+        body = json.dumps({"a": "x" * 200}).encode()
+        head = (b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nX-Padding: " + b"p" * 200 +
+                f"\r\nContent-Length: {len(body)}\r\n\r\n".encode())
+        for piece, slow in ((head, part == "headers"), (body, part == "body")):
+            for chunk in ([piece[i:i + 1] for i in range(len(piece))] if slow else [piece]):
+                self.wfile.write(chunk)
+                self.wfile.flush()
+                if slow:
+                    time.sleep(every)
+
     def do_GET(self):
         url = urllib.parse.urlsplit(self.path)
         q = {k: v[0] for k, v in urllib.parse.parse_qs(url.query).items()}
         self.server.log.append(self.path)
+        self.server.requests.append((self.path, dict(self.headers.items())))
         route = url.path.rstrip("/")
         if route == "/omdb":
             if q.get("apikey") != OMDB_KEY:
@@ -70,6 +93,21 @@ class _Handler(BaseHTTPRequestHandler):
                 self.wfile.flush()
                 time.sleep(0.05)
             return None
+        if route.startswith("/films/"):         # the title as a path segment; the key in the query or a header
+            if OMDB_KEY not in (q.get("apikey"), self.headers.get("Authorization", "").removeprefix("Bearer ")):
+                return self._send(401, json.dumps({"Response": "False", "Error": "Invalid API key!"}).encode())
+            film = FILMS.get(urllib.parse.unquote(route.removeprefix("/films/")).lower())
+            return self._send(200, json.dumps(film or {"Response": "False", "Error": "Movie not found!"}).encode())
+        if route == "/drip":                    # headers or body a byte every `every` s: each read in time, never done
+            return self._drip(q.get("part", "body"), float(q.get("every", "0.3")))
+        if route == "/hop":                     # a redirect on the same host, the query kept
+            return self._redirect(f"/omdb?{url.query}")
+        if route == "/away":                    # a redirect to another server (`to`), the query (and key) kept
+            return self._redirect(f"{q['to']}/omdb?{url.query}")
+        if route == "/loop":
+            return self._redirect("/loop")
+        if route == "/to-https":                # the same host and port, another scheme
+            return self._redirect(f"https://{self.headers.get('Host')}/omdb?{url.query}")
         if route.startswith("/garbage"):
             return self._send(200, b"<html><body>502 Bad Gateway</body></html>", "text/html")
         if route == "/big":

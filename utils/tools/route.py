@@ -10,7 +10,15 @@ knows falls back to the database for a data question.
 
 ``database_values`` finds what a tool call would send that came from the database (a cell of an earlier
 answer's rows) and not from the user's own words: refused unless that tool's config says
-``send_database_values: true``.
+``send_database_values: true``. The rule, for every cell of the rows the history keeps:
+
+- a number (an int or float cell, or a text cell that is one number such as ``"1,207"``) with at least
+  ``MIN_DIGITS`` digits (leading zeros aside) counts when the arguments hold it as a number: ``38652``, ``38,652`` and
+  ``38652.0`` are one number; ``386520`` is another; ``7``, ``30`` and ``2.5`` are too common to hold back;
+- any other cell (text, a date) with at least ``MIN_CHARS`` letters or digits counts when its words appear in the
+  arguments as whole words, ignoring case, punctuation and spacing (``LeBron James`` in ``lebron  james's news``,
+  ``O'Neal`` as ``O’Neal``; ``Ann`` not in ``annual``); ``LA`` or ``x`` are too short to hold back;
+- true, false and empty cells never count; a cell the user typed (by the same rule) is theirs to send.
 
 Run on its own to see the prompt for a question::
 
@@ -21,6 +29,7 @@ from __future__ import annotations
 import argparse
 import re
 import sys
+from decimal import Decimal
 
 import yaml
 
@@ -96,21 +105,71 @@ def fill_args(tool: Tool, args: dict[str, str], question: str) -> dict[str, str]
     return out
 
 
-def _cells(history: list[dict]) -> set[str]:
-    cells = set()
+MIN_CHARS = 3       # a text cell with fewer letters and digits is not looked for ('LA', 'x', '7b')
+MIN_DIGITS = 3      # nor a number written with fewer digits, leading zeros aside (7, 30, 2.5, 0.05)
+NUMBER = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?")   # 38652, 38,652, 38652.0, 27.1
+
+
+def cells(history: list[dict]) -> list:
+    """Every cell of the rows the history keeps of earlier answers (a row is a list, or a dict of columns)."""
+    out = []
     for turn in history or []:
         for row in turn.get("rows") or []:
-            for v in row if isinstance(row, list) else []:
-                if isinstance(v, str) and len(v.strip()) >= 3:
-                    cells.add(v.strip().lower())
-    return cells
+            out.extend(row.values() if isinstance(row, dict) else row if isinstance(row, list | tuple) else [])
+    return out
+
+
+def words(text: str) -> str:
+    """The text's words, casefolded, one space apart and padded with one: ``" o neal s news "``; a cell's words
+    are in an argument's when ``words(cell) in words(argument)``."""
+    return " " + " ".join(re.findall(r"[^\W_]+", text.casefold())) + " "
+
+
+def numbers(text: str) -> set[Decimal]:
+    """The numbers written in ``text`` (signs dropped; ``1,234`` and ``1234.0`` are 1234)."""
+    return {Decimal(m.replace(",", "")) for m in NUMBER.findall(text)}
+
+
+def as_number(cell) -> Decimal | None:
+    """The cell's value if it is a number (an int or float, or text that is one number), else None."""
+    if isinstance(cell, int | float | Decimal) and not isinstance(cell, bool):
+        d = Decimal(str(cell))
+        return abs(d) if d.is_finite() else None
+    if isinstance(cell, str) and NUMBER.fullmatch(cell.strip().lstrip("+-")):
+        return Decimal(cell.strip().lstrip("+-").replace(",", ""))
+    return None
+
+
+def number_text(n: Decimal) -> str:
+    """``1234`` for 1234.0, ``27.1`` for 27.10: how a withheld number is named."""
+    return format(n.normalize(), "f")
+
+
+def digits(n: Decimal) -> int:
+    """How many digits the number is written with, leading zeros aside: 3 for 100 and 27.1, 1 for 0.05."""
+    return len(number_text(n).replace(".", "").lstrip("0"))
 
 
 def database_values(args: dict[str, str], typed: str, history: list[dict]) -> list[str]:
-    """Values from earlier answers' rows that ``args`` would send and the user did not type themselves."""
-    typed = (typed or "").lower()
-    sent = " ".join(args.values()).lower()
-    return sorted(v for v in _cells(history) if v in sent and v not in typed)
+    """Values from earlier answers' rows that ``args`` would send and the user did not type themselves, by the
+    module's rule (numbers as numbers, other cells as whole words): text cells as stored, numbers as
+    ``number_text``; sorted, each once."""
+    sent = " ".join(str(v) for v in args.values())
+    sent_words, sent_numbers = words(sent), numbers(sent)
+    typed_words, typed_numbers = words(typed or ""), numbers(typed or "")
+    found = set()
+    for cell in cells(history):
+        if cell is None or isinstance(cell, bool):
+            continue
+        n = as_number(cell)
+        if n is not None:
+            if digits(n) >= MIN_DIGITS and n in sent_numbers and n not in typed_numbers:
+                found.add(number_text(n))
+        else:
+            w = words(str(cell))
+            if len(w.replace(" ", "")) >= MIN_CHARS and w in sent_words and w not in typed_words:
+                found.add(str(cell).strip())
+    return sorted(found)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -42,7 +42,7 @@ class SearxngTool(Tool):
     def _call(self, args: dict[str, str]) -> ToolResult:
         query = {"q": args["query"], "format": "json", **({"language": self.language} if self.language else {})}
         url = f"{self.url}/search?{urllib.parse.urlencode(query)}"
-        data = get_json(url, timeout_s=self.timeout_s, max_bytes=self.max_bytes)
+        data = get_json(url, timeout_s=self.timeout_s, max_bytes=self.max_bytes, tool=self.name)
         hits = data.get("results") if isinstance(data, dict) else None
         if not isinstance(hits, list):
             raise ToolError(f"the answer from {self.url} had no results list (is it a SearxNG JSON API?)")
