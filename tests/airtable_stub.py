@@ -6,7 +6,10 @@
   duckask sends (``IS_AFTER(LAST_MODIFIED_TIME(), DATETIME_PARSE('...'))``; any other is a 422 as Airtable
   answers an invalid formula);
 - a bearer token checked (401 otherwise); faults to order: the first ``n`` requests answered 429 with
-  Retry-After, a given page of a table answered with a broken body, a latency per request.
+  Retry-After, a given page of a table answered with a broken body, a latency per request; and hostile
+  answers: ``offsets = "repeat"`` (every page gives the same offset) or ``"endless"`` (a new offset every
+  page, forever), ``field_keys = "names"`` (records keyed by field name whatever was asked, as a proxy that
+  drops ``returnFieldsByFieldId`` would answer).
 
 ``soccer_base(players, seed)`` builds a youth football club: Teams (age group, coach, linked players, a
 rollup, a count and a lookup) and Players (age group U8/U9/U10, linked team, positions, goals, active,
@@ -181,6 +184,8 @@ class Stub(LocalServer):
         self.rate_limit_first, self.retry_after = 0, "1"   # answer the next n requests 429
         self.malformed: set[tuple[str, int]] = set()        # (table id, page number) answered with a broken body
         self.latency = 0.0
+        self.offsets = "real"                                # "repeat": always the same; "endless": never the last
+        self.field_keys = "asked"                            # "names": by field name, whatever was asked
         self.log: list[tuple[str, str, dict]] = []
 
 
@@ -250,13 +255,15 @@ class _Handler(BaseHTTPRequestHandler):
                 rows = [r for r in rows if base.modified[r["id"]] > since]
         wanted = q.get("fields[]") or q.get("fields")
         names = base.field_names(tid)
-        by_id = (q.get("returnFieldsByFieldId") or ["false"])[0].lower() in ("1", "true")
+        by_id = (q.get("returnFieldsByFieldId") or ["false"])[0].lower() in ("1", "true") and s.field_keys == "asked"
         out = []
         for r in rows[start:start + size]:
             fields = {k: v for k, v in r["fields"].items() if not wanted or k in wanted or names.get(k) in wanted}
             out.append({"id": r["id"], "createdTime": r["createdTime"],
                         "fields": fields if by_id else {names[k]: v for k, v in fields.items()}})
         body = {"records": out}
-        if start + size < len(rows):
+        if start + size < len(rows) or s.offsets == "endless":
             body["offset"] = f"itr{start + size}"
+        if s.offsets == "repeat":
+            body["offset"] = f"itr{size}"
         return self._send(200, body)

@@ -12,11 +12,13 @@
 - a linked-record field (and its inverse on the other table, which is the same relation) becomes one join
   table ``<table>_<field>`` with a foreign key to each side.
 
-``cell(column, value)`` turns one API value into what the column holds; ``write_semantic_draft`` writes the
-semantic file draft (the field descriptions, each select's options as its values); ``read_state`` and
-``save_state`` keep what an import was (base, endpoint, schema hash, start time) in the file's ``airtable``
-schema, which the model never sees. Run on its own to see the plan for a
-schema file::
+``cell(column, value)`` turns one API value into what the column holds; ``semantic_draft`` renders the
+semantic file draft (the field descriptions, each select's options as its values) and ``place_draft`` says
+where it may go: the semantic file only while it is still what duckask last wrote there, else beside it
+(``<name>.semantic.new.yaml``), since a person may have reviewed or edited it. ``read_state`` and
+``save_state`` keep what an import was (base, endpoint, schema hash, start time, the hash of the semantic
+file duckask last wrote) in the file's ``airtable`` schema, which the model never sees. Run on its own to
+see the plan for a schema file::
 
     python -m duckask.utils.db.airtable_schema schema.json
 """
@@ -26,6 +28,7 @@ import argparse
 import datetime as dt
 import hashlib
 import json
+import os
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -67,6 +70,7 @@ class TablePlan:
     primary_field: str
     cols: list[Col]
     cross_table: bool            # has a rollup, lookup or count
+    fields: dict[str, str] = field(default_factory=dict)    # every field of the table: id -> Airtable name
 
 
 @dataclass
@@ -170,7 +174,8 @@ def plan(schema: dict) -> tuple[list[TablePlan], list[Link]]:
             cols.append(Col(f["id"], _unique(sanitize_identifier(f["name"]), cols_used), dtype, kind,
                             _comment(f, allowed), allowed))
         comment = "; ".join(p for p in (t.get("description", "").strip(), f"Airtable table '{t['name']}'") if p)
-        plans.append(TablePlan(t["id"], t["name"], tname, comment, t.get("primaryFieldId", ""), cols, cross))
+        plans.append(TablePlan(t["id"], t["name"], tname, comment, t.get("primaryFieldId", ""), cols, cross,
+                               {f["id"]: f["name"] for f in t.get("fields", [])}))
     seen: set[str] = set()
     for t in tables:
         for f in t.get("fields", []):
@@ -208,11 +213,16 @@ def ddl(plans: list[TablePlan], links: list[Link]) -> list[str]:
     return out
 
 
-def save_state(con, base_id: str, endpoint: str, schema: dict, started: dt.datetime) -> None:
+STATE_COLUMNS = ("base_id", "endpoint", "schema_sha", "started_at", "semantic_sha")
+
+
+def save_state(con, base_id: str, endpoint: str, schema: dict, started: dt.datetime,
+               semantic_sha: str | None = None) -> None:
     con.execute("CREATE SCHEMA IF NOT EXISTS airtable")
     con.execute("CREATE OR REPLACE TABLE airtable.state (base_id VARCHAR, endpoint VARCHAR, schema_sha VARCHAR, "
-                "started_at TIMESTAMP)")
-    con.execute("INSERT INTO airtable.state VALUES (?, ?, ?, ?)", [base_id, endpoint, schema_sha(schema), started])
+                "started_at TIMESTAMP, semantic_sha VARCHAR)")
+    con.execute("INSERT INTO airtable.state VALUES (?, ?, ?, ?, ?)",
+                [base_id, endpoint, schema_sha(schema), started, semantic_sha])
 
 
 def schema_sha(schema: dict) -> str:
@@ -220,8 +230,8 @@ def schema_sha(schema: dict) -> str:
 
 
 def read_state(path: str | Path) -> dict:
-    """What the import at ``path`` was; ValueError when it is no DuckDB file or not an Airtable import."""
-    query = "SELECT base_id, endpoint, schema_sha, started_at FROM airtable.state"
+    """What the import at ``path`` was; ValueError when it is no DuckDB file or not an Airtable import.
+    ``semantic_sha`` is None for a file imported before duckask recorded it."""
     try:
         con = duckdb.connect(str(path), read_only=True)
     except duckdb.ConnectionException:
@@ -230,35 +240,42 @@ def read_state(path: str | Path) -> dict:
 
         con = None
         with open_database(str(path)).cursor() as cur:
-            row = _state_row(cur, query)
+            state = _state_row(cur)
     except duckdb.Error as exc:
         raise ValueError(f"{path}: not a DuckDB file duckask can open ({exc})") from None
     if con is not None:
         try:
-            row = _state_row(con, query)
+            state = _state_row(con)
         finally:
             con.close()
-    if row is None:
+    if state is None or any(state.get(k) is None for k in STATE_COLUMNS[:4]):
         raise ValueError(f"{path} was not made by `duckask import airtable`: import it first")
-    return dict(zip(("base_id", "endpoint", "schema_sha", "started_at"), row))
+    return {k: state.get(k) for k in STATE_COLUMNS}
 
 
-def _state_row(con, query: str):
+def _state_row(con) -> dict | None:
     try:
-        return con.execute(query).fetchone()
+        row = con.execute("SELECT * FROM airtable.state").fetchone()
     except duckdb.Error:
         return None
+    return None if row is None else dict(zip((d[0] for d in con.description), row))
 
 
-def write_semantic_draft(out: Path, plans: list[TablePlan]) -> str:
-    """``<out>.semantic.yaml``: ``duckask semantic init``'s draft, each select's values set to its options."""
+def semantic_path(out: Path) -> Path:
+    """The semantic file beside the database ``out``: ``club.duckdb`` -> ``club.semantic.yaml``."""
+    return out.with_name(out.name.rsplit(".", 1)[0] + ".semantic.yaml")
+
+
+def semantic_draft(db_file: Path, name: str, plans: list[TablePlan]) -> str:
+    """``duckask semantic init``'s draft for the database at ``db_file`` (named ``name`` to the reader), each
+    select's values set to its options."""
     from duckask.utils.config import load_settings
     from duckask.utils.db.database import Database
     from duckask.utils.schema.introspect import introspect
     from duckask.utils.semantic.draft import draft_documents, render
 
     options = {(p.name, c.name): c.options for p in plans for c in p.cols if c.options}
-    db = Database(Path(out), load_settings())       # its own connection, closed below (not the shared one)
+    db = Database(Path(db_file), load_settings())       # its own connection, closed below (not the shared one)
     try:
         docs = draft_documents(db, introspect(db))
     finally:
@@ -270,9 +287,42 @@ def write_semantic_draft(out: Path, plans: list[TablePlan]) -> str:
             allowed = options.get((table, d.get("expr", "").strip('"')))
             if allowed:
                 d.setdefault("config", {}).setdefault("meta", {})["values"] = allowed
-    path = out.with_name(out.name.rsplit(".", 1)[0] + ".semantic.yaml")
-    path.write_text(render(docs, f"the Airtable import {out.name}"), encoding="utf-8")
-    return str(path)
+    return render(docs, f"the Airtable import {name}")
+
+
+@dataclass
+class Placement:
+    """Where a semantic draft goes, and what the import's state then records."""
+
+    path: Path                   # the file to write the draft to
+    sha: str | None              # the hash of what duckask last wrote to the semantic file, after this write
+    kept: Path | None = None     # the semantic file, left as it is because a person may have edited it
+
+
+def place_draft(out: Path, text: str, last_sha: str | None) -> Placement:
+    """The semantic file, when it is missing or still what duckask last wrote there (``last_sha``); else the
+    draft goes beside it (``club.semantic.new.yaml``, replaced each time) and the file is never touched."""
+    path, sha = semantic_path(out), text_sha(text)
+    if not path.exists():
+        return Placement(path, sha)
+    current = hashlib.sha256(path.read_bytes()).hexdigest()
+    if current in (last_sha, sha):
+        return Placement(path, sha)
+    return Placement(path.with_name(path.name.removesuffix(".yaml") + ".new.yaml"), last_sha, kept=path)
+
+
+def text_sha(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def write_draft(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` whole or not at all (under a temporary name, then renamed)."""
+    tmp = path.with_name(f".{path.name}.writing")
+    try:
+        tmp.write_bytes(text.encode("utf-8"))
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
 
 
 def main(argv: list[str] | None = None) -> int:
