@@ -70,6 +70,11 @@ ALLOWLIST = [
     ("SELECT t.name, count(*) FROM teams t JOIN players p ON p.team_id = t.id GROUP BY ALL", None),
     ("SELECT * FROM duckdb_tables()", "system function"),                         # the database's own refusal
     ("SELEC name FROM teams", "does not parse"),
+    ("SHOW arenas", "arenas"),
+    ("DESCRIBE arenas", "arenas"),
+    ("SUMMARIZE arenas", "arenas"),
+    ("SHOW TABLES", "tables"),
+    ("DESCRIBE teams", None),
 ]
 
 

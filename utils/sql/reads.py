@@ -91,6 +91,9 @@ def _visit(x, visible: frozenset[str], out: Reads) -> None:
         ref = _table(x)
         if ref.qualified or ref.name not in visible:
             _add(out.tables, ref)
+    elif x.get("type") == "SHOW_REF" and x.get("table_name"):     # SHOW / DESCRIBE t, SHOW TABLES: never a CTE
+        _add(out.tables, TableRef(x["table_name"].strip('"').lower(), (x.get("schema_name") or "").lower(),
+                                  (x.get("catalog_name") or "").lower()))
     elif x.get("type") == "TABLE_FUNCTION":
         _add(out.table_functions, ((x.get("function") or {}).get("function_name") or "").lower())
     elif x.get("class") in ("FUNCTION", "AGGREGATE", "WINDOW"):
