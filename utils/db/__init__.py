@@ -13,8 +13,9 @@
 - ``remote``: postgres://, mysql:// and md: databases read through DuckDB's extensions into a cached
   copy (``kind_of``, ``redact``: never a password in a message);
 - ``airtable``: ``duckask import airtable`` and ``--refresh``, with ``airtable_api`` (pyairtable: the
-  schema and records, errors said clearly) and ``airtable_schema`` (field types → DuckDB, join tables, the
-  semantic draft, what an import was);
+  schema and records, errors said clearly), ``airtable_schema`` (field types → DuckDB, join tables, what an
+  import was), ``airtable_load`` (the records into those tables: the full build, a refresh's changes) and
+  ``airtable_semantic`` (the semantic draft beside it, never over a reviewed one);
 - ``access``: users with hashed API keys and roles (reader, proposer, approver, admin), four eyes,
   per-role read allowlists (``ScopedDatabase``), for a shared server.
 """

@@ -1,12 +1,13 @@
 """An Airtable base as a DuckDB file: ``duckask import airtable BASE_ID --out base.duckdb`` and ``--refresh``.
 
 The base's schema becomes tables as ``airtable_schema`` plans them (field types mapped, linked records as
-join tables with foreign keys); ``airtable_api`` reads it and the records. Every record is read before
-anything is written and the file is built under a temporary name and renamed, so a failed import or
-refresh loses nothing. Next to it goes a semantic file draft (``<out>.semantic.yaml``, dbt's spec, as
-``duckask semantic init`` writes) with the field descriptions and each select's allowed values. A semantic
-file that is no longer what duckask last wrote there (a person reviewed or edited it) is never overwritten:
-the new draft goes beside it as ``<out>.semantic.new.yaml`` and the command says so.
+join tables with foreign keys); ``airtable_api`` reads it and the records, ``airtable_load`` writes them.
+Every record is read before anything is written and the file is built under a temporary name and renamed,
+so a failed import or refresh loses nothing. Next to it goes a semantic file draft (``<out>.semantic.yaml``,
+dbt's spec, as ``duckask semantic init`` writes; ``airtable_semantic``) with the field descriptions and each
+select's allowed values. A semantic file that is no longer what duckask last wrote there (a person reviewed
+or edited it) is never overwritten: the new draft goes beside it as ``<out>.semantic.new.yaml`` and the
+command says so.
 
 ``--refresh`` re-reads the schema. Unchanged, it asks only for the records modified since the last import
 (``filterByFormula`` on ``LAST_MODIFIED_TIME()``) and the list of record ids (for deletions), applies them to
@@ -25,12 +26,10 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
-import json
 import os
 import re
 import shutil
 import sys
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -45,22 +44,9 @@ from duckask.utils.db.airtable_api import (
     fetch_schema,
     max_pages_of,
 )
-from duckask.utils.db.airtable_schema import (
-    Link,
-    Placement,
-    TablePlan,
-    cell,
-    ddl,
-    place_draft,
-    plan,
-    read_state,
-    save_state,
-    schema_sha,
-    semantic_draft,
-    write_draft,
-)
-from duckask.utils.db.quoting import quote_ident as _q
-from duckask.utils.db.quoting import quote_literal as _lit
+from duckask.utils.db.airtable_load import apply, build
+from duckask.utils.db.airtable_schema import TablePlan, plan, read_state, save_state, schema_sha
+from duckask.utils.db.airtable_semantic import Placement, place_draft, semantic_draft, write_draft
 
 SINCE_MARGIN = dt.timedelta(minutes=5)   # clock skew between this machine and Airtable's
 BASE_ID = re.compile(r"app[A-Za-z0-9]{1,40}")
@@ -81,57 +67,6 @@ class Outcome:
     notes: list[str] = field(default_factory=list)
 
 
-def _rows(p: TablePlan, records: list[dict]) -> list[dict]:
-    return [{"id": r["id"], "created_time": r.get("createdTime"),
-             **{c.name: cell(c, (r.get("fields") or {}).get(c.field_id)) for c in p.cols}} for r in records]
-
-
-def _insert(con, table: str, types: dict[str, str], rows: list[dict], into: str | None = None) -> None:
-    """Bulk-load JSON-able rows through a temporary JSON Lines file read with the columns' own types."""
-    if not rows:
-        return
-    with tempfile.NamedTemporaryFile("w", suffix=".jsonl", delete=False, encoding="utf-8") as fh:
-        fh.writelines(json.dumps(r, default=str) + "\n" for r in rows)
-    try:
-        cols = ", ".join(f"{_lit(k)}: {_lit(v)}" for k, v in types.items())
-        names = ", ".join(_q(k) for k in types)
-        source = f"read_json({_lit(fh.name)}, format='newline_delimited', columns={{{cols}}})"
-        con.execute(f"INSERT INTO {_q(into or table)} ({names}) SELECT {names} FROM {source}")
-    finally:
-        os.unlink(fh.name)
-
-
-def _types(p: TablePlan) -> dict[str, str]:
-    return {"id": "VARCHAR", "created_time": "TIMESTAMP", **{c.name: c.type for c in p.cols}}
-
-
-def _pairs(k: Link, records: dict[str, list[dict]], only: dict[str, set[str]] | None = None) -> set[tuple]:
-    """The (left, right) record pairs a link field holds, read from both sides' records."""
-    out = set()
-    for r in records.get(k.left, []):
-        if only is None or r["id"] in only.get(k.left, set()):
-            out.update((r["id"], o) for o in (r.get("fields") or {}).get(k.field_id) or [] if isinstance(o, str))
-    if k.inverse_id:
-        for r in records.get(k.right, []):
-            if only is None or r["id"] in only.get(k.right, set()):
-                out.update((o, r["id"]) for o in (r.get("fields") or {}).get(k.inverse_id) or [] if isinstance(o, str))
-    return out
-
-
-def _insert_links(con, k: Link, pairs: set[tuple], names: dict[str, str]) -> None:
-    rows = [{k.left_col: a, k.right_col: b} for a, b in sorted(pairs)]
-    _insert(con, k.name, {k.left_col: "VARCHAR", k.right_col: "VARCHAR"}, rows, into="_links_staged")
-    con.execute(f"INSERT INTO {_q(k.name)} SELECT DISTINCT s.* FROM _links_staged s "
-                f"JOIN {_q(names[k.left])} a ON a.id = s.{_q(k.left_col)} "
-                f"JOIN {_q(names[k.right])} b ON b.id = s.{_q(k.right_col)} "
-                f"EXCEPT SELECT * FROM {_q(k.name)}")
-    con.execute("DELETE FROM _links_staged")
-
-
-def _stage_links(con, k: Link) -> None:
-    con.execute(f"CREATE OR REPLACE TEMP TABLE _links_staged ({_q(k.left_col)} VARCHAR, {_q(k.right_col)} VARCHAR)")
-
-
 def _now() -> dt.datetime:
     return dt.datetime.now(dt.timezone.utc).replace(tzinfo=None)
 
@@ -142,21 +77,6 @@ def _read_all(api, base_id: str, plans: list[TablePlan], echo: Progress, max_pag
         out[p.id] = fetch_records(api, base_id, p, max_pages=max_pages)
         echo(f"{p.airtable_name}: {len(out[p.id])} records")
     return out
-
-
-def _build(path: Path, plans: list[TablePlan], links: list[Link], records: dict[str, list[dict]]) -> None:
-    con = duckdb.connect(str(path))
-    try:
-        for stmt in ddl(plans, links):
-            con.execute(stmt)
-        for p in plans:
-            _insert(con, p.name, _types(p), _rows(p, records.get(p.id, [])))
-        names = {p.id: p.name for p in plans}
-        for k in links:
-            _stage_links(con, k)
-            _insert_links(con, k, _pairs(k, records), names)
-    finally:
-        con.close()
 
 
 def _swap_in(tmp: Path, out: Path, base_id: str, endpoint: str, schema: dict, started: dt.datetime,
@@ -201,7 +121,7 @@ def import_base(base_id: str, out: str | Path, *, token: str | None, endpoint: s
     tmp = out.with_name(f".{out.name}.importing")
     tmp.unlink(missing_ok=True)
     try:
-        _build(tmp, plans, links, records)
+        build(tmp, plans, links, records)
         draft = semantic_draft(tmp, out.name, plans)
         placed = place_draft(out, draft, _last_semantic_sha(out))
         _swap_in(tmp, out, base_id, endpoint, schema, started, placed.sha)
@@ -252,51 +172,11 @@ def refresh(out: str | Path, *, token: str | None, endpoint: str | None = None, 
     tmp = out.with_name(f".{out.name}.refreshing")
     shutil.copyfile(out, tmp)
     try:
-        deleted = _apply(tmp, plans, links, changed, live)
+        deleted = apply(tmp, plans, links, changed, live)
         _swap_in(tmp, out, state["base_id"], endpoint, schema, started, state["semantic_sha"])
     finally:
         tmp.unlink(missing_ok=True)
     return Outcome(str(out), [p.name for p in plans] + [k.name for k in links], "refresh", read, read, deleted)
-
-
-def _apply(path: Path, plans: list[TablePlan], links: list[Link], changed: dict[str, list[dict]],
-           live: dict[str, set[str]]) -> int:
-    """Apply upserts and deletions to the copy at ``path``. DuckDB checks a foreign key against rows deleted
-    in the same transaction, so link rows go first, committed, then records."""
-    con = duckdb.connect(str(path))
-    try:
-        names = {p.id: p.name for p in plans}
-        have = {p.id: {r[0] for r in con.execute(f"SELECT id FROM {_q(p.name)}").fetchall()} for p in plans}
-        gone = {p.id: have[p.id] - live[p.id] for p in plans}
-        touched = {p.id: {r["id"] for r in changed[p.id]} | gone[p.id] for p in plans}
-        for k in links:
-            for col, side in ((k.left_col, k.left), (k.right_col, k.right)):
-                if side == k.right and not k.inverse_id:
-                    ids = gone[side]          # a one-way link: only the left side says what it links to
-                else:
-                    ids = touched[side]
-                _delete_ids(con, k.name, col, ids)
-        for p in plans:
-            _delete_ids(con, p.name, "id", gone[p.id])
-            types, rows = _types(p), _rows(p, changed[p.id])
-            if not rows:
-                continue
-            con.execute(f"CREATE OR REPLACE TEMP TABLE _staged AS SELECT * FROM {_q(p.name)} LIMIT 0")
-            _insert(con, p.name, types, rows, into="_staged")
-            sets = ", ".join(f"{_q(c)} = s.{_q(c)}" for c in types if c != "id")
-            con.execute(f"UPDATE {_q(p.name)} t SET {sets} FROM _staged s WHERE t.id = s.id")
-            con.execute(f"INSERT INTO {_q(p.name)} SELECT * FROM _staged WHERE id NOT IN (SELECT id FROM {_q(p.name)})")
-        for k in links:
-            _stage_links(con, k)
-            _insert_links(con, k, _pairs(k, changed, only={k.left: touched[k.left], k.right: touched[k.right]}), names)
-        return sum(map(len, gone.values()))
-    finally:
-        con.close()
-
-
-def _delete_ids(con, table: str, col: str, ids: set[str]) -> None:
-    if ids:
-        con.execute(f"DELETE FROM {_q(table)} WHERE {_q(col)} IN (SELECT unnest(?::VARCHAR[]))", [sorted(ids)])
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -12,13 +12,10 @@
 - a linked-record field (and its inverse on the other table, which is the same relation) becomes one join
   table ``<table>_<field>`` with a foreign key to each side.
 
-``cell(column, value)`` turns one API value into what the column holds; ``semantic_draft`` renders the
-semantic file draft (the field descriptions, each select's options as its values) and ``place_draft`` says
-where it may go: the semantic file only while it is still what duckask last wrote there, else beside it
-(``<name>.semantic.new.yaml``), since a person may have reviewed or edited it. ``read_state`` and
-``save_state`` keep what an import was (base, endpoint, schema hash, start time, the hash of the semantic
-file duckask last wrote) in the file's ``airtable`` schema, which the model never sees. Run on its own to
-see the plan for a schema file::
+``cell(column, value)`` turns one API value into what the column holds. ``read_state`` and ``save_state``
+keep what an import was (base, endpoint, schema hash, start time, the hash of the semantic file duckask
+last wrote, which ``airtable_semantic`` uses to leave an edited one alone) in the file's ``airtable``
+schema, which the model never sees. Run on its own to see the plan for a schema file::
 
     python -m duckask.utils.db.airtable_schema schema.json
 """
@@ -28,7 +25,6 @@ import argparse
 import datetime as dt
 import hashlib
 import json
-import os
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -259,70 +255,6 @@ def _state_row(con) -> dict | None:
     except duckdb.Error:
         return None
     return None if row is None else dict(zip((d[0] for d in con.description), row))
-
-
-def semantic_path(out: Path) -> Path:
-    """The semantic file beside the database ``out``: ``club.duckdb`` -> ``club.semantic.yaml``."""
-    return out.with_name(out.name.rsplit(".", 1)[0] + ".semantic.yaml")
-
-
-def semantic_draft(db_file: Path, name: str, plans: list[TablePlan]) -> str:
-    """``duckask semantic init``'s draft for the database at ``db_file`` (named ``name`` to the reader), each
-    select's values set to its options."""
-    from duckask.utils.config import load_settings
-    from duckask.utils.db.database import Database
-    from duckask.utils.schema.introspect import introspect
-    from duckask.utils.semantic.draft import draft_documents, render
-
-    options = {(p.name, c.name): c.options for p in plans for c in p.cols if c.options}
-    db = Database(Path(db_file), load_settings())       # its own connection, closed below (not the shared one)
-    try:
-        docs = draft_documents(db, introspect(db))
-    finally:
-        db.close()
-    for doc in docs:
-        model = doc.get("semantic_model") or {}
-        table = (model.get("node_relation") or {}).get("alias")
-        for d in model.get("dimensions", []):
-            allowed = options.get((table, d.get("expr", "").strip('"')))
-            if allowed:
-                d.setdefault("config", {}).setdefault("meta", {})["values"] = allowed
-    return render(docs, f"the Airtable import {name}")
-
-
-@dataclass
-class Placement:
-    """Where a semantic draft goes, and what the import's state then records."""
-
-    path: Path                   # the file to write the draft to
-    sha: str | None              # the hash of what duckask last wrote to the semantic file, after this write
-    kept: Path | None = None     # the semantic file, left as it is because a person may have edited it
-
-
-def place_draft(out: Path, text: str, last_sha: str | None) -> Placement:
-    """The semantic file, when it is missing or still what duckask last wrote there (``last_sha``); else the
-    draft goes beside it (``club.semantic.new.yaml``, replaced each time) and the file is never touched."""
-    path, sha = semantic_path(out), text_sha(text)
-    if not path.exists():
-        return Placement(path, sha)
-    current = hashlib.sha256(path.read_bytes()).hexdigest()
-    if current in (last_sha, sha):
-        return Placement(path, sha)
-    return Placement(path.with_name(path.name.removesuffix(".yaml") + ".new.yaml"), last_sha, kept=path)
-
-
-def text_sha(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-
-def write_draft(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` whole or not at all (under a temporary name, then renamed)."""
-    tmp = path.with_name(f".{path.name}.writing")
-    try:
-        tmp.write_bytes(text.encode("utf-8"))
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
 
 
 def main(argv: list[str] | None = None) -> int:
