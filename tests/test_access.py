@@ -50,6 +50,46 @@ def test_a_bad_users_file_says_what_is_wrong(tmp_path, users, message):
         load_users(f)
 
 
+@pytest.mark.parametrize("role, readable", [
+    ({"tables": ["Teams", "players"]}, frozenset({"teams", "players"})),
+    ({"tables": []}, frozenset()),                     # an empty list is no table (it used to mean every one)
+    ({}, None),                                        # only a role without the key reads every table
+    (None, None),
+])
+def test_a_roles_tables_is_exactly_its_list_and_empty_means_none(tmp_path, role, readable):
+    f = tmp_path / "users.yaml"
+    f.write_text(yaml.safe_dump({"users": [{"name": "rita", "role": "reader", "key_sha256": "0" * 64}],
+                                 "roles": {"reader": role}}))
+    [(_, rita)] = load_users(f).users
+    assert rita.tables == readable
+    if readable is not None:
+        assert outside(rita, ["teams", "players", "arenas"]) == sorted({"teams", "players", "arenas"} - readable)
+
+
+@pytest.mark.parametrize("role", [{"tables": None}, {"tables": "teams"}, {"tables": [1]}, ["teams"]])
+def test_a_roles_tables_that_is_not_a_list_of_names_is_refused(tmp_path, role):
+    f = tmp_path / "users.yaml"
+    f.write_text(yaml.safe_dump({"users": [{"name": "rita", "role": "reader", "key_sha256": "0" * 64}],
+                                 "roles": {"reader": role}}))
+    with pytest.raises(AccessError, match=r"roles: reader: write \{tables: \[table, ...\]\} .*\[\] for none"):
+        load_users(f)
+
+
+def test_an_empty_allowlist_on_a_server_reads_no_table(tmp_path, settings):
+    key = add_user(tmp_path / "users.yaml", "rita", "reader")
+    data = yaml.safe_load((tmp_path / "users.yaml").read_text())
+    (tmp_path / "users.yaml").write_text(yaml.safe_dump({**data, "roles": {"reader": {"tables": []}}}))
+    db = build_small_db(tmp_path / "nba.duckdb")
+    app = create_app(str(db), llm=ScriptedLLM({}), settings=settings, users=load_users(tmp_path / "users.yaml"))
+    url, server = live_server.start(app)
+    try:
+        r = httpx.post(f"{url}/api/sql", json={"sql": "SELECT name FROM teams"},
+                       headers={"Authorization": f"Bearer {key}"}, timeout=30)
+    finally:
+        server.should_exit = True
+    assert r.status_code == 400 and "this needs teams, which rita (reader) may not read" in r.json()["error"]
+
+
 def test_rules_of_the_roles():
     class Card:
         tier, user = 2, "ann"

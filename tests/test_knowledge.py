@@ -241,3 +241,56 @@ def test_the_demo_semantic_file_applies_to_the_demo(isolated_env):
     cat = apply_descriptions(get_catalog(str(DEFAULT_PATH)), DEMO_SEMANTIC)
     assert "CAN" in cat.tables["people"].column("birth_country").comment
     assert {m.name for m in cat.metrics} >= {"batting_average", "innings_pitched"}
+
+
+def _damage(path, how: str) -> bytes:
+    """Garbage bytes for the whole file, or a real store with a block's bytes overwritten (its header intact)."""
+    if how == "garbage":
+        path.write_bytes(b"not a database " * 400)
+    else:
+        KnowledgeStore(path).add("x", Example("q", "SELECT 1", tables=[]))
+        data = bytearray(path.read_bytes())
+        data[4096:8192] = b"\xff" * 4096
+        path.write_bytes(bytes(data))
+    return path.read_bytes()
+
+
+@pytest.mark.parametrize("how", ["garbage", "damaged block"])
+def test_a_damaged_knowledge_store_is_set_aside_and_ask_still_answers(small_db, isolated_env, tmp_path, capsys, how):
+    """It used to make every ask fail with a traceback. Now: moved to <file>.corrupt-<time> with its bytes as they
+    were, a warning naming both paths, the question answered, and teaching starts a new, empty store."""
+    store = tmp_path / "knowledge.duckdb"
+    damaged = _damage(store, how)
+    r = ask("How many teams are there?", db=str(small_db), knowledge_file=str(store),
+            llm=ScriptedLLM({"SQLGenerator": ["SELECT count(*) FROM teams"]}))
+    assert r.ok and r.df.values.tolist() == [[3]]
+    [aside] = tmp_path.glob("knowledge.duckdb.corrupt-*")
+    assert aside.read_bytes() == damaged and not store.exists()
+    err = capsys.readouterr().err
+    assert f"the knowledge store {store} is damaged" in err and f"moved to {aside}" in err
+    settings = load_settings(None, knowledge_file=str(store))
+    teach(CAPACITY_Q, CAPACITY_SQL, str(small_db), settings)
+    assert [e.question for e in KnowledgeStore(store).list(database_identity(small_db))] == [CAPACITY_Q]
+    assert aside.read_bytes() == damaged                         # still there, untouched
+
+
+def test_teaching_into_a_damaged_store_sets_it_aside_and_keeps_the_pair(small_db, isolated_env, tmp_path, capsys):
+    store = tmp_path / "knowledge.duckdb"
+    damaged = _damage(store, "garbage")
+    settings = load_settings(None, knowledge_file=str(store))
+    ex = teach(CAPACITY_Q, CAPACITY_SQL, str(small_db), settings)
+    assert [e.id for e in KnowledgeStore(store).list(database_identity(small_db))] == [ex.id]
+    [aside] = tmp_path.glob("knowledge.duckdb.corrupt-*")
+    assert aside.read_bytes() == damaged and f"moved to {aside}" in capsys.readouterr().err
+    assert KnowledgeStore(aside).path.exists()                   # nothing was deleted
+
+
+def test_a_busy_or_newer_store_is_not_taken_for_damaged():
+    """Only DuckDB's words for a damaged file set a file aside: a lock held by another process is not damage."""
+    from duckask.utils.damaged import is_damaged
+
+    assert is_damaged(duckdb.IOException('IO Error: The file "k" exists, but it is not a valid DuckDB database file!'))
+    assert is_damaged(duckdb.Error("Corrupt database file: computed checksum 1 does not match stored checksum 2"))
+    assert not is_damaged(duckdb.IOException('IO Error: Could not set lock on file "k": Conflicting lock is held'))
+    assert not is_damaged(duckdb.IOException("IO Error: Trying to read a database file with version number 99"))
+    assert not is_damaged(OSError("Corrupt database file"))

@@ -122,3 +122,31 @@ def test_propose_write_leaves_a_card_for_a_person_and_never_writes(tmp_path, iso
     assert out["empty"].is_error and "empty" in _text(out["empty"])
     entries = AuditLog(tmp_path / "audit.duckdb").entries()
     assert len(entries) == 3 and not any(e["decision"] == "approved" for e in entries)
+
+
+def _requests(*calls: tuple[str, dict | None]) -> bytes:
+    """initialize, initialized, then ``calls`` as requests 2, 3, ...: the JSON-RPC lines a client writes."""
+    hello = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "test", "version": "1"}}
+    lines = [{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": hello},
+             {"jsonrpc": "2.0", "method": "notifications/initialized"}]
+    lines += [{"jsonrpc": "2.0", "id": i, "method": method, **({"params": params} if params else {})}
+              for i, (method, params) in enumerate(calls, 2)]
+    return "".join(json.dumps(line) + "\n" for line in lines).encode()
+
+
+def test_every_request_read_before_stdin_closes_is_answered(tmp_path, isolated_env):
+    """Requests written and stdin closed at once (a pipe): the server answers each before it exits; it used to
+    stop at the end of stdin and drop the replies still in flight (the tools/list reply, 3 runs of 3)."""
+    import subprocess
+
+    db = make_cities_db(tmp_path / "cities.duckdb")
+    env = clean_env(isolated_env, DUCKASK_BASE_URL="http://127.0.0.1:9/v1", DUCKASK_MODEL="stub")
+    sent = _requests(("tools/list", None), ("tools/call", {"name": "run_sql", "arguments": {"sql": "SELECT 1 AS n"}}))
+    for _ in range(3):
+        run = subprocess.run([str(DUCKASK), "mcp", "--db", str(db)], input=sent, capture_output=True, env=env,
+                             timeout=60)
+        replies = {m["id"]: m for m in map(json.loads, run.stdout.decode().splitlines())}
+        assert sorted(replies) == [1, 2, 3], run.stderr.decode()[-2000:]
+        assert "run_sql" in {t["name"] for t in replies[2]["result"]["tools"]}
+        assert json.loads(replies[3]["result"]["content"][0]["text"])["rows"] == [[1]]
+        assert run.returncode == 0

@@ -1,6 +1,6 @@
 """Prompt states on disk (``utils/llm/prompt_cache.py``) and the embedded backend's decoding
 (``utils/llm/decode.py``): the store on its own (no model), then with the real model: a state written
-by one process is used by the next, a corrupt or truncated state is skipped, prompt-lookup decoding
+by one process is used by the next, a corrupt or truncated state is set aside, prompt-lookup decoding
 gives exactly the text of plain greedy decoding, and ``duckask warm`` on the demo."""
 from __future__ import annotations
 
@@ -40,7 +40,7 @@ def test_round_trip_and_longest_prefix(tmp_path):
 
 
 @pytest.mark.parametrize("damage", ["flip", "truncate", "extend", "garbage", "empty"])
-def test_a_damaged_state_is_skipped_and_removed(tmp_path, damage):
+def test_a_damaged_state_is_skipped_and_set_aside(tmp_path, damage, capsys):
     s = store(tmp_path)
     path = s.write([5, 6, 7], b"x" * 1000)
     data = path.read_bytes()
@@ -58,8 +58,13 @@ def test_a_damaged_state_is_skipped_and_removed(tmp_path, damage):
     n, e = s.longest([5, 6, 7, 8])
     if e is not None:                                # the header survived: the full read catches it
         assert s.read(e) is None
-    assert not path.exists()                         # removed, to be rebuilt the next time
+    assert not path.exists()                         # out of the way, to be rebuilt the next time
+    [aside] = path.parent.glob(path.name + ".corrupt-*")
+    assert aside.read_bytes() == data                # never deleted: the damaged bytes as they were
+    err = capsys.readouterr().err
+    assert f"the prompt state {path} is damaged" in err and f"moved to {aside}" in err
     assert s.longest([5, 6, 7, 8]) == (0, None)
+    assert s.write([5, 6, 7], b"x" * 1000) == path and s.read(s.longest([5, 6, 7])[1])[1] == b"x" * 1000
 
 
 def test_a_state_of_another_model_is_not_used(tmp_path):
@@ -72,6 +77,7 @@ def test_a_state_of_another_model_is_not_used(tmp_path):
     other.folder.mkdir(parents=True, exist_ok=True)
     target.write_bytes(theirs.read_bytes())
     assert other.longest([1, 2, 3, 4]) == (0, None) and not target.exists()
+    assert len(list(other.folder.glob(theirs.name + ".corrupt-*"))) == 1
 
 
 def test_size_bound_evicts_the_least_recently_used(tmp_path):

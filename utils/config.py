@@ -38,6 +38,9 @@ ENV_VARS = {
     "DUCKASK_SMTP_PASSWORD": "smtp_password",
 }
 
+#: The longest question any surface takes, in characters: checked where every turn starts (``api.new_shared``).
+MAX_QUESTION = 2000
+
 
 def default_cache_dir() -> Path:
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from duckask.utils.app.result import Result
-from duckask.utils.config import Settings, load_settings, with_options
+from duckask.utils.config import MAX_QUESTION, Settings, load_settings, with_options
 from duckask.utils.db.database import open_database
 from duckask.utils.knowledge import examples_for
 from duckask.utils.llm import LLM, MeteredLLM, get_llm
@@ -88,8 +88,24 @@ def prepare(db: str | None = None, *, llm: LLM | None = None, settings: Settings
                     llm=llm if llm is not None else get_llm(settings), tools=load_tools(settings.tools))
 
 
+class QuestionTooLong(ValueError):
+    """A question over ``config.MAX_QUESTION`` characters, refused before any LLM call; says both numbers."""
+
+
+def check_question(question: str) -> str:
+    """``question``, when it is at most ``MAX_QUESTION`` characters long."""
+    if len(question) > MAX_QUESTION:
+        raise QuestionTooLong(f"the question is {len(question)} characters; the limit is {MAX_QUESTION}: "
+                              "ask it in fewer words")
+    return question
+
+
 def new_shared(question: str, history: list[dict] | None = None, sql: str | None = None) -> dict[str, Any]:
-    """A fresh per-turn store: only the question, the given SQL and the conversation's history carry over."""
+    """A fresh per-turn store: only the question, the given SQL and the conversation's history carry over.
+    Every surface's turn starts here, so a question over ``MAX_QUESTION`` characters is refused here
+    (``QuestionTooLong``), before any LLM call; the user's own ``sql`` is not a question."""
+    if sql is None:
+        check_question(question)
     shared: dict[str, Any] = {}
     shared.update({"question": question, "original_question": question, "given_sql": sql,
                    "history": list(history or []), "retry_count": 0, "grader_rounds": 0, "trace": [], "attempts": []})
@@ -189,8 +205,8 @@ def ask(question: str | None = None, db: str | None = None, *, sql: str | None =
     if question is None and not (sql or "").strip():
         raise ValueError("ask() needs a question or sql=\"...\"")
     confirm = confirm_option(confirm, options)
+    shared = new_shared(question or sql or "", sql=sql)     # checked before the database and model are opened
     prep = prepare(db, llm=llm, settings=settings, config=config, **options)
-    shared = new_shared(question or sql or "", sql=sql)
     return run_turn(prep, shared, ask_user=ask_user, confirm=confirm, on_node=on_node, on_text=on_text,
                     approve_write=approve_write)
 

@@ -19,8 +19,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from duckask.utils.app.present import exit_code
+from duckask.utils.app.api import QuestionTooLong
+from duckask.utils.app.present import EXIT_FAIL, EXIT_USAGE, exit_code
 from duckask.utils.app.terminal import Terminal, escape, parse_confirm
+from duckask.utils.db.audit import AuditError
 from duckask.utils.db.writes import NO_APPROVER
 
 CHAT_HELP = """Ask a question about the data, a follow-up ("and in 2018?", "only the left-handed ones"), a
@@ -153,7 +155,11 @@ def run_chat(args, options: dict[str, Any]) -> int:
         if cmd.startswith("/") and cmd != "/sql":
             print(f"unknown command {cmd}; /help lists them")
             continue
-        r = conv.ask(sql=arg) if cmd == "/sql" else conv.ask(line)
+        try:
+            r = conv.ask(sql=arg) if cmd == "/sql" else conv.ask(line)
+        except (QuestionTooLong, AuditError) as e:       # this turn is refused (or its write); the chat goes on
+            code = refuse_turn(e, args.json)
+            continue
         if r.status == "pending" and r.write is not None:   # piped: no one can type yes
             r = r.reject(NO_APPROVER)
         ui.show(r, args.max_rows)
@@ -164,6 +170,17 @@ def run_chat(args, options: dict[str, Any]) -> int:
 
 
 DELIVERY = {"/export": "a FILE", "/email": "an ADDRESS", "/table": "a NAME"}
+
+
+def refuse_turn(error: Exception, json_mode: bool) -> int:
+    """A turn refused before it ran (a question over the limit, a write with a damaged audit log): said on
+    stderr, and with ``--json`` as the turn's JSON object (the keys of ``ask --json``), so a script reading one
+    object a turn stays in step. Returns the exit code: usage for a question over the limit, else failed."""
+    if json_mode:
+        print(json.dumps({"status": "error", "answer": str(error), "sql": None, "columns": [], "rows": [],
+                          "tables": [], "trace": []}), flush=True)
+    print(f"duckask chat: {error}", file=sys.stderr, flush=True)
+    return EXIT_USAGE if isinstance(error, QuestionTooLong) else EXIT_FAIL
 
 
 def _deliver(cmd: str, arg: str, conv, ui, args):

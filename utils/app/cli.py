@@ -22,7 +22,6 @@ clarification, or the SQL or write waits for an approval no one could give (non-
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 
 from duckask.utils.app.commands import (
@@ -39,6 +38,7 @@ from duckask.utils.app.commands import (
     cmd_schema,
     cmd_teach,
     cmd_warm,
+    report_failure,
 )
 from duckask.utils.app.write_commands import cmd_audit, cmd_decide, cmd_sql, cmd_users
 
@@ -286,17 +286,10 @@ def main(argv: list[str] | None = None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_FAIL
     except Exception as e:
-        from duckask.utils.db.database import DatabaseError
-        from duckask.utils.llm import LLMError
-        from duckask.utils.llm.model_store import ModelError
-
-        if isinstance(e, (DatabaseError, LLMError, ModelError, ValueError, FileNotFoundError)):
-            if getattr(args, "json", False):
-                print(json.dumps({"status": "error", "answer": f"{type(e).__name__}: {e}", "sql": None, "columns": [],
-                                  "rows": [], "tables": [], "trace": []}))
-            print(f"duckask: {e}", file=sys.stderr)
-            return EXIT_FAIL
-        raise
+        code = report_failure(e, args)
+        if code is None:        # not an error a user can act on: a bug, with its traceback
+            raise
+        return code
 
 
 if __name__ == "__main__":

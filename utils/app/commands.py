@@ -66,6 +66,25 @@ def _print_result(r, args, streamed: str = "") -> int:
     return exit_code(r.status)
 
 
+def report_failure(e: Exception, args) -> int | None:
+    """The exit code a command ends with on an error a user can act on (a database, model, setting or audit log
+    problem, a question over the limit), after saying what was wrong on stderr (and with ``--json`` as a JSON
+    object); None for any other error, which is a bug."""
+    from duckask.utils.app.api import QuestionTooLong
+    from duckask.utils.db.audit import AuditError
+    from duckask.utils.db.database import DatabaseError
+    from duckask.utils.llm import LLMError
+    from duckask.utils.llm.model_store import ModelError
+
+    if not isinstance(e, (DatabaseError, LLMError, ModelError, AuditError, ValueError, FileNotFoundError)):
+        return None
+    if getattr(args, "json", False):
+        print(json.dumps({"status": "error", "answer": f"{type(e).__name__}: {e}", "sql": None, "columns": [],
+                          "rows": [], "tables": [], "trace": []}))
+    print(f"duckask: {e}", file=sys.stderr)
+    return EXIT_USAGE if isinstance(e, QuestionTooLong) else EXIT_FAIL
+
+
 def cmd_ask(args) -> int:
     from duckask.utils.app.api import ask
 

@@ -9,7 +9,8 @@ Tools, on the same graph and safe executor as everything else:
   audit log (pending with ``--allow-writes``, else blocked); nothing is ever approved here: a person
   runs ``duckask decide ID``.
 Resource ``duckask://schema``: the same schema text. The embedded model answers one question at a
-time (a lock); stdout carries only the protocol.
+time (a lock); stdout carries only the protocol. Every request read before stdin closes is answered
+before the server exits (``AnswerBeforeEnd``): a client may write its requests and close stdin at once.
 
 Run on its own::
 
@@ -19,8 +20,13 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import io
+import json
+import os
 import threading
-from typing import Any
+from collections.abc import AsyncIterator, Iterator
+from contextlib import contextmanager
+from typing import Any, BinaryIO
 
 MAX_ROWS = 50
 
@@ -33,7 +39,7 @@ def build_server(db: str | None = None, *, llm=None, settings=None, allow_writes
     from mcp.server.mcpserver import MCPServer
     from mcp.server.mcpserver.exceptions import ToolError
 
-    from duckask.utils.app.api import new_shared, prepare, run_turn
+    from duckask.utils.app.api import QuestionTooLong, new_shared, prepare, run_turn
     from duckask.utils.app.present import for_agent
     from duckask.utils.app.present_sql import outcome_json
     from duckask.utils.schema.ddl import render_schema
@@ -46,6 +52,13 @@ def build_server(db: str | None = None, *, llm=None, settings=None, allow_writes
     lock = threading.Lock()
     server = MCPServer("duckask", instructions=INSTRUCTIONS)
 
+    def new_turn(text: str) -> dict:
+        """A turn's store; a question over ``config.MAX_QUESTION`` characters is a tool error, before any LLM call."""
+        try:
+            return new_shared(text)
+        except QuestionTooLong as e:
+            raise ToolError(str(e)) from None
+
     @server.tool(description="Answer a plain-English question about the database. duckask writes one read-only "
                              "SQL query, runs it safely, checks the result and explains it. Returns the answer, "
                              f"the SQL, the columns and up to {MAX_ROWS} rows, and a confidence (level high, "
@@ -53,8 +66,9 @@ def build_server(db: str | None = None, *, llm=None, settings=None, allow_writes
     def ask(question: str) -> dict:
         if not question.strip():
             raise ToolError("the question is empty: ask something about the data")
+        shared = new_turn(question)
         with lock:
-            r = run_turn(prep, new_shared(question))
+            r = run_turn(prep, shared)
         return for_agent(r, MAX_ROWS)
 
     @server.tool(description="Run one read-only SQL SELECT (DuckDB dialect) on the database and return its "
@@ -100,8 +114,9 @@ def build_server(db: str | None = None, *, llm=None, settings=None, allow_writes
         if is_write(change):
             card = writes.propose(change, prep.database, proposer.settings, session="mcp", user="mcp agent")
         else:
+            shared = new_turn(change)
             with lock:
-                r = run_turn(proposer, new_shared(change))
+                r = run_turn(proposer, shared)
             if r.write is None:
                 raise ToolError("this reads as a question, not a change: use ask (or give the statement)")
             card = r.write
@@ -117,6 +132,100 @@ def build_server(db: str | None = None, *, llm=None, settings=None, allow_writes
     return server
 
 
+class AnswerBeforeEnd:
+    """The stdio transport's stdin and stdout (``mcp.server.stdio.stdio_server(stdin, stdout)``), passing the
+    end of stdin on only once every request read before it has been answered. The SDK stops serving at the
+    end of stdin and drops the requests still in flight: a client that wrote three requests and closed
+    stdin at once got no reply to the last of them."""
+
+    def __init__(self, stdin, stdout):
+        self._stdin, self._stdout = stdin, stdout      # anyio files: lines in; write() and flush() out
+        self._open: set = set()                        # ids of the requests read and not yet answered
+        self._written: list = []                       # ids of the replies written, not yet flushed
+        self._answered = None                          # an anyio.Condition, made in the event loop
+
+    async def __aiter__(self) -> AsyncIterator[str]:
+        import anyio
+
+        self._answered = anyio.Condition()
+        async for line in self._stdin:
+            self._read(_parse(line))
+            yield line
+        async with self._answered:
+            while self._open:
+                await self._answered.wait()
+
+    def _read(self, message) -> None:
+        if not isinstance(message, dict):
+            return
+        if "method" in message and "id" in message:
+            self._open.add(_key(message["id"]))
+        elif message.get("method") == "notifications/cancelled":     # a cancelled request gets no reply
+            self._open.discard(_key((message.get("params") or {}).get("requestId")))
+
+    async def write(self, line: str) -> None:
+        await self._stdout.write(line)
+        message = _parse(line)
+        if isinstance(message, dict) and "method" not in message and "id" in message:
+            self._written.append(_key(message["id"]))
+
+    async def flush(self) -> None:
+        await self._stdout.flush()
+        if self._written and self._answered is not None:
+            async with self._answered:
+                self._open.difference_update(self._written)
+                self._answered.notify_all()
+        self._written.clear()
+
+
+def _parse(line: str):
+    try:
+        return json.loads(line)
+    except ValueError:
+        return None
+
+
+def _key(request_id) -> str:
+    return json.dumps(request_id)        # 1 and "1" are different ids
+
+
+@contextmanager
+def _claimed_stdio() -> Iterator[tuple[BinaryIO, BinaryIO]]:
+    """The protocol's own copies of stdin and stdout; while serving, fd 0 reads nothing and fd 1 goes to
+    stderr, so stray output (a library's print) never reaches the protocol. Both are restored after."""
+    saved = {fd: os.dup(fd) for fd in (0, 1)}
+    wire_in, wire_out = os.fdopen(os.dup(0), "rb"), os.fdopen(os.dup(1), "wb")
+    null = os.open(os.devnull, os.O_RDONLY)
+    try:
+        os.dup2(null, 0)
+        os.dup2(2, 1)
+        yield wire_in, wire_out
+    finally:
+        for fd, copy in saved.items():
+            os.dup2(copy, fd)
+            os.close(copy)
+        os.close(null)
+        wire_out.close()
+        wire_in.close()
+
+
+def serve_stdio(server) -> None:
+    """Serve ``server`` (``build_server``) over stdin and stdout until stdin ends and every request read
+    has been answered."""
+    import anyio
+    from mcp.server.stdio import stdio_server
+
+    async def serve() -> None:
+        with _claimed_stdio() as (wire_in, wire_out):
+            wire = AnswerBeforeEnd(anyio.wrap_file(io.TextIOWrapper(wire_in, encoding="utf-8", errors="replace")),
+                                   anyio.wrap_file(io.TextIOWrapper(wire_out, encoding="utf-8")))
+            lowlevel = server._lowlevel_server    # MCPServer.run("stdio") without the streams of its own choosing
+            async with stdio_server(wire, wire) as (read, write):
+                await lowlevel.run(read, write, lowlevel.create_initialization_options())
+
+    anyio.run(serve)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description="duckask as an MCP server over stdio.")
     ap.add_argument("--db")
@@ -124,7 +233,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--allow-writes", action="store_true",
                     help="propose_write leaves pending cards for a person (it never approves one)")
     args = ap.parse_args(argv)
-    build_server(args.db, config=args.config, allow_writes=args.allow_writes).run("stdio")
+    serve_stdio(build_server(args.db, config=args.config, allow_writes=args.allow_writes))
     return 0
 
 

@@ -43,10 +43,11 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+from duckask.utils.config import MAX_QUESTION  # the one limit, which every surface checks
+
 #: The web page: plain HTML, CSS and JavaScript, no build step; plotly.js comes from the plotly package.
 PAGE = Path(__file__).resolve().parent / "static" / "index.html"
 MAX_BODY = 64 * 1024
-MAX_QUESTION = 2000
 #: What a request may set in ``options``: graph behaviour only, never the backend, paths or limits.
 REQUEST_OPTIONS = {"resample_drafts", "max_fix_retries", "max_grader_rounds", "grader", "analyzer", "clarify",
                    "column_pruning", "dialect_notes", "router", "follow_ups"}

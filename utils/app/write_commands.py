@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import sys
-from pathlib import Path
 
 from duckask.utils.app.commands import EXIT_CLARIFY, EXIT_FAIL, EXIT_OK, _db_or_demo, _settings_options
 
@@ -77,10 +76,10 @@ def _write(args, database, settings) -> int:
 
 def cmd_audit(args) -> int:
     from duckask.utils.config import load_settings
-    from duckask.utils.db.audit import AuditLog, as_json, render
+    from duckask.utils.db.audit import AuditLog, as_json, database_key, render
 
     settings = load_settings(args.config)
-    db = str(Path(args.db).expanduser().resolve()) if args.db else None
+    db = database_key(args.db) if args.db else None
     entries = AuditLog(settings.resolved_audit_file).entries(db, args.limit)
     print(as_json(entries) if args.json else render(entries))
     if not args.json:

@@ -103,9 +103,25 @@ def load_users(path: str | Path, shared_key: str | None = None) -> Users:
         if not re.fullmatch(r"[0-9a-f]{64}", digest):
             raise AccessError(f"{where}: key_sha256 must be the key's sha256 in hex (duckask users add makes one); "
                               "a plain key is never stored")
-        tables = (roles.get(role) or {}).get("tables")
-        out.users.append((digest, User(str(name), role, frozenset(t.lower() for t in tables) if tables else None)))
+        out.users.append((digest, User(str(name), role, _allowlist(p, role, roles.get(role)))))
     return out
+
+
+def _allowlist(p: Path, role: str, spec) -> frozenset[str] | None:
+    """A role's readable tables: None (every table) only when the role has no ``tables`` key; a list is exactly
+    those tables, so ``tables: []`` is none. Anything else is an AccessError saying what to write."""
+    bad = AccessError(f"{p}: roles: {role}: write {{tables: [table, ...]}} (a list of table names; [] for none; "
+                      f"leave tables out for every table), not {spec!r}")
+    if spec is None:
+        return None
+    if not isinstance(spec, dict):
+        raise bad
+    if "tables" not in spec:
+        return None
+    tables = spec["tables"]
+    if not isinstance(tables, list) or not all(isinstance(t, str) for t in tables):
+        raise bad
+    return frozenset(t.lower() for t in tables)
 
 
 def add_user(path: str | Path, name: str, role: str) -> str:

@@ -11,6 +11,13 @@ attempt, written in steps so that the log never claims more than happened:
 A process that dies between 2 and 3 leaves an approved row with no outcome, which ``duckask audit``
 shows as "started, no outcome". The file is opened per operation and closed at once, so several
 duckask processes share it; an operation that finds it locked by another retries for a few seconds.
+A damaged log (``utils/damaged.py``) is never replaced or set aside, as it is the record of past writes:
+writing it (so every write) and reading it are refused with an ``AuditError`` naming the file, and the file is
+left as it is; questions and read-only SQL do not touch the log and still work.
+
+Entries are keyed by ``database_key``: a file's resolved path, or a connection string redacted, the same
+when written and when read (``duckask audit --db``). ``render`` escapes control and bidi characters, so that
+a statement or request in the log cannot drive the terminal that shows it.
 
 Run on its own::
 
@@ -23,11 +30,14 @@ import datetime as dt
 import getpass
 import json
 import os
+import re
 from pathlib import Path
 from typing import Any
 
 import duckdb
-from tenacity import retry, retry_if_exception_type, stop_after_delay, wait_random
+from tenacity import retry, retry_if_exception, stop_after_delay, wait_random
+
+from duckask.utils.damaged import is_damaged
 
 SCHEMA = """
 CREATE SEQUENCE IF NOT EXISTS write_id START 1;
@@ -75,8 +85,21 @@ class AuditError(RuntimeError):
     """The audit log could not be written; no write runs without its record."""
 
 
-_locked = retry(retry=retry_if_exception_type(duckdb.IOException), stop=stop_after_delay(5),
-                wait=wait_random(0.05, 0.25), reraise=True)
+def _busy(error: BaseException) -> bool:
+    """Locked by another process (worth a retry), not damaged."""
+    return isinstance(error, duckdb.IOException) and not is_damaged(error)
+
+
+def damaged_log(path: Path, error: Exception, writing: bool) -> AuditError:
+    """The AuditError for a damaged log (``is_damaged(error)``): what is wrong, that it is left as it is, what to do."""
+    refused = " no write runs while it is;" if writing else ""
+    return AuditError(f"cannot {'write' if writing else 'read'} the audit log {path}: it is damaged "
+                      f"({str(error).splitlines()[0]});{refused} duckask leaves it as it is and never replaces it (it "
+                      "is the record of past writes): move it aside, or restore it from a backup, to start a new log")
+
+
+_locked = retry(retry=retry_if_exception(_busy), stop=stop_after_delay(5), wait=wait_random(0.05, 0.25),
+                reraise=True)
 
 
 class AuditLog:
@@ -104,6 +127,8 @@ class AuditLog:
             row = self._write(f"INSERT INTO writes ({', '.join(_q(c) for c in cols)}) VALUES "
                               f"({', '.join('?' for _ in cols)}) RETURNING id", [fields[c] for c in cols])
         except (duckdb.Error, OSError) as e:
+            if is_damaged(e):
+                raise damaged_log(self.path, e, writing=True) from e
             raise AuditError(f"cannot write the audit log {self.path}: {e}; nothing was changed") from e
         return int(row[0])
 
@@ -113,6 +138,8 @@ class AuditLog:
             self._write(f"UPDATE writes SET {', '.join(f'{_q(c)} = ?' for c in fields)} WHERE id = ? RETURNING id",
                         [*fields.values(), entry_id])
         except (duckdb.Error, OSError) as e:
+            if is_damaged(e):
+                raise damaged_log(self.path, e, writing=True) from e
             raise AuditError(f"cannot write the audit log {self.path}: {e}") from e
 
     @staticmethod
@@ -121,9 +148,17 @@ class AuditLog:
         if unknown:
             raise ValueError(f"unknown audit field(s): {', '.join(sorted(unknown))}")
 
-    @_locked
     def entries(self, db: str | None = None, limit: int | None = None) -> list[dict[str, Any]]:
-        """The attempts, newest first (only ``db``'s when given)."""
+        """The attempts, newest first (only ``db``'s when given); AuditError when the log is damaged."""
+        try:
+            return self._entries(db, limit)
+        except duckdb.Error as e:
+            if not is_damaged(e):
+                raise
+            raise damaged_log(self.path, e, writing=False) from e
+
+    @_locked
+    def _entries(self, db: str | None, limit: int | None) -> list[dict[str, Any]]:
         if not self.path.exists():
             return []
         con = duckdb.connect(str(self.path), read_only=True)
@@ -144,6 +179,31 @@ def _q(column: str) -> str:
     return f'"{column}"'
 
 
+def database_key(source: str | os.PathLike) -> str:
+    """What entries are keyed by, the same when written (``writes.propose``) and when read (``audit --db``): a
+    file's or folder's resolved path; a connection string (postgres://, mysql://, md:) as ``remote.redact``
+    shows it (never its password, and never taken for a path under the working directory)."""
+    from duckask.utils.db import remote
+
+    if remote.kind_of(str(source)):
+        return remote.redact(str(source).strip())
+    return str(Path(source).expanduser().resolve())
+
+
+#: C0 and C1 control characters (tab and newline too: each stored value shows on its own line) and Unicode's
+#: bidi controls: embeddings and overrides U+202A-U+202E, isolates U+2066-U+2069, marks U+200E, U+200F, U+061C.
+_UNSAFE = re.compile(r"[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]")
+
+
+def printable(text: object) -> str:
+    """``text`` safe for a terminal: every control and bidi character escaped (``\\x1b``, ``\\u202e``)."""
+    def escape(m: re.Match) -> str:
+        c = ord(m.group())
+        return f"\\x{c:02x}" if c < 0x100 else f"\\u{c:04x}"
+
+    return _UNSAFE.sub(escape, str(text))
+
+
 def status_of(entry: dict[str, Any]) -> str:
     """One word or phrase for an entry's state; an approved write with no outcome is "started, no outcome"."""
     if entry["decision"] == "approved" and entry["outcome"] is None:
@@ -152,8 +212,10 @@ def status_of(entry: dict[str, Any]) -> str:
 
 
 def render(entries: list[dict[str, Any]]) -> str:
+    """The entries as text for a terminal: each stored text through ``printable``, the SQL on one line."""
     if not entries:
         return "no write attempts recorded"
+    entries = [_printable_entry(e) for e in entries]
     lines = []
     for e in entries:
         when = e["proposed_at"].strftime("%Y-%m-%d %H:%M:%S") if e["proposed_at"] else "?"
@@ -162,13 +224,19 @@ def render(entries: list[dict[str, Any]]) -> str:
             rows += f", actual {e['actual_rows']}"
         lines.append(f"#{e['id']} {when} T{e['tier']} {status_of(e):<20} {rows:<22} {e['user']} ({e['session']})")
         if e.get("request"):
-            lines.append(f"    asked: {e['request']!r} (proposed by the model)")
-        lines.append(f"    {' '.join((e['sql'] or '').split())}")
+            lines.append(f"    asked: \"{e['request']}\" (proposed by the model)")
+        lines.append(f"    {e['sql']}")
         if e.get("decided_by") and e["decided_by"] != e["user"]:
             lines.append(f"    {e['decision']} by {e['decided_by']}")
         if e["detail"]:
             lines.append(f"    {e['detail']}")
     return "\n".join(lines)
+
+
+def _printable_entry(entry: dict[str, Any]) -> dict[str, Any]:
+    shown = {k: printable(v) if isinstance(v, str) else v for k, v in entry.items()}
+    shown["sql"] = printable(" ".join((entry["sql"] or "").split()))
+    return shown
 
 
 def as_json(entries: list[dict[str, Any]]) -> str:
@@ -179,12 +247,12 @@ def main(argv: list[str] | None = None) -> int:
     from duckask.utils.config import load_settings
 
     ap = argparse.ArgumentParser(description="Show the audit log of write attempts.")
-    ap.add_argument("--db", help="only this database's attempts (its path)")
+    ap.add_argument("--db", help="only this database's attempts (its path or connection string)")
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--limit", type=int)
     args = ap.parse_args(argv)
     log = AuditLog(load_settings().resolved_audit_file)
-    entries = log.entries(str(Path(args.db).expanduser().resolve()) if args.db else None, args.limit)
+    entries = log.entries(database_key(args.db) if args.db else None, args.limit)
     print(as_json(entries) if args.json else render(entries))
     return 0
 

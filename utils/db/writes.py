@@ -27,7 +27,7 @@ from pathlib import Path
 import duckdb
 
 from duckask.utils.config import Settings
-from duckask.utils.db.audit import AuditLog, os_user
+from duckask.utils.db.audit import AuditLog, database_key, os_user
 from duckask.utils.db.database import Database
 from duckask.utils.db.tiers import classify
 from duckask.utils.db.write_card import WriteCard
@@ -123,7 +123,7 @@ def propose(sql: str, database: Database, settings: Settings, *, session: str | 
 
 
 def _identity(database: Database) -> str:
-    return str(Path(database.source).expanduser().resolve())
+    return database_key(database.source)
 
 
 def _created_exists(c, database: Database) -> str | None:

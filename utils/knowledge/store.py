@@ -4,7 +4,9 @@ The file is ``<cache>/knowledge.duckdb`` (setting ``knowledge_file``), never the
 which duckask only ever opens read-only. Every pair is keyed to its database by the database's
 resolved path, so pairs for one database never reach another. Teaching the same question again
 replaces its SQL. The file is opened for each operation and closed at once, so several duckask
-processes can share it.
+processes can share it. A damaged file (not a DuckDB file DuckDB can read) is set aside as
+``knowledge.duckdb.corrupt-<time>``, never deleted, and a new, empty store is used, with a warning naming
+both paths (``utils/damaged.py``).
 
 Run on its own::
 
@@ -14,11 +16,16 @@ from __future__ import annotations
 
 import argparse
 import os
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 import duckdb
 
-from duckask.utils.knowledge.examples import Example
+from duckask.utils.damaged import is_damaged, set_aside
+from duckask.utils.knowledge.examples import Example, ExampleError
+
+T = TypeVar("T")
 
 SCHEMA = """
 CREATE SEQUENCE IF NOT EXISTS example_id START 1;
@@ -48,8 +55,27 @@ class KnowledgeStore:
         con.execute(SCHEMA)
         return con
 
+    def _recovering(self, operation: Callable[[], T], after_set_aside: Callable[[], T]) -> T:
+        """``operation``; when it finds the file damaged, the file is set aside (a warning names both paths) and
+        ``after_set_aside`` gives the result on the new, empty store."""
+        try:
+            return operation()
+        except duckdb.Error as e:
+            if not is_damaged(e):
+                raise
+            try:
+                set_aside(self.path, "the knowledge store", e, "a new, empty store is used (the taught pairs are in "
+                                                               "the moved file)")
+            except OSError as moved:
+                raise ExampleError(f"the knowledge store {self.path} is damaged ({e}) and could not be moved aside "
+                                   f"({moved}); move it away to start a new one") from e
+            return after_set_aside()
+
     def add(self, db: str, example: Example) -> int:
         """Store a verified pair for ``db`` (a ``database_identity``); returns its id."""
+        return self._recovering(lambda: self._add(db, example), lambda: self._add(db, example))
+
+    def _add(self, db: str, example: Example) -> int:
         con = self._connect()
         try:
             con.execute("BEGIN")
@@ -70,6 +96,9 @@ class KnowledgeStore:
     def list(self, db: str) -> list[Example]:
         if not self.path.exists():
             return []
+        return self._recovering(lambda: self._list(db), lambda: [])
+
+    def _list(self, db: str) -> list[Example]:
         # Read-only, so that any number of duckask processes can read while none writes.
         con = duckdb.connect(str(self.path), read_only=True)
         try:
@@ -85,6 +114,9 @@ class KnowledgeStore:
         """Delete one pair of ``db``; False when ``db`` has no pair with that id."""
         if not self.path.exists():
             return False
+        return self._recovering(lambda: self._remove(db, example_id), lambda: False)
+
+    def _remove(self, db: str, example_id: int) -> bool:
         con = self._connect()
         try:
             hit = con.execute("DELETE FROM examples WHERE db = ? AND id = ? RETURNING id", [db, example_id]).fetchall()

@@ -15,8 +15,9 @@ question after `duckask warm`, starts where earlier processes left off.
   reader never sees half a file; two processes writing the same key both write whole files, and the
   last rename wins.
 - **Never an error**: a file that is truncated, fails its CRC, or belongs to another model or format
-  is skipped and removed (it is rebuilt the next time that prefix is processed). I/O errors are
-  swallowed: the cache only ever saves time.
+  is skipped and set aside as ``<file>.corrupt-<time>`` (never deleted; a warning names both paths;
+  ``utils/damaged.py``), and the state is rebuilt the next time that prefix is processed. A set-aside
+  file no longer counts toward the capacity. I/O errors are swallowed: the cache only ever saves time.
 
 File layout: ``MAGIC``, a 4-byte header length, a JSON header (format, model, tokens, state bytes,
 CRC-32 of tokens and state), the tokens (int32, little-endian), the state bytes.
@@ -39,6 +40,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+
+from duckask.utils.damaged import set_aside
 
 MAGIC = b"duckask prompt state\n"
 FORMAT = 1
@@ -93,9 +96,12 @@ class PromptStateStore:
             seen.add(de.name)
             memo = self._headers.get(de.name)
             if memo is None or memo[:2] != (st.st_mtime_ns, st.st_size):
-                tokens = self._read_tokens(Path(de.path), st.st_size)
-                if tokens is None:
-                    self._discard(Path(de.path))
+                try:
+                    tokens = self._read_tokens(Path(de.path), st.st_size)
+                except ValueError as e:
+                    self._set_aside(Path(de.path), e)
+                    continue
+                if tokens is None:         # unreadable just now (I/O): skipped, left as it is
                     continue
                 memo = (st.st_mtime_ns, st.st_size, tokens)
                 self._headers[de.name] = memo
@@ -139,18 +145,23 @@ class PromptStateStore:
         return head
 
     def _read_tokens(self, path: Path, size: int) -> np.ndarray | None:
+        """The tokens of the state in ``path``; ValueError when the file is damaged, None on an I/O error."""
         try:
             with path.open("rb") as f:
                 head = self._header(f)
-                if head is None or size != head["offset"] + 4 * head["n_tokens"] + head["state_bytes"]:
-                    return None
+                if head is None:
+                    raise ValueError("not a prompt state of this model and format")
+                if size != head["offset"] + 4 * head["n_tokens"] + head["state_bytes"]:
+                    raise ValueError("truncated or too long")
                 tokens = np.frombuffer(f.read(4 * head["n_tokens"]), dtype="<i4").astype(np.int32)
         except OSError:
             return None
-        return tokens if len(tokens) == head["n_tokens"] else None
+        if len(tokens) != head["n_tokens"]:
+            raise ValueError("truncated")
+        return tokens
 
     def read(self, entry: Entry) -> tuple[np.ndarray, bytes] | None:
-        """The tokens and state bytes of ``entry``, checked whole; None (and the file removed) if not."""
+        """The tokens and state bytes of ``entry``, checked whole; None (and a damaged file set aside) if not."""
         try:
             with entry.path.open("rb") as f:
                 head = self._header(f)
@@ -163,10 +174,10 @@ class PromptStateStore:
                 if zlib.crc32(state, zlib.crc32(tok_bytes)) != head.get("crc32"):
                     raise ValueError("checksum")
             os.utime(entry.path)          # most recently used
-        except FileNotFoundError:
+        except OSError:
             return None
-        except (OSError, ValueError):
-            self._discard(entry.path)
+        except ValueError as e:
+            self._set_aside(entry.path, e)
             return None
         return np.frombuffer(tok_bytes, dtype="<i4").astype(np.int32), state
 
@@ -212,6 +223,14 @@ class PromptStateStore:
                 break
             self._discard(p)
             total -= size
+
+    def _set_aside(self, path: Path, why: Exception) -> None:
+        """A damaged state: renamed out of the way (never deleted), with a warning naming both paths."""
+        self._headers.pop(path.name, None)
+        try:
+            set_aside(path, "the prompt state", why, "the state is rebuilt the next time its prompt is processed")
+        except OSError:
+            pass      # the cache only ever saves time: a file that cannot be moved is skipped
 
     @staticmethod
     def _discard(path: Path) -> None:

@@ -1,0 +1,91 @@
+"""Damaged files of duckask's own (the knowledge store, prompt states, the audit log): told apart from a file
+that is only busy or unreadable, and set aside, never deleted.
+
+A rebuildable file (the knowledge store, a prompt state) that turns out damaged is renamed to
+``<file>.corrupt-<UTC time>`` and a new, empty one is started, with a warning on stderr naming both paths:
+nothing is lost, and the next command works. The audit log is never set aside or replaced (it is the record
+of past writes): ``audit.AuditLog`` refuses to write to a damaged log instead.
+
+Run on its own to check a file (read-only: nothing is changed or moved)::
+
+    python -m duckask.utils.damaged ~/.cache/duckask/audit.duckdb
+"""
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import os
+import sys
+from pathlib import Path
+
+import duckdb
+
+#: What DuckDB says when a file's bytes are not a database it can read (not a lock held by another process,
+#: a permission or a file from a newer DuckDB: those are not damage, and such a file is left as it is).
+DAMAGE_MESSAGES = ("not a valid DuckDB database file", "Corrupt database file", "Could not read enough bytes")
+
+
+def is_damaged(error: BaseException) -> bool:
+    """Whether a DuckDB error from opening or reading a file says that the file itself is damaged."""
+    return isinstance(error, duckdb.Error) and any(m in str(error) for m in DAMAGE_MESSAGES)
+
+
+def aside_path(path: Path) -> Path:
+    """``<path>.corrupt-<UTC time>``, with a counter when that name is taken."""
+    stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    target, n = path.with_name(f"{path.name}.corrupt-{stamp}"), 1
+    while target.exists() or target.with_name(target.name + ".wal").exists():
+        n += 1
+        target = path.with_name(f"{path.name}.corrupt-{stamp}-{n}")
+    return target
+
+
+def set_aside(path: str | os.PathLike, what: str, why: object, after: str = "a new, empty one is used") -> Path | None:
+    """Rename the damaged ``path`` (and a DuckDB ``.wal`` beside it) out of the way and warn on stderr, naming
+    ``what`` it is, both paths and ``why``; returns where it went (None when another process moved it first)."""
+    path = Path(path)
+    target = aside_path(path)
+    try:
+        os.rename(path, target)
+    except FileNotFoundError:
+        return None
+    wal = path.with_name(path.name + ".wal")
+    if wal.exists():
+        os.rename(wal, target.with_name(target.name + ".wal"))
+    print(f"duckask: warning: {what} {path} is damaged ({str(why).splitlines()[0]}); it was moved to {target} "
+          f"(nothing in it was deleted) and {after}", file=sys.stderr, flush=True)
+    return target
+
+
+def read_whole(path: str | os.PathLike) -> None:
+    """Read every row of every table of the DuckDB file at ``path``, read-only (DuckDB checks each block it reads)."""
+    con = duckdb.connect(str(path), read_only=True)
+    try:
+        for schema, table in con.execute("SELECT schema_name, table_name FROM duckdb_tables()").fetchall():
+            con.execute(f"SELECT * FROM {_quote(schema)}.{_quote(table)}")
+            while con.fetchmany(10_000):
+                pass
+    finally:
+        con.close()
+
+
+def _quote(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description="Say whether a DuckDB file of duckask's (the knowledge store, the "
+                                             "audit log) is damaged. Read-only: nothing is changed or moved.")
+    ap.add_argument("file")
+    args = ap.parse_args(argv)
+    try:
+        read_whole(args.file)
+    except duckdb.Error as e:
+        print(f"{args.file}: {'damaged' if is_damaged(e) else 'not readable'}: {str(e).splitlines()[0]}")
+        return 1
+    print(f"{args.file}: readable")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
