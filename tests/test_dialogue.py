@@ -10,7 +10,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 import yaml
-from conftest import requires_shared
+from conftest import SHARED, requires_shared
 
 from duckask.utils.dialogue.followup import is_follow_up, rewrite
 from duckask.utils.dialogue.sentence import check_sentence
@@ -68,5 +68,5 @@ def test_clarify_never_bounces_a_clear_question(name, caught):
 def test_clarify_attempts_every_spider_dev_question():
     import dialogue_sets
 
-    res = dialogue_sets.run_bounces(str(ROOT.parent / "shared" / "benchmarks" / "spider_dev"), None)
+    res = dialogue_sets.run_bounces(str(SHARED / "benchmarks" / "spider_dev"), None)
     assert res["questions"] == 1028 and res["bounced"] == 0, res["items"]

@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import embedded_model_path
+from conftest import SHARED, embedded_model_path
 
 from duckask.utils.config import load_settings
 from duckask.utils.db.database import open_database
@@ -17,7 +17,6 @@ from duckask.utils.sql.compare import results_match
 from duckask.utils.sql.describe import has_top_level_order_by
 
 ROOT = Path(__file__).resolve().parents[1]
-SHARED = ROOT.parent / "shared"
 SPIDER = SHARED / "benchmarks" / "spider_dev"
 NBA = SHARED / "data" / "nba"
 
@@ -31,7 +30,7 @@ def model_opts(tmp_path_factory):
 
 def _spider(qid: str) -> tuple[str, str, str]:
     if not SPIDER.is_dir():
-        pytest.skip("../shared/benchmarks/spider_dev is absent (a fresh clone without the shared data)")
+        pytest.skip(f"../shared is absent ({SPIDER} not found): a fresh clone without the shared data")
     for line in (SPIDER / "questions.jsonl").open():
         q = json.loads(line)
         if q["id"] == qid:
@@ -41,7 +40,7 @@ def _spider(qid: str) -> tuple[str, str, str]:
 
 def _nba() -> str:
     if not NBA.is_dir():
-        pytest.skip("../shared/data/nba is absent (a fresh clone without the shared data)")
+        pytest.skip(f"../shared is absent ({NBA} not found): a fresh clone without the shared data")
     return str(NBA)
 
 
