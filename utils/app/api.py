@@ -84,7 +84,8 @@ def prepare(db: str | None = None, *, llm: LLM | None = None, settings: Settings
         db = str(demo_db_path())
     settings = demo_knowledge(settings, db)  # the demo is taught, unless the caller chose otherwise
     database = open_database(db, settings)
-    return Prepared(db=str(db), settings=settings, database=database, catalog=get_catalog(database, settings),
+    # ``db`` as shown everywhere (health, results, saved sessions): a connection string's password redacted
+    return Prepared(db=database.source, settings=settings, database=database, catalog=get_catalog(database, settings),
                     llm=llm if llm is not None else get_llm(settings), tools=load_tools(settings.tools))
 
 

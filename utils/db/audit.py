@@ -55,7 +55,7 @@ CREATE TABLE IF NOT EXISTS writes (
     explanation VARCHAR,
     estimated_rows BIGINT,
     actual_rows BIGINT,
-    decision VARCHAR NOT NULL,      -- pending | approved | rejected | blocked
+    decision VARCHAR NOT NULL,      -- pending | approved | rejected | blocked | expired (closed, no one decided)
     outcome VARCHAR,                -- NULL (not finished) | not_run | committed | rolled_back | error
     detail VARCHAR                  -- why it was blocked, rolled back or failed
 );
