@@ -124,3 +124,20 @@ def test_audit_escapes_control_and_bidi_characters(tmp_path, isolated_env, capsy
     assert main(["audit", "--config", config, "--json"]) == EXIT_OK
     [entry] = json.loads(capsys.readouterr().out)             # JSON escapes them itself, and keeps them exact
     assert entry["sql"] == HOSTILE["sql"] and entry["request"] == HOSTILE["request"]
+
+
+def test_the_write_card_escapes_what_an_agent_wrote():
+    """The card ``duckask decide`` and the chat print: a request, statement or explanation carrying terminal
+    escapes or bidi controls is shown escaped, on one line each."""
+    from duckask.utils.db.tiers import classify
+    from duckask.utils.db.write_card import WriteCard
+
+    sql = "DELETE FROM t WHERE s = '\x1b[2J\u202eevil'"
+    card = WriteCard.of(classify(sql), sql, db="x", session="s", user="u", request="drop\x1b[1A\u202d it",
+                        proposed_by="model")
+    card.model_says, card.explanation = "fine\x9b31m", "Deletes\r\nfake line"
+    text = card.text()
+    assert not [c for c in text if (ord(c) < 0x20 and c != "\n") or 0x7f <= ord(c) <= 0x9f
+                or 0x202a <= ord(c) <= 0x202e or 0x2066 <= ord(c) <= 0x2069]
+    assert r"\x1b[2J\u202eevil" in text and r"drop\x1b[1A\u202d it" in text and r"\x0d\x0afake line" in text
+    assert len(text.splitlines()) == 7

@@ -6,8 +6,9 @@ Surfaces:
   ``semantic_commands`` (semantic init, convert, check);
 - ``chat`` (the loop, commands, piped mode) and ``terminal`` (readline, rich, the confirm prompt);
 - ``server`` (``duckask serve``: the page and the question routes), ``server_actions`` (your SQL, write
-  decisions, downloads, email), ``server_guards`` (Host, Origin, body size and key, before every route)
-  and ``queue`` (the ``Gate`` every request waits in);
+  decisions, downloads, email), ``server_guards`` (Host, Origin, body size and key, before every route;
+  who is asking), ``pending`` (the writes held for a decision) and ``queue`` (the ``Gate`` every request
+  waits in);
 - ``mcp_server`` (``duckask mcp``: tools for AI agents);
 - ``conversation`` (``Conversation``: turns with history, sessions on disk); ``warm`` (``duckask warm``).
 

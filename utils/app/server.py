@@ -38,11 +38,11 @@ The last four routes live in ``server_actions.py``. Run on its own::
 import asyncio
 import dataclasses
 import json
-import re
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+from duckask.utils.app.server_guards import check_bind, given_key, key_check, user_of, who
 from duckask.utils.config import MAX_QUESTION  # the one limit, which every surface checks
 
 #: The web page: plain HTML, CSS and JavaScript, no build step; plotly.js comes from the plotly package.
@@ -51,7 +51,6 @@ MAX_BODY = 64 * 1024
 #: What a request may set in ``options``: graph behaviour only, never the backend, paths or limits.
 REQUEST_OPTIONS = {"resample_drafts", "max_fix_retries", "max_grader_rounds", "grader", "analyzer", "clarify",
                    "column_pruning", "dialect_notes", "router", "follow_ups"}
-LOOPBACK = {"127.0.0.1", "localhost", "::1"}
 #: The page's own headers: no other site may frame it (a click on Approve is the page's own), and it runs
 #: only its own scripts (plotly.js included: served from this origin, never a CDN).
 PAGE_HEADERS = {"X-Frame-Options": "DENY", "X-Content-Type-Options": "nosniff",
@@ -76,47 +75,6 @@ def parse_body(raw: bytes, shape: str):
         return json.loads(text or "null")
     except ValueError as e:
         raise HTTPException(400, f"the body is not JSON ({e.msg} at {e.pos}); send {shape}") from e
-
-
-_SESSION = re.compile(r"[^A-Za-z0-9._:-]")
-
-
-def who(request, _api_key: str | None = None) -> tuple[str, str]:
-    """(session, user) of a request for the audit log: the page's ``X-Duckask-Session`` (else "http"), and
-    the user its key belongs to (``access``), or the client's address on an open server."""
-    session = _SESSION.sub("", request.headers.get("x-duckask-session", ""))[:64] or "http"
-    return session, user_of(request).name
-
-
-def user_of(request):
-    """The request's ``access.User`` (set by the key check); on an open server (no keys) everyone is an admin
-    named by their address, as before users existed."""
-    from duckask.utils.db.access import User
-
-    user = getattr(request.state, "user", None)
-    return user or User(f"http {request.client.host if request.client else 'unknown'}", "admin")
-
-
-def given_key(headers) -> str:
-    """The API key in a request's ``headers`` (``X-API-Key``, else ``Authorization: Bearer``), or ""."""
-    given = headers.get("x-api-key") or headers.get("authorization", "").removeprefix("Bearer ")
-    return given.strip()
-
-
-def key_check(keys):
-    """The API-key check of ``RequestGuards`` for a server with ``keys``: every ``/api/`` route but health
-    needs a known key (a 401 otherwise); the key's user is kept in the request's state for ``user_of``."""
-    def check(scope, headers: dict[str, str]) -> tuple[int, str] | None:
-        path = scope["path"]
-        if not path.startswith("/api/") or path == "/api/health":
-            return None
-        user = keys.find(given_key(headers))
-        if user is None:
-            return 401, "missing or wrong API key: send Authorization: Bearer KEY or X-API-Key: KEY"
-        scope.setdefault("state", {})["user"] = user
-        return None
-
-    return check
 
 
 def _error(status: int, message: str):
@@ -300,13 +258,6 @@ def refuse_write(prep, user, text: str, pending=None) -> None:
     full = pending.no_room_for(user.name) if pending is not None else None
     if (why or full) and asks_to_write(text, prep.catalog):
         raise HTTPException(403, why) if why else HTTPException(429, full)
-
-
-def check_bind(host: str, api_key: str | None) -> None:
-    """A server reachable from other machines needs a key: ValueError saying so."""
-    if host not in LOOPBACK and not api_key:
-        raise ValueError(f"listening on {host} makes duckask reachable from other machines: give --api-key KEY "
-                         "(or DUCKASK_SERVER_KEY), or keep the default --host 127.0.0.1")
 
 
 def serve_command(args, db: str) -> int:

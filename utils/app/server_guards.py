@@ -13,11 +13,13 @@ refuses a request before any route sees it, and the same-origin test a write's a
 - **Body size**: ``Content-Length`` over the limit is a 413 before the body is read; a chunked body (or
   one whose length was not declared) is counted as it arrives and refused with a 413 as soon as it
   passes the limit, so at most about the limit is ever held in memory.
-- **API key** (a server with keys): the check ``server.key_check`` makes, after the others.
+- **API key** (a server with keys): the check ``key_check`` makes, after the others.
 
 ``same_origin_request`` is what approving a write on a server without keys asks for on top: a request
 the browser marks as coming from the server's own page (``Sec-Fetch-Site: same-origin``, or, from a
-client that does not send that header, an ``Origin`` equal to the server's own).
+client that does not send that header, an ``Origin`` equal to the server's own). Who is asking:
+``user_of`` (the key's user; on a server without keys an admin named by address), ``who`` (session and
+user for the audit), ``check_bind`` (a server reachable from other machines needs a key).
 
 Run on its own (checks a Host and an Origin as a server on 127.0.0.1:8000 without keys would)::
 
@@ -26,6 +28,7 @@ Run on its own (checks a Host and an Origin as a server on 127.0.0.1:8000 withou
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable
 
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1")
@@ -221,6 +224,55 @@ class RequestGuards:
             return message
 
         return receive_limited
+
+
+# -- who is asking ----------------------------------------------------------------------------------------
+_SESSION = re.compile(r"[^A-Za-z0-9._:-]")
+
+
+def who(request, _api_key: str | None = None) -> tuple[str, str]:
+    """(session, user) of a request for the audit log: the page's ``X-Duckask-Session`` (else "http"), and
+    the user its key belongs to (``access``), or the client's address on an open server."""
+    session = _SESSION.sub("", request.headers.get("x-duckask-session", ""))[:64] or "http"
+    return session, user_of(request).name
+
+
+def user_of(request):
+    """The request's ``access.User`` (set by the key check); on an open server (no keys) everyone is an admin
+    named by their address, as before users existed."""
+    from duckask.utils.db.access import User
+
+    user = getattr(request.state, "user", None)
+    return user or User(f"http {request.client.host if request.client else 'unknown'}", "admin")
+
+
+def given_key(headers) -> str:
+    """The API key in a request's ``headers`` (``X-API-Key``, else ``Authorization: Bearer``), or ""."""
+    given = headers.get("x-api-key") or headers.get("authorization", "").removeprefix("Bearer ")
+    return given.strip()
+
+
+def key_check(keys):
+    """The API-key check of ``RequestGuards`` for a server with ``keys``: every ``/api/`` route but health
+    needs a known key (a 401 otherwise); the key's user is kept in the request's state for ``user_of``."""
+    def check(scope, headers: dict[str, str]) -> tuple[int, str] | None:
+        path = scope["path"]
+        if not path.startswith("/api/") or path == "/api/health":
+            return None
+        user = keys.find(given_key(headers))
+        if user is None:
+            return 401, "missing or wrong API key: send Authorization: Bearer KEY or X-API-Key: KEY"
+        scope.setdefault("state", {})["user"] = user
+        return None
+
+    return check
+
+
+def check_bind(host: str, api_key: str | None) -> None:
+    """A server reachable from other machines needs a key: ValueError saying so."""
+    if host not in LOOPBACK_NAMES and not api_key:
+        raise ValueError(f"listening on {host} makes duckask reachable from other machines: give --api-key KEY "
+                         "(or DUCKASK_SERVER_KEY), or keep the default --host 127.0.0.1")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -88,17 +88,21 @@ class WriteCard:
         return f"Not written: {self.detail}. Audit entry #{self.id}."
 
     def text(self) -> str:
-        """The approval card as plain text (the same fields the page's card shows)."""
+        """The approval card as plain text (the same fields the page's card shows), every control and bidi
+        character escaped (``audit.printable``): a request or statement an agent wrote cannot drive the
+        terminal of the person deciding it."""
+        from duckask.utils.db.audit import printable as p
+
         rows = self.estimated_rows
         estimate = "not applicable (schema only)" if not self.checks_rows else \
             ("unknown" if rows is None else f"{rows:,}")
-        asked = [f"asked:          {self.request} (the model proposed the SQL)"] if self.request else []
-        asked += [f"model says:     {self.model_says}"] if self.model_says else []
+        asked = [f"asked:          {p(self.request)} (the model proposed the SQL)"] if self.request else []
+        asked += [f"model says:     {p(self.model_says)}"] if self.model_says else []
         return "\n".join([
-            f"── write: {self.tier_name} ({self.kind}{' on ' + self.target if self.target else ''}) ──",
+            f"── write: {self.tier_name} ({self.kind}{' on ' + p(self.target) if self.target else ''}) ──",
             *asked,
-            f"SQL:            {' '.join(self.sql.split())}",
-            f"what it does:   {self.explanation}",
+            f"SQL:            {p(' '.join(self.sql.split()))}",
+            f"what it does:   {p(self.explanation)}",
             f"estimated rows: {estimate}",
             f"audit entry:    #{self.id}",
         ])
