@@ -3,8 +3,9 @@
 The prompt is ordered for KV-cache reuse: the fixed instructions and the schema come first (shared by
 every question on the same tables), then the question-specific part: the verified example pairs
 most like the question (TableSelector retrieved them), literal values of the question found in the
-data, the question, and, on a retry, the previous SQL with the executor's error or the
-grader's critique. The answer is pre-filled with a ```sql fence and stops at the closing fence, so
+data, the DuckDB reference lines the question calls for (``sql.reference``, with ``dialect_notes:
+auto``), the question, and, on a retry, the previous SQL with the executor's error or the grader's
+critique. The answer is pre-filled with a ```sql fence and stops at the closing fence, so
 the model spends no tokens on prose.
 
 When the first query fails and cannot be repaired, or finds nothing, ErrorFixer or ResponseGrader
@@ -19,8 +20,9 @@ from __future__ import annotations
 from duckask.nodes._base import TracedNode
 from duckask.utils.knowledge.examples import shown
 from duckask.utils.schema.values import hints
-from duckask.utils.sql.dialect import dialect_notes, question_hints
+from duckask.utils.sql.dialect import question_hints
 from duckask.utils.sql.extract import extract_sql
+from duckask.utils.sql.reference import lookup
 from duckask.utils.sql.tidy import tidy_sql
 
 MAX_VALUE_HINTS = 4
@@ -38,7 +40,7 @@ def build_messages(schema: str, question: str, values: list[dict], feedback: dic
     if values:
         user.append(f"Values found in the data: {hints(values)}\n")
     if notes:
-        user.append("DuckDB syntax that may help:\n" + "\n".join(f"- {n}" for n in notes) + "\n")
+        user.append("DuckDB reference that may help:\n" + "\n".join(f"- {n}" for n in notes) + "\n")
     user.append(f"Question: {question}")
     user.extend(question_hints(question))
     if feedback:
@@ -62,8 +64,8 @@ class SQLGenerator(TracedNode):
 
     def exec(self, p):
         cat = self.ctx.catalog
-        notes = dialect_notes(p["question"], [cat.tables[t] for t in p["selected"] if t in cat.tables]) \
-            if self.ctx.settings.dialect_notes == "auto" else []
+        types = [c.type for t in p["selected"] if t in cat.tables for c in cat.tables[t].columns]
+        notes = lookup(p["question"], types) if self.ctx.settings.dialect_notes == "auto" else []
         msgs = build_messages(p["schema"], p["question"], p["values"], p["feedback"], p["examples"], notes)
         # The schema's stable start is shared by most questions on this database: the embedded model keeps
         # its processed state on disk (a stable prefix of the user message, so the prompt is unchanged).

@@ -4,7 +4,8 @@
   by the database file's path, size and mtime, so each database is introspected once), else by
   ``introspect``; with the settings' ``descriptions`` file applied when there is one.
 - ``catalog``: the types (``Catalog``, ``Table``, ``Column``, ``Reference``, ``ForeignKey``);
-  ``introspect``: reading them from DuckDB; ``descriptions``: the YAML documentation overlay;
+  ``introspect``: reading them from DuckDB (``nested``: how a STRUCT, LIST, MAP or JSON column is read);
+  ``descriptions``: the YAML documentation overlay;
   ``ddl``: ``render_ddl``, the compact schema the model reads; ``ranker``: schema linking (which
   tables and columns a question needs); ``values``: literal values and yes/no flags a question names;
   ``terms``: the words of questions and names (stemming, bigrams); ``semantic_md``: the semantic file

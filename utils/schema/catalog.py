@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import NamedTuple, TypeVar
 
-CATALOG_VERSION = 6
+CATALOG_VERSION = 7
 
 
 def fold(text: str) -> str:
@@ -55,6 +55,7 @@ class Column:
     synonyms: list[str] = field(default_factory=list)   # words users say for it (semantic file)
     allowed: list[str] = field(default_factory=list)    # the values it may hold, shown to the model (semantic file)
     samples: list[str] = field(default_factory=list)
+    shape: str = ""                  # a nested column's note: fields, elements or JSON keys and an example
 
 
 @dataclass

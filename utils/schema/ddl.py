@@ -24,6 +24,8 @@ def _sample_text(c: Column) -> str:
     if not c.samples or c.pk or c.ref:
         return ""
     t = c.type.upper()
+    if c.shape:                                # a nested column: how it is read, and one literal example
+        return c.shape
     if t in ("JSON", "MAP") or t.startswith(("STRUCT", "MAP(", "UNION")) or t.endswith("[]"):
         return "e.g. " + c.samples[0][:60]      # enough of one value to show its keys or elements
     if is_text(t):

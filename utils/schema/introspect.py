@@ -6,6 +6,7 @@ from __future__ import annotations
 from duckask.utils.db.database import Database
 from duckask.utils.db.quoting import quote_ident as _q
 from duckask.utils.schema.catalog import Catalog, Column, Reference, Table, fold, is_text
+from duckask.utils.schema.nested import kind_of, shape
 
 VALUE_INDEX_MAX_DISTINCT = 5000     # text columns with more distinct values are not indexed
 VALUE_MAX_LEN = 60
@@ -59,6 +60,7 @@ def introspect(db: Database) -> Catalog:
                     f"SELECT DISTINCT CAST({_q(c.name)} AS VARCHAR) AS v FROM (SELECT {_q(c.name)} FROM {_q(t.name)} "
                     f"WHERE {_q(c.name)} IS NOT NULL LIMIT 1000) LIMIT {SAMPLES}").fetchall()
                 c.samples = [str(v)[:VALUE_MAX_LEN] for (v,) in samp]
+                c.shape = shape(con, t.name, c.name, c.type) if kind_of(c.type) else ""
                 if c.name in distinct and (distinct[c.name] or 0) <= VALUE_INDEX_MAX_DISTINCT:
                     for (v,) in con.execute(
                             f"SELECT DISTINCT {_q(c.name)} FROM {_q(t.name)} WHERE {_q(c.name)} IS NOT NULL "

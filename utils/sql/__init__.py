@@ -11,5 +11,6 @@
   ``join_repair``: the forgotten-join repair; ``facts``: what rules know of the schema;
 - ``voting``: the result most resampled drafts agree on; ``compare``: ``results_match``, whether two
   results are the same answer (the voting's and the scorer's semantics);
-- ``dialect``: DuckDB syntax notes and wording hints for the prompt.
+- ``reference``: DuckDB's friendly SQL and functions a question needs, for the prompt; ``dialect``: wording
+  hints (``question_hints``).
 """

@@ -13,7 +13,9 @@ import sys
 import duckdb
 
 _FENCE = re.compile(r"```(?:sql|duckdb|SQL)?\s*\n?(.*?)(?:```|$)", re.S)
-_START = re.compile(r"\b(WITH|SELECT|FROM)\b", re.I)
+#: Where a bare statement starts: a query, or DuckDB's SUMMARIZE/DESCRIBE/PIVOT/UNPIVOT forms (upper-case
+#: only, so "to describe the ..." in prose is not taken for SQL).
+_START = re.compile(r"\b(?:(?i:WITH|SELECT|FROM)|SUMMARIZE|DESCRIBE|UNPIVOT|PIVOT)\b")
 
 
 def extract_sql(reply: str) -> str:
