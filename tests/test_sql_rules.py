@@ -177,6 +177,7 @@ def test_duckdb_errors_are_read_once(message, kind, name, qualifier, candidates)
 def test_every_rule_says_which_slip_it_fixes_and_runs_from_one_list():
     for rule in RULES + REPAIRS:
         assert rule.__doc__ and len(rule.__doc__.split()) >= 8, rule.__name__
-    assert [r.__name__ for r in RULES] == ["fix_self_joins", "fix_key_mismatches", "prune_unused_joins"]
+    assert [r.__name__ for r in RULES] == ["foreign_functions", "zero_based_index", "random_order_sample",
+                                           "fix_self_joins", "fix_key_mismatches", "prune_unused_joins"]
     assert REPAIRS[0].__name__ == "expand_metric"            # a metric's name is no misspelt column
     assert REPAIRS[1].__name__ == "join_forgotten_table"     # a forgotten join before a close spelling

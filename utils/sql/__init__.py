@@ -5,7 +5,8 @@
   leave string literals alone; ``reads``: what a SELECT reads, CTEs resolved by scope (every read check);
 - ``format``: SQL laid out for reading;
 - ``describe``: ``describe_sql`` (tables, filters, grouping, order, limit) for the derivation;
-- ``tidy``: ``RULES``, the clean-ups run on every query the model writes (``tidy_sql``);
+- ``tidy``: ``RULES``, the clean-ups run on every query the model writes (``tidy_sql``), first of them
+  ``habits`` (other dialects' functions and 0-based indexes rewritten into DuckDB);
 - ``errors``: DuckDB's error messages parsed once, and the hints the model is given;
 - ``repair``: ``REPAIRS``, free fixes for errors whose fix DuckDB names, and ``run_repaired``;
   ``join_repair``: the forgotten-join repair; ``facts``: what rules know of the schema;

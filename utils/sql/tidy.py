@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import re
 
+from duckask.utils.sql import habits
 from duckask.utils.sql.ast import equalities, parse, table_aliases, walk
 from duckask.utils.sql.edit import replace_spans, spelled
 from duckask.utils.sql.facts import SchemaFacts
@@ -200,6 +201,7 @@ def prune_unused_joins(sql: str, facts: SchemaFacts) -> str:
 
 #: Run in this order on every query the model writes (and on every repaired query).
 RULES = (
+    *habits.RULES,           # other dialects' habits into DuckDB first (sql.habits), so the rules below read DuckDB
     fix_self_joins,          # first: a self-compare hides which tables the query really joins
     fix_key_mismatches,
     prune_unused_joins,      # last: judges joins by the keys the rules above put right
