@@ -18,8 +18,9 @@ import sys
 import time
 from pathlib import Path
 
-from duckask.nodes.response_grader import llm_verdict, rule_check
+from duckask.nodes.response_grader import llm_verdict
 from duckask.utils.eval.records import replay
+from duckask.utils.sql.checks import rule_check
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -99,7 +99,7 @@ def _gold(q, db) -> tuple[pd.DataFrame | None, bool]:
 
 def replay_question(r: dict, q, db) -> dict:
     """One resampled question: its outcome at every k, the basis of each, and reproduction facts."""
-    from duckask.nodes.response_grader import rule_check
+    from duckask.utils.sql.checks import rule_check
 
     first, final = bool(r.get("first_correct")), bool(r.get("correct"))
     row = {"id": r["id"], "db": r.get("db"), "first_correct": first, "recorded": final, "k": {}}

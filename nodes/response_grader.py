@@ -1,26 +1,22 @@
 """ResponseGrader: does the SQL and its result answer the question? Bounded critique loop.
 
-"rules" (the default, ``auto``, on every backend; no LLM call) fails a result that is empty (naming a contradictory
-filter such as ``x = 'a' AND x = 'b'`` when there is one), all NULL, or has several rows when the question
-asks for one count. "llm" (opt-in: 19 % recall measured, issue 22) runs the rules, then asks the model (YAML: verdict,
-critique); malformed replies are retried, then pass. On fail the critique goes to SQLGenerator, at most
-``max_grader_rounds`` times; then the flow ends with the last answer and grade_status "fail".
+"rules" (the default, ``auto``, on every backend; no LLM call: ``sql.checks``) fails a result that is empty
+(naming a contradictory filter such as ``x = 'a' AND x = 'b'`` when there is one), all NULL, has several rows
+when the question asks for one count, or has the wrong grain: a per-row value where an average was asked, one
+row over everything where "for each Y" was. "llm" (opt-in: 19 % recall measured, issue 22) runs the rules, then
+asks the model (YAML: verdict, critique); malformed replies are retried, then pass. On fail the critique goes
+to SQLGenerator, at most ``max_grader_rounds`` times; then the flow ends with the last answer and grade_status
+"fail".
 """
 from __future__ import annotations
-
-import re
 
 import pandas as pd
 
 from duckask.nodes._base import TracedNode
 from duckask.utils.llm.yaml_reply import parse_yaml
-from duckask.utils.sql.tidy import self_comparisons
+from duckask.utils.schema.terms import split_ident
+from duckask.utils.sql.checks import rule_check
 from duckask.utils.sql.voting import substantive
-
-_COUNT_Q = re.compile(r"^\s*(how many|count\b|what is the (total )?number of|what's the number of|"
-                      r"find the (total )?number of|show the number of|return the number of)", re.I)
-_GROUPED = re.compile(r"\b(each|per|every|by|respectively|different|various|all)\b", re.I)
-_EQ_LITERAL = re.compile(r"([\w.\"]+)\s*=\s*('(?:[^']|'')*')")
 
 PROMPT = """Question: {question}
 SQL: {sql}
@@ -30,36 +26,6 @@ Reply in YAML only:
 verdict: pass or fail
 critique: if fail, what the query gets wrong, in one sentence; else ""
 """
-
-
-def contradiction(sql: str) -> str | None:
-    """'X = 'a' AND X = 'b'' in one WHERE can never hold: the classic "both a and b" slip."""
-    seen: dict[str, str] = {}
-    for col, lit in _EQ_LITERAL.findall(sql or ""):
-        key = col.lower().replace('"', "")
-        if key in seen and seen[key] != lit and " OR " not in sql.upper():
-            return (f"{col} cannot equal both {seen[key]} and {lit} in the same row. For rows that have both "
-                    f"values, write two queries (one per value) combined with INTERSECT.")
-        seen.setdefault(key, lit)
-    return None
-
-
-def rule_check(question: str, df: pd.DataFrame | None, sql: str = "") -> str | None:
-    """A critique when the result is certainly not an answer, else None."""
-    if df is None or len(df) == 0:
-        if (why := contradiction(sql)):
-            return "The query returned no rows. " + why
-        return ("The query returned no rows. Check that filter values match the data exactly (see the "
-                "sample values and their case) and that joins and conditions are not too strict.")
-    if df.isna().all().all():
-        return "The query returned only NULL values; check the filters and the joins."
-    if (same := self_comparisons(sql or "")):
-        return (f"The condition {same[0]} compares a column with itself, so every row is joined with every "
-                "row; join on the columns that link the two tables (REFERENCES in the schema).")
-    if _COUNT_Q.search(question) and not _GROUPED.search(question) and len(df) != 1:
-        return (f"The question asks for one number, but the query returned {len(df)} rows; "
-                "aggregate into a single row with COUNT.")
-    return None
 
 
 def llm_verdict(llm, question: str, sql: str, df: pd.DataFrame) -> dict:
@@ -79,7 +45,10 @@ class ResponseGrader(TracedNode):
         super().__init__(ctx, max_retries=2)
 
     def prep(self, shared):
+        names = {w for t in self.ctx.catalog.tables.values() for n in [t.name, *(c.name for c in t.columns)]
+                 for w in split_ident(n)}
         return {"question": shared["question"], "sql": shared["sql_query"], "df": shared["query_result"],
+                "names": names,
                 "rounds": shared.get("grader_rounds", 0), "max": self.ctx.settings.max_grader_rounds,
                 "mode": "rules" if self.ctx.settings.grader == "auto" else self.ctx.settings.grader,  # issue 22
                 "resample": self.can_resample(shared), "user": shared.get("sql_source") == "user"}
@@ -87,7 +56,7 @@ class ResponseGrader(TracedNode):
     def exec(self, p):
         if p["mode"] == "off" or p["user"]:
             return {"verdict": "pass", "critique": "", "by": "user SQL, not graded" if p["user"] else "off"}
-        critique = rule_check(p["question"], p["df"], p["sql"])
+        critique = rule_check(p["question"], p["df"], p["sql"], p["names"])
         if critique:
             return {"verdict": "fail", "critique": critique, "by": "rules"}
         if p["mode"] != "llm":
