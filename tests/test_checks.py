@@ -12,7 +12,8 @@ from duckask.utils.schema.terms import split_ident
 from duckask.utils.sql import checks
 
 CASES = yaml.safe_load((Path(__file__).parent / "fixtures" / "grain_checks.yaml").read_text())
-NAMES = {w for n in ["zone", "fare", "trip", "order", "total", "avg_points", "customer", "city"] for w in split_ident(n)}
+NAMES = {w for n in ["zone", "fare", "trip", "order", "total", "avg_points", "customer", "city"]
+         for w in split_ident(n)}
 
 
 @pytest.mark.parametrize("case", CASES, ids=[f"{c['check']}-{c['question'][:40]}" for c in CASES])
