@@ -16,6 +16,7 @@ from collections import Counter
 
 from duckask.nodes._base import TracedNode
 from duckask.utils.db.database import QueryOutcome
+from duckask.utils.sql.pivot import run_pivot
 from duckask.utils.sql.repair import run_repaired
 from duckask.utils.sql.voting import vote
 
@@ -37,11 +38,13 @@ class SQLExecutor(TracedNode):
         # The connection is shared per file, so this question's timeout and row cap are passed per run.
         s = self.ctx.settings
         counts = Counter(d for d in p["drafts"] if d)
-        if len(counts) <= 1:
-            return self.ctx.db.run(p["sql"], timeout_s=s.timeout_s, row_cap=s.row_cap), []
-        distinct = [p["sql"]] + [d for d in counts if d != p["sql"]]
+
         def run(sql):
             return self.ctx.db.run(sql, timeout_s=s.timeout_s, row_cap=s.row_cap)
+
+        if len(counts) <= 1:
+            return run_pivot(run, p["sql"]), []     # a PIVOT without its values listed gets them (sql.pivot)
+        distinct = [p["sql"]] + [d for d in counts if d != p["sql"]]
 
         outs = [run_repaired(run, d, self.ctx.catalog, p["question"]) for d in distinct]
         v = vote(outs, [counts[d] for d in distinct])

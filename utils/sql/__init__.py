@@ -11,6 +11,7 @@
 - ``repair``: ``REPAIRS``, free fixes for errors whose fix DuckDB names, and ``run_repaired``;
   ``join_repair``: the forgotten-join repair; ``facts``: what rules know of the schema;
 - ``checks``: ResponseGrader's rules (empty, all NULL, one number asked, the grain of the answer);
+- ``pivot``: a PIVOT that lists no values gets them (one statement, the same result);
 - ``voting``: the result most resampled drafts agree on; ``compare``: ``results_match``, whether two
   results are the same answer (the voting's and the scorer's semantics);
 - ``reference``: DuckDB's friendly SQL and functions a question needs, for the prompt; ``dialect``: wording

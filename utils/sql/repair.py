@@ -20,6 +20,7 @@ from duckask.utils.sql.edit import replace_ident, spelled
 from duckask.utils.sql.errors import QueryError, parse_error
 from duckask.utils.sql.facts import SchemaFacts
 from duckask.utils.sql.join_repair import join_forgotten_table
+from duckask.utils.sql.pivot import run_pivot
 from duckask.utils.sql.tidy import tidy_sql
 
 
@@ -128,7 +129,8 @@ def run_repaired(run, sql: str, catalog, question: str | None = None, max_repair
     """``run(sql)`` and, while DuckDB rejects the query and ``repair`` (with foreign keys) has a fix,
     run the fixed and tidied query instead, at most ``max_repairs`` times. Returns the last outcome
     (its ``sql`` is the query that ran). SQLExecutor uses it on the drafts of a resample vote."""
-    out = run(sql)
+    out = run_pivot(run, sql)
+    sql = out.sql or sql
     facts = SchemaFacts.of(catalog)
     for _ in range(max_repairs):
         if out.ok or not (fixed := repair(sql, out.error or "", facts)):

@@ -1,0 +1,111 @@
+"""A PIVOT that lists no values, made runnable: ``PIVOT t ON year USING sum(x)`` is, to DuckDB, several
+statements (it reads the ON column's values first, to name the new columns), which the safe executor
+refuses as one read. ``values_pivot`` reads those values with one SELECT DISTINCT through the same safe
+``run`` and writes them into the PIVOT (``ON year IN (2023, 2024)``): one statement, the same result.
+SQLExecutor runs every query through ``run_pivot``.
+
+Run on its own::
+
+    python -m duckask.utils.sql.pivot --db PATH "PIVOT t ON year USING sum(x) GROUP BY name"
+"""
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import decimal
+import re
+
+MAX_VALUES = 40
+_KEYWORDS = re.compile(r"\b(USING|GROUP\s+BY|ORDER\s+BY|LIMIT)\b", re.I)
+
+
+def _top_level(text: str) -> list[tuple[int, str]]:
+    """(offset, character) of ``text`` outside brackets and quotes."""
+    out, depth, quote = [], 0, ""
+    for i, ch in enumerate(text):
+        if quote:
+            quote = "" if ch == quote else quote
+        elif ch in "'\"":
+            quote = ch
+        elif ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        elif depth == 0:
+            out.append((i, ch))
+    return out
+
+
+def _masked(text: str) -> str:
+    """``text`` with everything inside brackets and quotes blanked, offsets kept."""
+    keep = dict(_top_level(text))
+    return "".join(keep.get(i, " ") for i in range(len(text)))
+
+
+def split_pivot(sql: str) -> tuple[str, str, str] | None:
+    """(source, ON expression, the rest from USING on) of a PIVOT statement without an IN list, else None."""
+    m = re.match(r"\s*PIVOT\s+", sql, re.I)
+    if not m:
+        return None
+    flat = _masked(sql)
+    on = re.search(r"\sON\s", flat[m.end():], re.I)
+    if not on:
+        return None
+    on_start = m.end() + on.end()
+    end = _KEYWORDS.search(flat, on_start)
+    on_end = end.start() if end else len(sql)
+    source, column, rest = sql[m.end():m.end() + on.start()].strip(), sql[on_start:on_end].strip(), sql[on_end:]
+    if re.search(r"\sIN\s*$|\sIN\s", " " + _masked(column) + " ", re.I) or "," in _masked(column) or not column:
+        return None
+    return source, column, rest
+
+
+def _literal(value) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float | decimal.Decimal):
+        return str(value)
+    if isinstance(value, dt.date | dt.datetime | dt.time):
+        return f"'{value}'"
+    return "'" + str(value).replace("'", "''") + "'"
+
+
+def values_pivot(sql: str, run, limit: int = MAX_VALUES) -> str | None:
+    """The PIVOT with its ON column's values listed (read through ``run``, the safe executor), or None when
+    it is not such a PIVOT, the values cannot be read, or there are more than ``limit``."""
+    parts = split_pivot(sql)
+    if parts is None:
+        return None
+    source, column, rest = parts
+    src = source if source.startswith("(") or re.fullmatch(r"[\w.\"]+", source) else f"({source})"
+    out = run(f"SELECT DISTINCT {column} AS v FROM {src} WHERE {column} IS NOT NULL ORDER BY 1 LIMIT {limit + 1}")
+    if not out.ok or out.df is None or not 0 < len(out.df) <= limit:
+        return None
+    listed = ", ".join(_literal(v) for v in out.df["v"].tolist())
+    return f"PIVOT {source} ON {column} IN ({listed}) {rest.strip()}".strip()
+
+
+def run_pivot(run, sql: str):
+    """``run(sql)``; when DuckDB would read a PIVOT as several statements, the same PIVOT with its values
+    listed instead (its outcome's ``sql`` is what ran)."""
+    out = run(sql)
+    if not out.ok and "MULTI" in (out.error or "") and (listed := values_pivot(sql, run)):
+        return run(listed)
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    from duckask.utils.db.database import open_database
+
+    ap = argparse.ArgumentParser(description="Run a PIVOT with its values listed, as duckask does.")
+    ap.add_argument("--db", required=True)
+    ap.add_argument("sql")
+    a = ap.parse_args(argv)
+    out = run_pivot(open_database(a.db).run, a.sql)
+    print(out.sql)
+    print(out.df.to_string(index=False) if out.ok else out.error)
+    return 0 if out.ok else 2
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
