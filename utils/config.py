@@ -102,7 +102,7 @@ class Settings:
     router: str = "auto"                # auto | rules | off  (IntentRouter: rules, then one LLM call if undecided)
     follow_ups: str = "auto"            # auto | rules | llm | off  (ResolveFollowUp)
     confirm: bool = False               # show generated SQL and wait for yes / no / edit before it runs
-    dialect_notes: str = "off"          # auto: short DuckDB syntax notes when the question or tables call for them
+    dialect_notes: str = "auto"         # auto: the DuckDB reference lines a question calls for (sql.reference)
     # Safe execution
     timeout_s: float = 20.0
     row_cap: int = 1000
