@@ -145,6 +145,10 @@ _ROW_FIGURE = re.compile(r"\b(how many|number of|count|average|avg|total|sum|max
                          r"top|highest|lowest|largest|smallest|oldest|youngest|latest|earliest|distinct|"
                          r"who|when did|list (the|all) \w+ (who|that|with|whose))\b", re.I)
 _ROW_WORDS = re.compile(r"\b(rows|records|entries)\b", re.I)
+# ... and so is one that picks rows: "show all the fields of the responses with an overall satisfaction of 1".
+_ROW_FILTER = re.compile(r"\b(where (the |an? )?\w+ (is|are|was|were|has|have)|whose|"
+                         r"with (an?|the) \w+ (of|above|below|over|under|greater|less|equal)|"
+                         r"(of|equals?|above|below|over|under|than) -?\d)", re.I)
 
 
 def about_schema(text: str, _cat: Catalog, _follow_up: bool) -> str | None:
@@ -152,7 +156,7 @@ def about_schema(text: str, _cat: Catalog, _follow_up: bool) -> str | None:
         return None
     if _ROW_FIGURE.search(text) and not re.search(r"\bwhich (table|column)s?\b", text, re.I):
         return "data"
-    if _ROW_WORDS.search(text):
+    if _ROW_WORDS.search(text) or _ROW_FILTER.search(text):
         return "data"
     return "schema"
 
