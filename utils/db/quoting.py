@@ -1,7 +1,7 @@
 """Quoting for SQL that duckask writes itself (importer, introspection, DDL shown to the model).
 
 - ``quote_ident(name)``: always a double-quoted identifier;
-- ``quote_literal(text)``: a single-quoted string literal;
+- ``quote_literal(text)``: a single-quoted string literal; ``sql_literal(value)``: any value, nested ones too;
 - ``ident(name)``: the name as is when DuckDB accepts it bare, else quoted (reserved words, unusual
   characters), so the DDL the model reads stays short.
 
@@ -12,6 +12,8 @@ Run on its own::
 from __future__ import annotations
 
 import argparse
+import datetime as dt
+import decimal
 import threading
 
 import duckdb
@@ -29,6 +31,27 @@ def quote_literal(text: str) -> str:
 
 _RESERVED: set[str] = set()
 _LOCK = threading.Lock()
+
+
+def sql_literal(value, width: int | None = None) -> str:
+    """A Python value (what DuckDB returns, nested ones too) as a DuckDB literal; texts cut to ``width``
+    characters when given (an example, not the data)."""
+    if value is None:
+        return "NULL"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float | decimal.Decimal):
+        return str(value)
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"'{k}': {sql_literal(v, width)}" for k, v in value.items()) + "}"
+    if isinstance(value, list | tuple):
+        return "[" + ", ".join(sql_literal(v, width) for v in value) + "]"
+    if isinstance(value, dt.datetime | dt.date | dt.time):
+        return f"'{value}'"
+    text = str(value)
+    if width is not None and len(text) > width:
+        text = text[: width - 1] + "…"
+    return quote_literal(text)
 
 
 def ident(name: str) -> str:

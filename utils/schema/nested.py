@@ -19,12 +19,12 @@ Run on its own::
 from __future__ import annotations
 
 import argparse
-import datetime as dt
-import decimal
 import json
 from typing import Any
 
 import duckdb
+
+from duckask.utils.db.quoting import sql_literal
 
 SAMPLE_ROWS = 200
 MAX_NOTE = 130
@@ -51,21 +51,7 @@ def _q(name: str) -> str:
 
 def literal(value: Any, width: int = 24) -> str:
     """``value`` as a DuckDB literal, each text cut to ``width`` characters (an example, not the data)."""
-    if value is None:
-        return "NULL"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int | float | decimal.Decimal):
-        return str(value)
-    if isinstance(value, dict):
-        return "{" + ", ".join(f"'{k}': {literal(v, width)}" for k, v in value.items()) + "}"
-    if isinstance(value, list | tuple):
-        return "[" + ", ".join(literal(v, width) for v in value) + "]"
-    if isinstance(value, dt.datetime | dt.date | dt.time):
-        return f"'{value}'"
-    text = str(value)
-    text = text if len(text) <= width else text[: width - 1] + "…"
-    return "'" + text.replace("'", "''") + "'"
+    return sql_literal(value, width)
 
 
 def _cut(note: str) -> str:

@@ -25,6 +25,23 @@ def replace_ident(sql: str, old: str, new: str) -> str:
     return sub_outside_strings(pat, new, sql)
 
 
+def top_level(text: str) -> list[tuple[int, str]]:
+    """(offset, character) of every character of ``text`` outside brackets and quotes."""
+    out, depth, quote = [], 0, ""
+    for i, ch in enumerate(text):
+        if quote:
+            quote = "" if ch == quote else quote
+        elif ch in "'\"":
+            quote = ch
+        elif ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        elif depth == 0:
+            out.append((i, ch))
+    return out
+
+
 def replace_spans(sql: str, edits: list[tuple[int, int, str]]) -> str:
     """Apply (offset, length, new text) edits, which must not overlap, from the end backwards."""
     for loc, length, new in sorted(set(edits), reverse=True):

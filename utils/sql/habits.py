@@ -31,7 +31,7 @@ import sqlglot
 from sqlglot import exp
 
 from duckask.utils.sql.ast import parse, span, walk
-from duckask.utils.sql.edit import replace_spans
+from duckask.utils.sql.edit import replace_spans, top_level
 from duckask.utils.sql.facts import SchemaFacts
 
 _D = "duckdb"
@@ -62,17 +62,9 @@ def split_args(call: str) -> tuple[str, list[str]] | None:
     m = re.match(r"\s*([A-Za-z_][\w]*)\s*\(", call)
     if not m or not call.rstrip().endswith(")"):
         return None
-    body, args, depth, quote, start = call.rstrip()[m.end():-1], [], 0, "", 0
-    for i, ch in enumerate(body):
-        if quote:
-            quote = "" if ch == quote else quote
-        elif ch in "'\"":
-            quote = ch
-        elif ch in "([{":
-            depth += 1
-        elif ch in ")]}":
-            depth -= 1
-        elif ch == "," and depth == 0:
+    body, args, start = call.rstrip()[m.end():-1], [], 0
+    for i, ch in top_level(body):
+        if ch == ",":
             args.append(body[start:i].strip())
             start = i + 1
     rest = body[start:].strip()

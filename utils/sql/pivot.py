@@ -11,34 +11,18 @@ Run on its own::
 from __future__ import annotations
 
 import argparse
-import datetime as dt
-import decimal
 import re
+
+from duckask.utils.db.quoting import sql_literal
+from duckask.utils.sql.edit import top_level
 
 MAX_VALUES = 40
 _KEYWORDS = re.compile(r"\b(USING|GROUP\s+BY|ORDER\s+BY|LIMIT)\b", re.I)
 
 
-def _top_level(text: str) -> list[tuple[int, str]]:
-    """(offset, character) of ``text`` outside brackets and quotes."""
-    out, depth, quote = [], 0, ""
-    for i, ch in enumerate(text):
-        if quote:
-            quote = "" if ch == quote else quote
-        elif ch in "'\"":
-            quote = ch
-        elif ch in "([{":
-            depth += 1
-        elif ch in ")]}":
-            depth -= 1
-        elif depth == 0:
-            out.append((i, ch))
-    return out
-
-
 def _masked(text: str) -> str:
     """``text`` with everything inside brackets and quotes blanked, offsets kept."""
-    keep = dict(_top_level(text))
+    keep = dict(top_level(text))
     return "".join(keep.get(i, " ") for i in range(len(text)))
 
 
@@ -60,16 +44,6 @@ def split_pivot(sql: str) -> tuple[str, str, str] | None:
     return source, column, rest
 
 
-def _literal(value) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int | float | decimal.Decimal):
-        return str(value)
-    if isinstance(value, dt.date | dt.datetime | dt.time):
-        return f"'{value}'"
-    return "'" + str(value).replace("'", "''") + "'"
-
-
 def values_pivot(sql: str, run, limit: int = MAX_VALUES) -> str | None:
     """The PIVOT with its ON column's values listed (read through ``run``, the safe executor), or None when
     it is not such a PIVOT, the values cannot be read, or there are more than ``limit``."""
@@ -81,7 +55,7 @@ def values_pivot(sql: str, run, limit: int = MAX_VALUES) -> str | None:
     out = run(f"SELECT DISTINCT {column} AS v FROM {src} WHERE {column} IS NOT NULL ORDER BY 1 LIMIT {limit + 1}")
     if not out.ok or out.df is None or not 0 < len(out.df) <= limit:
         return None
-    listed = ", ".join(_literal(v) for v in out.df["v"].tolist())
+    listed = ", ".join(sql_literal(v) for v in out.df["v"].tolist())
     return f"PIVOT {source} ON {column} IN ({listed}) {rest.strip()}".strip()
 
 
