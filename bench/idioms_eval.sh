@@ -6,7 +6,8 @@
 #   notes-auto - the reference on (--dialect-notes auto)
 # Usage: bash bench/idioms_eval.sh SET [CONFIG ...]   (SET: dev or heldout; default configs: notes-off notes-auto)
 # CAL (../shared/tools/calibrate.py) is timed before each configuration and written beside its records.
-# Writes docs/results/idioms/<set>-<config>.{jsonl,md,json,cal}; RESUME=1 continues a run.
+# Writes docs/results/idioms/<set>-<config>${SUFFIX}.{jsonl,md,json,cal}; RESUME=1 continues a run; SUFFIX=-r2
+# keeps an earlier round's files.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SET=${1:?usage: bash bench/idioms_eval.sh dev|heldout [notes-off] [notes-auto]}
@@ -14,7 +15,7 @@ shift
 [ -f /tmp/duckask_idioms/events.duckdb ] || .venv/bin/python bench/idioms_dbs.py
 mkdir -p docs/results/idioms
 for config in ${*:-notes-off notes-auto}; do
-  OUT=docs/results/idioms/$SET-$config
+  OUT=docs/results/idioms/$SET-$config${SUFFIX:-}
   [ "${RESUME:-0}" = 1 ] || rm -f "$OUT.jsonl"
   .venv/bin/python -c "import sys; sys.path.insert(0, '../shared/tools'); from calibrate import calibrate; print(calibrate())" \
     > "$OUT.cal" || true

@@ -6,7 +6,7 @@
 #   nba       - the 20 held-out NBA questions with the warehouse's semantic layer, examples, wide pruning
 # Extra arguments after the set names go to every eval (e.g. --dialect-notes auto).
 # CAL (../shared/tools/calibrate.py) is timed before each set and written beside its records.
-# Writes docs/results/idioms/regress-<set>.{jsonl,md,json,cal}.
+# Writes docs/results/idioms/regress-<set>${SUFFIX}.{jsonl,md,json,cal} (SUFFIX=-r2 keeps an earlier round).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SPIDER=../shared/benchmarks/spider_dev
@@ -21,7 +21,7 @@ for set in "${sets[@]}"; do
     nba)       args=(bench/nba_questions_heldout.yaml --db ../shared/data/nba --descriptions bench/nba_semantic
                      --column-pruning wide --examples bench/nba_examples.yaml) ;;
   esac
-  OUT=docs/results/idioms/regress-$set
+  OUT=docs/results/idioms/regress-$set${SUFFIX:-}
   rm -f "$OUT.jsonl"
   .venv/bin/python -c "import sys; sys.path.insert(0, '../shared/tools'); from calibrate import calibrate; print(calibrate())" \
     > "$OUT.cal" || true

@@ -75,6 +75,14 @@ def test_retrieval_finds_what_the_question_needs(question, types, expected):
     ("How many players are there?", ["INTEGER", "VARCHAR"]),
     ("How many players hit more than 30 home runs in 2019?", ["INTEGER", "DATE"]),
     ("List the names of the singers", ["VARCHAR"]),
+    # Worded as ordinary questions are (Spider-like, written for this test): common words that are also in
+    # the sheet ("first", "type", "different", "average", "highest") call for nothing on their own.
+    ("Find the first name and last name of all students.", ["VARCHAR", "INTEGER", "DATE"]),
+    ("What are the different types of documents?", ["VARCHAR", "INTEGER", "DATE"]),
+    ("Which singer has the highest net worth?", ["VARCHAR", "DOUBLE"]),
+    ("What is the average age of all singers?", ["VARCHAR", "INTEGER"]),
+    ("Find the number of concerts in each stadium.", ["VARCHAR", "INTEGER"]),
+    ("What are the first two names in the list of members?", ["VARCHAR"]),
 ])
 def test_a_plain_question_gets_no_reference(question, types):
     assert lookup(question, types) == []

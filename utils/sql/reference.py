@@ -11,7 +11,8 @@ Two sources, both read once a process:
 
 ``lookup(question, types)`` scores each sheet entry by the rarity-weighted words it shares with the
 question (an IDF sum over stemmed words, BM25's core without length normalisation: entries are one line),
-plus a bonus when a selected column's kind (json, list, struct, map, time) calls for it, and returns the
+plus a bonus when a selected column's kind (json, list, struct, map, time) calls for it (an entry for a
+kind of column is never shown where the tables have none), and returns the
 best few lines within ``MAX_CHARS`` (about 250 tokens). SQLGenerator puts them after the schema and the
 examples, so the prompt state of the schema (the long, shared part) is reused as before.
 
@@ -92,16 +93,24 @@ def kinds(types) -> set[str]:
 
 def _words(text: str) -> set[str]:
     """An entry's words: as ``terms``, except that ``running_total`` stands only for the phrase (so "home
-    runs" does not call for running totals)."""
-    phrases = {stem(w.replace("_", "")) for w in text.split() if "_" in w}
-    return terms(" ".join(w for w in text.split() if "_" not in w)) | phrases
+    runs" does not call for running totals) and ``column+type`` for both words anywhere in the question
+    ("what columns ... of which types"), each alone being too common to count."""
+    phrases = {stem("".join(p for p in w.split("_") if p not in _STOP)) for w in text.split() if "_" in w}
+    both = {"+".join(sorted(stem(p) for p in w.split("+"))) for w in text.split() if "+" in w}
+    return terms(" ".join(w for w in text.split() if "_" not in w and "+" not in w)) | phrases | both
+
+
+def _matches(question_terms: set[str], words: frozenset[str]) -> list[str]:
+    """The entry words the question has: plain ones and phrases as terms, ``a+b`` when it has a and b."""
+    return sorted(w for w in words if w in question_terms
+                  or ("+" in w and all(p in question_terms for p in w.split("+"))))
 
 
 @functools.lru_cache(maxsize=1)
 def sheet() -> tuple[Entry, ...]:
     """The hand-written sheet, parsed once."""
     rows = yaml.safe_load(SHEET.read_text(encoding="utf-8"))
-    return tuple(Entry(r["name"], r["text"], frozenset(_words(r["words"]) | terms(r["name"].replace("_", " "))),
+    return tuple(Entry(r["name"], r["text"], frozenset(_words(r["words"]) | {stem(r["name"].replace("_", ""))}),
                        frozenset(r.get("types") or ()), r.get("example", ""), tuple(r.get("functions") or ()))
                  for r in rows)
 
@@ -148,8 +157,13 @@ def named_functions(question: str) -> list[str]:
 
 
 def score(question_terms: set[str], question_kinds: set[str], entry: Entry) -> Hit:
+    """An entry's score for a question: the IDF of the words they share, plus the bonus of a column kind
+    that calls for it. An entry for a kind of column (a list, a JSON document, a date) scores 0 where the
+    selected tables have none: on a database without lists, "the first two" is not a slice."""
+    if entry.types and not entry.types & question_kinds:
+        return Hit(entry, 0.0, ["no " + "/".join(sorted(entry.types)) + " column"])
     idf = _idf()
-    shared = sorted(question_terms & entry.words)
+    shared = _matches(question_terms, entry.words)
     hit = Hit(entry, sum(idf.get(w, 0.0) for w in shared), shared)
     if entry.types & question_kinds:
         hit.score += max(TYPE_BONUS[k] for k in entry.types & question_kinds)
