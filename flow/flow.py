@@ -115,6 +115,7 @@ def build_flow(ctx: Context, entry: str = "route") -> Flow:
     analyze >> grade
     grade - "resample" >> generate
     grade - "fail" >> generate
+    grade - "next" >> execute           # the next group of candidates
     grade - "pass" >> assess
     grade - "exhausted" >> assess
     report >> assess

@@ -1,12 +1,14 @@
 """ResponseGrader: does the SQL and its result answer the question? Bounded critique loop.
 
 "rules" (the default, ``auto``, on every backend; no LLM call: ``sql.checks``) fails a result that is empty
-(naming a contradictory filter such as ``x = 'a' AND x = 'b'`` when there is one), all NULL, has several rows
-when the question asks for one count, or has the wrong grain: a per-row value where an average was asked, one
-row over everything where "for each Y" was. "llm" (opt-in: 19 % recall measured, issue 22) runs the rules, then
-asks the model (YAML: verdict, critique); malformed replies are retried, then pass. On fail the critique goes
-to SQLGenerator, at most ``max_grader_rounds`` times; then the flow ends with the last answer and grade_status
-"fail".
+(naming a contradictory filter when there is one), all NULL, of the wrong grain (a per-row value where an
+average was asked, one row where "for each Y" was), or that its own rows contradict (``sql.answer_checks``: a
+yes/no column reading "no" where the question says it happened, a condition grouped by instead of filtered
+on, a count that is not one, one asked and many returned or the reverse, a filter on a value nobody gave).
+"llm" (opt-in: 19 % recall measured, issue 22) runs the rules, then asks the model (YAML: verdict, critique).
+On fail: the next group of candidates (SQLExecutor's vote kept them) is tried first, at no LLM cost; then a
+plan's question goes to the SQL path; then the critique goes to SQLGenerator, at most ``max_grader_rounds``
+times; then the flow ends with the last answer and grade_status "fail".
 """
 from __future__ import annotations
 
@@ -15,7 +17,7 @@ import pandas as pd
 from duckask.nodes._base import TracedNode
 from duckask.utils.llm.yaml_reply import parse_yaml
 from duckask.utils.schema.terms import split_ident
-from duckask.utils.sql.checks import rule_check
+from duckask.utils.sql.checks import failed_check
 from duckask.utils.sql.voting import substantive
 
 PROMPT = """Question: {question}
@@ -47,8 +49,15 @@ class ResponseGrader(TracedNode):
     def prep(self, shared):
         names = {w for t in self.ctx.catalog.tables.values() for n in [t.name, *(c.name for c in t.columns)]
                  for w in split_ident(n)}
+        given = None if shared.get("path") == "plan" else " ".join(   # where a filter's literal may come from
+            [shared.get("original_question") or ""]
+            + [f"{t.get('text') or ''} {t.get('resolved_question') or ''} {t.get('sql') or ''}"
+               for t in shared.get("history") or []]
+            + [f"{e.get('question', '')} {e.get('sql', '')}" for e in shared.get("examples") or []]
+            + [str(v.get("value", "")) for v in shared.get("value_matches") or []])
+        groups = shared.get("candidate_groups") or []
         return {"question": shared["question"], "sql": shared["sql_query"], "df": shared["query_result"],
-                "names": names,
+                "names": names, "given": given, "more": shared.get("candidate_at", 0) + 1 < len(groups),
                 "rounds": shared.get("grader_rounds", 0), "max": self.ctx.settings.max_grader_rounds,
                 "mode": "rules" if self.ctx.settings.grader == "auto" else self.ctx.settings.grader,  # issue 22
                 "resample": self.can_resample(shared), "user": shared.get("sql_source") == "user"}
@@ -56,9 +65,9 @@ class ResponseGrader(TracedNode):
     def exec(self, p):
         if p["mode"] == "off" or p["user"]:
             return {"verdict": "pass", "critique": "", "by": "user SQL, not graded" if p["user"] else "off"}
-        critique = rule_check(p["question"], p["df"], p["sql"], p["names"])
+        check, critique = failed_check(p["question"], p["df"], p["sql"], p["names"], p["given"])
         if critique:
-            return {"verdict": "fail", "critique": critique, "by": "rules"}
+            return {"verdict": "fail", "critique": critique, "by": "rules", "check": check}
         if p["mode"] != "llm":
             return {"verdict": "pass", "critique": "", "by": "rules"}
         return llm_verdict(self.ctx.llm, p["question"], p["sql"], p["df"])
@@ -71,6 +80,9 @@ class ResponseGrader(TracedNode):
         if res["verdict"] == "pass":
             shared["grade_status"] = "pass"
             return "pass"
+        if p["more"]:   # the next group of candidates, already run (SQLExecutor serves it)
+            shared.setdefault("candidate_moves", []).append({"from": p["sql"], "why": res["critique"]})
+            return "next"
         if shared.get("path") == "plan":   # a plan judged wrong: the SQL path answers instead
             shared["plan"]["fallback"] = f"the grader objected: {res['critique']}"
             shared["path"] = "sql"

@@ -4,11 +4,11 @@ Safety lives in ``duckask.utils.db.database`` and ``duckask.utils.db.safety``: o
 only, no file or network access, locked configuration, a timeout and a row cap. Errors and refusals
 become ``execution_error`` and the "error" action; they never raise.
 
-After a resample, SQLGenerator hands over several drafts (the failed query first): each distinct
-one runs, a draft DuckDB rejects gets ErrorFixer's free repairs (``run_repaired``: misspelt names,
-forgotten joins), and ``duckask.utils.sql.voting`` picks the query whose result most drafts agree on, a
-real answer before an empty one. Only when none of them runs does the failed query's error go on to
-ErrorFixer.
+With several drafts (``candidates``, or a resample after a failure), each distinct one runs, a draft
+DuckDB rejects gets ErrorFixer's free repairs (``run_repaired``), and ``duckask.utils.sql.voting`` groups
+them by result and picks the largest group (ties: the likelier query). The groups are kept: when
+ResponseGrader's checks reject the answer (``candidate_moves``), the next group's result is served
+without another run. Only when no draft runs does the first query's error go on to ErrorFixer.
 """
 from __future__ import annotations
 
@@ -27,10 +27,15 @@ class SQLExecutor(TracedNode):
         # Drafts belong to this query only straight after SQLGenerator (post() consumes them, so a
         # query ErrorFixer repaired runs on its own).
         drafts = shared.get("sql_candidates") or [sql]
+        groups, at = shared.get("candidate_groups") or [], shared.get("candidate_at", 0)
+        moved = len(shared.get("candidate_moves") or []) > shared.get("candidate_served", 0)
         return {"sql": sql, "drafts": drafts, "generation_error": shared.get("generation_error"),
-                "question": shared["question"]}
+                "question": shared["question"], "scores": shared.get("candidate_scores") or [],
+                "next": at + 1 if moved and at + 1 < len(groups) else None, "groups": groups}
 
     def exec(self, p):
+        if p["next"] is not None:       # the grader rejected the chosen group: the next one, already run
+            return p["groups"][p["next"]]["outcome"], None
         if p["generation_error"]:
             return QueryOutcome(sql=p["sql"], status="error", error=p["generation_error"]), []
         if not p["sql"]:
@@ -38,6 +43,10 @@ class SQLExecutor(TracedNode):
         # The connection is shared per file, so this question's timeout and row cap are passed per run.
         s = self.ctx.settings
         counts = Counter(d for d in p["drafts"] if d)
+        likely = {}
+        for d, lp in zip(p["drafts"], p["scores"]):
+            if lp is not None and d:
+                likely[d] = max(lp, likely.get(d, lp))
 
         def run(sql):
             return self.ctx.db.run(sql, timeout_s=s.timeout_s, row_cap=s.row_cap)
@@ -47,21 +56,29 @@ class SQLExecutor(TracedNode):
         distinct = [p["sql"]] + [d for d in counts if d != p["sql"]]
 
         outs = [run_repaired(run, d, self.ctx.catalog, p["question"]) for d in distinct]
-        v = vote(outs, [counts[d] for d in distinct])
-        group = next((g for g in v.groups if v.chosen in g), [])
-        ballot = [{"sql": o.sql, "draft": d, "drafts": counts[d],
+        v = vote(outs, [counts[d] for d in distinct], [likely.get(d) for d in distinct])
+        ballot = [{"sql": o.sql, "draft": d, "drafts": counts[d], "logprob": likely.get(d),
                    "positions": [j for j, x in enumerate(p["drafts"]) if x == d],
                    "status": o.status, "error": o.error,
-                   "rows": None if o.df is None else len(o.df), "chosen": i == v.chosen,
-                   "agrees": i in group} for i, (d, o) in enumerate(zip(distinct, outs))]
-        return outs[v.chosen], ballot
+                   "rows": None if o.df is None else len(o.df)} for d, o in zip(distinct, outs)]
+        groups = [{"members": g, "sql": outs[g[0]].sql, "outcome": outs[g[0]]} for g in v.groups]
+        return outs[v.chosen], {"ballot": ballot, "groups": groups}
 
     def post(self, shared, p, res):
-        out, ballot = res
+        out, voted = res
         shared["sql_candidates"] = None
-        if ballot:
-            shared["vote"] = ballot
+        if voted or p["next"] is not None:
+            if voted:       # a fresh vote: its groups, the first one served
+                shared["vote"], shared["candidate_groups"] = voted["ballot"], voted["groups"]
+            at = 0 if voted else p["next"]
+            shared["candidate_at"] = at
+            shared["candidate_served"] = len(shared.get("candidate_moves") or [])
+            members = shared["candidate_groups"][at]["members"] if shared.get("candidate_groups") else []
+            for i, b in enumerate(shared["vote"]):
+                b["chosen"], b["agrees"] = i == (members or [0])[0], i in members
             shared["attempts"][-1]["sql"] = out.sql
+        else:               # one query ran (a repair, a retry): no other groups to move to
+            shared["candidate_groups"] = []
         shared["attempts"][-1].update({"status": out.status, "error": out.error, "ms": round(out.ms, 1)})
         if shared.get("path") == "plan" and (not out.ok or out.df is None or len(out.df) == 0):
             # The plan's SQL failed or found nothing: the question goes on the SQL path instead.

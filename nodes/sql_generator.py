@@ -1,24 +1,21 @@
-"""SQLGenerator: one LLM call that writes one DuckDB SELECT for the question.
+"""SQLGenerator: the LLM writes one DuckDB SELECT for the question (and, with ``candidates``, a few more).
 
-The prompt is ordered for KV-cache reuse: the fixed instructions and the schema come first (shared by
-every question on the same tables), then the question-specific part: the verified example pairs
-most like the question (TableSelector retrieved them), literal values of the question found in the
-data, the DuckDB reference lines the question calls for (``sql.reference``, with ``dialect_notes:
-auto``), the question, and, on a retry, the previous SQL with the executor's error or the grader's
-critique. The answer is pre-filled with a ```sql fence and stops at the closing fence, so
-the model spends no tokens on prose.
+The prompt is ordered for KV-cache reuse: the fixed instructions and the schema first (shared by every
+question on the same tables), then the question's own part: the verified example pairs most like it, its
+literal values found in the data, the DuckDB reference lines it calls for (``sql.reference``), the question,
+and on a retry the previous SQL with the executor's error or the grader's critique. The answer is pre-filled
+with a ```sql fence and stops at the closing one, so no tokens go to prose.
 
-When the first query fails and cannot be repaired, or finds nothing, ErrorFixer or ResponseGrader
-asks for a resample (once a question): ``resample_drafts`` queries sampled from the first prompt
-(only their generation costs time: the prompt is in the KV cache). SQLExecutor runs them with the
-failed query and keeps the result most of them agree on. Measured on Spider dev (docs/benchmarks.md),
-fresh samples rescue more failed first drafts than retries that show the model its error, which
-remain the next step when no sample runs.
+Candidates (``candidates: k``): beside the greedy draft, k drafts sampled from the same prompt in one batch
+(``llm.complete_many``; the embedded model decodes them together over the shared prompt state). SQLExecutor
+runs them all and keeps the result most of them give. A resample (the first query failed or found nothing,
+once a question) draws ``resample_drafts`` the same way, voted on with the failed query.
 """
 from __future__ import annotations
 
 from duckask.nodes._base import TracedNode
 from duckask.utils.knowledge.examples import shown
+from duckask.utils.llm.base import complete_many
 from duckask.utils.schema.values import hints
 from duckask.utils.sql.dialect import question_hints
 from duckask.utils.sql.extract import extract_sql
@@ -26,6 +23,7 @@ from duckask.utils.sql.reference import lookup
 from duckask.utils.sql.tidy import tidy_sql
 
 MAX_VALUE_HINTS = 4
+FENCE = {"prefix": "```sql\n", "stop": ["```"], "max_tokens": 256}   # the reply is the query, nothing else
 
 SYSTEM = ("You write DuckDB SQL. Answer the question with one SELECT query. Use only the tables and "
           "columns in the schema, join on the REFERENCES keys, select only what the question asks for, "
@@ -60,6 +58,7 @@ class SQLGenerator(TracedNode):
                 "feedback": None if shared.get("resample") else shared.get("feedback"),
                 "tried": [a["sql"] for a in shared.get("attempts", [])],
                 "resample": s.resample_drafts if shared.get("resample") else 0,
+                "candidates": 0 if shared.get("feedback") or shared.get("resample") else s.candidates,
                 "failed": shared.get("sql_query") or "", "temperature": s.resample_temperature}
 
     def exec(self, p):
@@ -71,26 +70,34 @@ class SQLGenerator(TracedNode):
         # its processed state on disk (a stable prefix of the user message, so the prompt is unchanged).
         stable = f"Schema:\n{p['stable']}" if p["stable"] and p["schema"].startswith(p["stable"]) else ""
         if p["resample"]:
-            # Fixed seeds: the same question gets the same drafts (and a reply cache can serve them).
-            drafts = [self._generate(msgs, p["question"], temperature=p["temperature"], seed=i, stable=stable)[0]
-                      for i in range(1, p["resample"] + 1)]
-            # The failed query takes part in the vote: if no draft runs, its error goes on to ErrorFixer.
-            return {"sql": p["failed"], "candidates": [p["failed"]] + drafts, "error": None, "certainty": {}}
+            drafts = self._sample(msgs, p["question"], p["resample"], p["temperature"], stable)
+            return {"sql": p["failed"], "candidates": [p["failed"]] + [d for d, _ in drafts],  # the failed one votes
+                    "scores": [None] + [lp for _, lp in drafts], "error": None, "certainty": {}}
         sql, certainty = self._generate(msgs, p["question"], stable=stable)
+        cands, scores = [sql], [certainty.get("mean_logprob")]
+        if p["candidates"]:       # candidates beside the greedy draft, decoded in one batch (llm.batch)
+            drafts = self._sample(msgs, p["question"], p["candidates"], p["temperature"], stable)
+            cands, scores = cands + [d for d, _ in drafts], scores + [lp for _, lp in drafts]
         if p["feedback"] and sql in p["tried"]:
-            # At temperature 0 a small model often repeats the query that just failed, feedback or
-            # not; one sampled retry is the only way to get a different query out of it.
+            # At temperature 0 a small model often repeats a failed query: a sampled retry gets another one.
             sql, certainty = self._generate(msgs, p["question"], temperature=p["temperature"], stable=stable)
-        return {"sql": sql, "candidates": [sql], "error": None, "certainty": certainty, "messages": msgs,
-                "stable": stable}
+        return {"sql": sql, "candidates": cands, "scores": scores, "error": None, "certainty": certainty,
+                "messages": msgs, "stable": stable}
 
-    def _generate(self, msgs, question, temperature=None, seed=None, stable="") -> tuple[str, dict]:
+    def _sample(self, msgs, question, n, temperature, stable) -> list[tuple[str, float | None]]:
+        """``n`` sampled drafts (seeds 1..n, one batch where the backend can), tidied, each with the model's mean
+        log-probability (ties between result groups go to the likelier)."""
+        return [(self._sql(r, question), r.mean_logprob) for r in complete_many(
+            self.ctx.llm, msgs, n=n, node="SQLGenerator", temperature=temperature, seed=1, stable=stable, **FENCE)]
+
+    def _generate(self, msgs, question, temperature=None, stable="") -> tuple[str, dict]:
         """The tidied SQL of one reply, and how sure the model was of it (greedy replies on the embedded model)."""
-        reply = self.ctx.llm.complete(msgs, node="SQLGenerator", prefix="```sql\n", stop=["```"], max_tokens=256,
-                                      temperature=temperature, seed=seed, stable=stable)
-        certainty = {k: getattr(reply, k, None) for k in ("min_prob", "mean_logprob")}
-        return tidy_sql(extract_sql(reply.text), self.ctx.catalog, question), \
-            {k: v for k, v in certainty.items() if v is not None}
+        reply = self.ctx.llm.complete(msgs, node="SQLGenerator", temperature=temperature, stable=stable, **FENCE)
+        return self._sql(reply, question), {k: v for k in ("min_prob", "mean_logprob")
+                                            if (v := getattr(reply, k, None)) is not None}
+
+    def _sql(self, reply, question) -> str:
+        return tidy_sql(extract_sql(reply.text), self.ctx.catalog, question)
 
     def exec_fallback(self, p, exc):
         # The LLM call itself failed (endpoint down, context overflow): the executor reports it.
@@ -99,6 +106,7 @@ class SQLGenerator(TracedNode):
     def post(self, shared, p, res):
         shared["sql_query"] = res["sql"]
         shared["sql_candidates"] = res["candidates"]
+        shared["candidate_scores"] = res.get("scores")
         shared["generation_error"] = res["error"]
         after = "resample" if p["resample"] else (p["feedback"] or {}).get("kind", "question")
         shared.setdefault("attempts", []).append({"sql": res["sql"], "source": "llm", "after": after,

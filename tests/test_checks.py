@@ -19,7 +19,7 @@ NAMES = {w for n in ["zone", "fare", "trip", "order", "total", "avg_points", "cu
 @pytest.mark.parametrize("case", CASES, ids=[f"{c['check']}-{c['question'][:40]}" for c in CASES])
 def test_each_case_gets_the_check_it_names(case):
     df = pd.DataFrame({"v": range(case["rows"])})
-    fired = next((c.__name__ for c in checks.CHECKS if c(case["question"], case["sql"], df, NAMES)), None)
+    fired = next((c.__name__ for c in checks.CHECKS if c(case["question"], case["sql"], df, checks.Facts(NAMES))), None)
     assert fired == case["check"]
 
 
@@ -40,3 +40,22 @@ def test_the_grader_sends_a_grain_mistake_back(small_db, isolated_env):
     assert r.grades[0]["verdict"] == "fail" and "for each team" in r.grades[0]["critique"]
     second = llm.calls[1]["messages"][-1]["content"]
     assert "GROUP BY the team column" in second
+
+
+ANSWER_CASES = yaml.safe_load((Path(__file__).parent / "fixtures" / "answer_checks.yaml").read_text())
+
+
+@pytest.mark.parametrize("case", ANSWER_CASES, ids=[f"{c['check']}-{c['question'][:40]}" for c in ANSWER_CASES])
+def test_each_answer_check_case(case):
+    """The answer checks (utils/sql/answer_checks.py): the named check fires first of them, or none does."""
+    from duckask.utils.sql.answer_checks import ANSWER_CHECKS
+
+    df = pd.DataFrame(case["rows"], columns=case["columns"])
+    facts = checks.Facts(set(), case.get("given", ""))
+    fired = next((c.__name__ for c in ANSWER_CHECKS if c(case["question"], case["sql"], df, facts)), None)
+    assert fired == case["check"]
+    name, critique = checks.failed_check(case["question"], df, case["sql"], given=case.get("given", ""))
+    if case["check"]:       # the grader's list fails it (an earlier shape rule may be the one that says why)
+        assert name is not None and len(critique.split()) > 8
+    else:
+        assert name is None, critique

@@ -162,7 +162,7 @@ def _result(prep: Prepared, shared: dict[str, Any]) -> Result:
                              if status == "needs_clarification" else None),
         trace=shared.get("trace", []), llm_calls=shared.get("llm_calls", []), attempts=shared.get("attempts", []),
         grades=shared.get("grades", []), grade_status=shared.get("grade_status"), first_sql=shared.get("first_sql"),
-        vote=shared.get("vote") or [], truncated=bool(shared.get("truncated")),
+        vote=shared.get("vote") or [], candidate_moves=shared.get("candidate_moves") or [], truncated=bool(shared.get("truncated")),
         seconds=shared.get("seconds", 0.0), db=prep.db, examples=shared.get("examples") or [],
         settings=prep.settings, intent=shared.get("intent") or "data",
         resolved_question=shared.get("resolved_question"), answer_check=shared.get("answer_check") or {},

@@ -86,6 +86,9 @@ def _add_graph_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--confidence-drafts", type=int, metavar="N",
                    help="draw N sampled drafts for every answer and count how many agree with it (a stronger "
                         "confidence, one decode each; default 0)")
+    g.add_argument("--candidates", type=int, metavar="N",
+                   help="sampled SQL drafts drawn beside the greedy one in one batch (0-8); every draft runs and "
+                        "the result most of them give is the answer (default: settings)")
     g.add_argument("--examples", help="YAML/JSONL file of verified question/SQL pairs for this database")
     g.add_argument("--dialect-notes", choices=["auto", "off"],
                    help="show the model short DuckDB syntax notes when the question calls for them (default off)")

@@ -46,6 +46,7 @@ class Result:
     grade_status: str | None = None      # pass | fail (grader budget exhausted) | None (not graded)
     first_sql: str | None = None
     vote: list[dict] = field(default_factory=list)   # drafts SQLExecutor ran and voted on (sql_candidates > 1)
+    candidate_moves: list[dict] = field(default_factory=list)   # groups the checks rejected: {"from": sql, "why"}
     truncated: bool = False
     seconds: float = 0.0
     db: str | None = None

@@ -13,8 +13,9 @@ Backends:
 Where things are: ``base`` (LLMReply, the LLM protocol, LLMError, MeteredLLM), ``endpoint``
 (OpenAIBackend), ``local`` (LocalBackend, the KV-cache fix), ``scripted`` (ScriptedLLM), ``cache``
 (CachedLLM, the on-disk reply cache), ``model_store`` (assembling the embedded GGUF) and
-``yaml_reply`` (parsing YAML out of a reply), ``prompt_cache`` (prompt states on disk) and ``decode``
-(prompt-state tiers and prompt-lookup greedy decoding for the embedded model).
+``yaml_reply`` (parsing YAML out of a reply), ``prompt_cache`` (prompt states on disk), ``decode``
+(prompt-state tiers and prompt-lookup greedy decoding for the embedded model) and ``batch`` (several sampled
+replies decoded together in one batch: ``complete_many``'s embedded side).
 
 Every call returns an ``LLMReply`` with node, model, prompt/completion tokens and milliseconds.
 

@@ -40,6 +40,16 @@ class LLM(Protocol):
     # prompt state at its end on disk; other backends ignore it (it never changes the prompt).
 
 
+def complete_many(llm: LLM, messages: list[dict[str, str]], *, n: int, node: str, seed: int = 0,
+                  **kw: Any) -> list[LLMReply]:
+    """``n`` sampled replies to one prompt (seeds ``seed``..``seed+n-1``): in one batch where the backend can
+    (the embedded model decodes them together; an endpoint asks for ``n`` choices), else one call each."""
+    many = getattr(llm, "complete_many", None)
+    if many is not None:
+        return many(messages, n=n, node=node, seed=seed, **kw)
+    return [llm.complete(messages, node=node, seed=seed + i, **kw) for i in range(n)]
+
+
 class LLMError(RuntimeError):
     """An LLM call failed for good (after retries, or a client error that is not retried)."""
 
@@ -74,3 +84,8 @@ class MeteredLLM(WrappedLLM):
         reply = self.llm.complete(messages, **kw)
         self.calls.append(reply)
         return reply
+
+    def complete_many(self, messages, **kw) -> list[LLMReply]:
+        replies = complete_many(self.llm, messages, **kw)
+        self.calls.extend(replies)
+        return replies

@@ -19,7 +19,7 @@ import threading
 from dataclasses import asdict
 from pathlib import Path
 
-from duckask.utils.llm.base import LLM, LLMReply, WrappedLLM
+from duckask.utils.llm.base import LLM, LLMReply, WrappedLLM, complete_many
 
 
 class CachedLLM(WrappedLLM):
@@ -64,6 +64,25 @@ class CachedLLM(WrappedLLM):
             self._con.execute("INSERT OR REPLACE INTO replies VALUES (?, ?)", (k, json.dumps(asdict(reply))))
             self._con.commit()
         return reply
+
+    def complete_many(self, messages, *, node, n, seed=0, **kw) -> list[LLMReply]:
+        """A batch of sampled replies, cached as one entry (the key adds ``n``)."""
+        k = self.key(messages, node=node, seed=seed, **{a: kw[a] for a in ("prefix", "stop", "max_tokens",
+                                                                             "temperature") if a in kw})
+        k = hashlib.sha256(f"{k}:n={n}".encode()).hexdigest()
+        with self._lock:
+            row = self._con.execute("SELECT reply FROM replies WHERE key = ?", (k,)).fetchone()
+        if row:
+            self.hits += 1
+            return [LLMReply(**{**d, "node": node, "ms": 0.0, "reused_tokens": d.get("prompt_tokens", 0)})
+                    for d in json.loads(row[0])]
+        self.misses += 1
+        replies = complete_many(self.llm, messages, n=n, node=node, seed=seed, **kw)
+        with self._lock:
+            self._con.execute("INSERT OR REPLACE INTO replies VALUES (?, ?)",
+                              (k, json.dumps([asdict(r) for r in replies])))
+            self._con.commit()
+        return replies
 
     def __bool__(self) -> bool:
         # Defining __len__ would make an empty cache falsy, and ``llm or get_llm()`` would then

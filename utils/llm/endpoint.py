@@ -72,8 +72,18 @@ class OpenAIBackend:
             reraise=True,
         )(self.client.chat.completions.create)
 
+    def complete_many(self, messages, *, node, n, prefix="", stop=None, max_tokens=256, temperature=None, seed=0,
+                      stable=""):
+        """``n`` sampled replies in one request (``n`` choices) where the server gives them; a server that
+        ignores ``n`` (Ollama, llama.cpp's) is asked again for the rest, one request each."""
+        first = self.complete(messages, node=node, prefix=prefix, stop=stop, max_tokens=max_tokens,
+                              temperature=temperature, seed=seed, n=n)
+        replies = first if isinstance(first, list) else [first]
+        return replies + [self.complete(messages, node=node, prefix=prefix, stop=stop, max_tokens=max_tokens,
+                                        temperature=temperature, seed=seed + i) for i in range(len(replies), n)]
+
     def complete(self, messages, *, node, prefix="", stop=None, max_tokens=256, temperature=None, seed=None,
-                 on_text=None, stable=""):
+                 on_text=None, stable="", n=1):
         opts = self.settings.node_options(node)
         if temperature is not None:
             opts["temperature"] = temperature
@@ -88,6 +98,8 @@ class OpenAIBackend:
         t0 = time.perf_counter()
         try:
             extra = {"seed": seed} if seed is not None else {}
+            if n > 1:
+                extra["n"] = n
             # One key per logical call, the same on each retry: a server that honours idempotency keys
             # answers a retried request once, and a log can tell retries from new calls.
             resp = self._create(model=model, messages=msgs, temperature=float(opts.get("temperature") or 0.0),
@@ -96,10 +108,12 @@ class OpenAIBackend:
         except Exception as e:
             raise LLMError(f"{node}: LLM endpoint call failed: {type(e).__name__}: {e}") from e
         ms = (time.perf_counter() - t0) * 1000
-        text = (resp.choices[0].message.content or "") if resp.choices else ""
         usage = getattr(resp, "usage", None)
-        if on_text and text:
-            on_text(text)  # endpoints answer fast: the whole reply at once, no streaming protocol needed
-        return LLMReply(text=text, node=node, model=resp.model or model,
-                        prompt_tokens=getattr(usage, "prompt_tokens", 0) or 0,
-                        completion_tokens=getattr(usage, "completion_tokens", 0) or 0, ms=ms)
+        texts = [c.message.content or "" for c in resp.choices or []] or [""]
+        if on_text and texts[0]:
+            on_text(texts[0])  # endpoints answer fast: the whole reply at once, no streaming protocol needed
+        replies = [LLMReply(text=text, node=node, model=resp.model or model,
+                            prompt_tokens=getattr(usage, "prompt_tokens", 0) or 0,
+                            completion_tokens=(getattr(usage, "completion_tokens", 0) or 0) // len(texts),
+                            ms=ms / len(texts)) for text in texts]
+        return replies if n > 1 else replies[0]

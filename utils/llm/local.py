@@ -20,6 +20,7 @@ from typing import Any
 
 from duckask.utils.config import Settings
 from duckask.utils.llm.base import LLMError, LLMReply
+from duckask.utils.llm.batch import MAX_SEQUENCES, sample_batch, widen_context
 from duckask.utils.llm.decode import PromptStates, greedy_generate
 from duckask.utils.llm.prompt_cache import PromptStateStore, model_identity
 
@@ -87,10 +88,12 @@ class LocalBackend:
                 threads = settings.n_threads or max(1, min(os.cpu_count() or 1, 8))
                 llama = Llama(model_path=path, n_ctx=settings.n_ctx, n_threads=threads,
                               n_threads_batch=threads, n_batch=512, verbose=False, seed=0)
+                widen_context(llama)     # room for a batch of sampled drafts beside the prompt (llm.batch)
                 disk = None
                 if settings.prompt_cache_mb > 0:
                     disk = PromptStateStore(settings.resolved_cache_dir / "prompt-states",
-                                            model_identity(path, settings.n_ctx), settings.prompt_cache_mb << 20)
+                                            model_identity(path, settings.n_ctx) + f":seqs {MAX_SEQUENCES}",
+                                            settings.prompt_cache_mb << 20)
                 # RAM: the full prompt of recent calls (~28 KB a token), so that a prompt sharing a prefix
                 # with any recent one, not just the last, skips re-processing it (a resample's drafts, the
                 # next question on the same tables). Disk: stable boundaries, across processes.
@@ -143,12 +146,7 @@ class LocalBackend:
                                f"({llama.n_ctx()}); select fewer tables or raise n_ctx")
             t0 = time.perf_counter()
             probs: list[float] = []
-            reused = start = self.states.restore(tokens)
-            boundary = self._stable_tokens(messages, stable, tokens)
-            if boundary > start and not self.states.disk.has(tokens[:boundary]):
-                llama.eval(tokens[start:boundary])      # stop at the stable boundary once, to keep its state
-                self.states.persist()
-                start = boundary
+            reused, start = self._restore(messages, stable, tokens)
             if temp == 0.0:
                 before = (time.perf_counter() - t0) * 1000
                 text, generated, prompt_ms = greedy_generate(
@@ -165,6 +163,44 @@ class LocalBackend:
         return LLMReply(text=prefix + text, node=node, model=self.name, prompt_tokens=len(tokens),
                         completion_tokens=generated, ms=ms, reused_tokens=reused,
                         gen_ms=ms - prompt_ms, **certainty(probs))
+
+    def _restore(self, messages, stable: str, tokens: list[int]) -> tuple[int, int]:
+        """Load the longest stored prefix of ``tokens``; process up to the stable boundary and keep its state
+        once. Returns (tokens reused, tokens the context now holds)."""
+        reused = start = self.states.restore(tokens)
+        boundary = self._stable_tokens(messages, stable, tokens)
+        if boundary > start and not self.states.disk.has(tokens[:boundary]):
+            self.llama.eval(tokens[start:boundary])      # stop at the stable boundary once, to keep its state
+            self.states.persist()
+            start = boundary
+        return reused, start
+
+    def complete_many(self, messages, *, node, n, prefix="", stop=None, max_tokens=256, temperature=None, seed=0,
+                      stable=""):
+        """``n`` sampled replies (seeds ``seed``..``seed+n-1``) decoded together in one batch over the shared
+        prompt (``llm.batch``); one call's time, split evenly among them."""
+        temp = float(temperature if temperature is not None else self.settings.resample_temperature)
+        prompt = render_chatml(messages, prefix)
+        stops = list(stop or []) + ["<|im_end|>", "<|endoftext|>"]
+        with _LOCAL_LOCK:
+            tokens = self.llama.tokenize(prompt.encode("utf-8"), add_bos=False, special=True)
+            if len(tokens) + max_tokens > self.llama.n_ctx():
+                raise LLMError(f"{node}: prompt of {len(tokens)} tokens does not fit the context "
+                               f"({self.llama.n_ctx()}); select fewer tables or raise n_ctx")
+            t0 = time.perf_counter()
+            reused, start = self._restore(messages, stable, tokens)
+            drafts = sample_batch(self.llama, tokens, start, n, max_tokens=max_tokens, temperature=temp,
+                                  seeds=[seed + i for i in range(n)], stops=stops)
+            ms = (time.perf_counter() - t0) * 1000
+            self.states.remember()
+        replies = [LLMReply(text=prefix + d.text, node=node, model=self.name, prompt_tokens=len(tokens),
+                            completion_tokens=d.tokens, ms=ms / max(len(drafts), 1),
+                            reused_tokens=reused if i == 0 else len(tokens), mean_logprob=d.mean_logprob)
+                   for i, d in enumerate(drafts)]
+        # A context too full for a batch: the rest one at a time.
+        return replies + [self.complete(messages, node=node, prefix=prefix, stop=stop, max_tokens=max_tokens,
+                                        temperature=temp, seed=seed + i, stable=stable)
+                          for i in range(len(drafts), n)]
 
     def _sample(self, tokens, max_tokens, temp, seed, stops, on_text) -> tuple[str, int]:
         """A sampled reply (a resample's drafts): llama-cpp-python's sampler, from the restored prefix."""

@@ -1,9 +1,12 @@
 """Checks of a result against its question, without an LLM: ResponseGrader's rules (``rule_check``).
 
-Each check is a small named function ``check(question, sql, df, names) -> critique or None`` in ``CHECKS``;
-the first critique wins and goes back to SQLGenerator as the reason. ``names`` are the stemmed words of the
-database's table and column names (a "per zone" names a column, "per order" in "revenue per order" may
-be a ratio). The cases are in ``tests/fixtures/grain_checks.yaml``.
+Each check is a small named function ``check(question, sql, df, facts) -> critique or None`` in ``CHECKS``;
+the first critique wins: ResponseGrader moves to the next candidate group, or sends it back to SQLGenerator as
+the reason. ``facts.names`` are the stemmed words of the database's table and column names (a "per zone" names
+a column, "per order" in "revenue per order" may be a ratio), ``facts.given`` the text a literal may come from.
+The cases are in ``tests/fixtures/grain_checks.yaml`` and, for the checks of ``sql.answer_checks`` (an answer
+against its question and its own rows: a "no" flag, a grouped condition, a count that is not one, one asked
+and many returned or the reverse, a literal nobody gave), ``tests/fixtures/answer_checks.yaml``.
 
 - ``no_rows``: an empty result (naming a contradictory filter ``x = 'a' AND x = 'b'`` when there is one);
 - ``all_null``: only NULLs;
@@ -26,6 +29,7 @@ from collections.abc import Callable
 import pandas as pd
 
 from duckask.utils.schema.terms import split_ident, stem
+from duckask.utils.sql.answer_checks import ANSWER_CHECKS, Facts
 from duckask.utils.sql.ast import parse, walk
 from duckask.utils.sql.reads import resolve
 from duckask.utils.sql.tidy import self_comparisons
@@ -45,7 +49,7 @@ _AGGREGATES = {"avg", "mean", "sum", "count", "count_star", "min", "max", "media
 _SUPERLATIVE = re.compile(r"\b(which|what|who)\b.*\b(most|least|highest|lowest|largest|smallest|best|worst|top|"
                           r"biggest|fewest|greatest|maximum|minimum)\b", re.I)
 
-Check = Callable[[str, str, "pd.DataFrame | None", "set[str]"], "str | None"]
+Check = Callable[[str, str, "pd.DataFrame | None", Facts], "str | None"]
 
 
 def contradiction(sql: str) -> str | None:
@@ -80,7 +84,7 @@ def _shape(sql: str) -> tuple[set[str], bool, bool]:
     return calls, grouped, partitioned
 
 
-def no_rows(question: str, sql: str, df, names) -> str | None:
+def no_rows(question: str, sql: str, df, facts: Facts) -> str | None:
     """An empty result is no answer; a contradictory filter is named when there is one."""
     if df is None or len(df) == 0:
         if (why := contradiction(sql)):
@@ -90,12 +94,12 @@ def no_rows(question: str, sql: str, df, names) -> str | None:
     return None
 
 
-def all_null(question: str, sql: str, df, names) -> str | None:
+def all_null(question: str, sql: str, df, facts: Facts) -> str | None:
     """A result of only NULL values answers nothing."""
     return "The query returned only NULL values; check the filters and the joins." if df.isna().all().all() else None
 
 
-def self_comparison(question: str, sql: str, df, names) -> str | None:
+def self_comparison(question: str, sql: str, df, facts: Facts) -> str | None:
     """A join condition comparing a column with itself joins every row with every row."""
     if (same := self_comparisons(sql or "")):
         return (f"The condition {same[0]} compares a column with itself, so every row is joined with every "
@@ -103,7 +107,7 @@ def self_comparison(question: str, sql: str, df, names) -> str | None:
     return None
 
 
-def one_number_asked(question: str, sql: str, df, names) -> str | None:
+def one_number_asked(question: str, sql: str, df, facts: Facts) -> str | None:
     """"How many ..." with no each/per asks for one number, not a list of them."""
     if _COUNT_Q.search(question) and not _GROUPED.search(question) and len(df) != 1:
         return (f"The question asks for one number, but the query returned {len(df)} rows; "
@@ -111,7 +115,7 @@ def one_number_asked(question: str, sql: str, df, names) -> str | None:
     return None
 
 
-def average_without_aggregate(question: str, sql: str, df, names) -> str | None:
+def average_without_aggregate(question: str, sql: str, df, facts: Facts) -> str | None:
     """"The average X" answered by per-row values: no aggregate anywhere in the query (a column whose
     name says average, such as avg_points, is the average itself and passes)."""
     if not _AVERAGE.search(question) or re.search(r"(?i)avg|average|mean", sql or ""):
@@ -133,11 +137,11 @@ def _group_word(question: str, names: set[str]) -> str | None:
     return None
 
 
-def per_group_without_grouping(question: str, sql: str, df, names) -> str | None:
+def per_group_without_grouping(question: str, sql: str, df, facts: Facts) -> str | None:
     """"For each Y" / "per Y" answered by one aggregate over everything: one row, no GROUP BY or PARTITION BY
     anywhere (a superlative such as "which Y has the highest ..." may rightly give one row; an average per Y
     over the table of Y's own rows is one already)."""
-    word = _group_word(question, names)
+    word = _group_word(question, facts.names)
     if word is None or len(df) != 1 or _SUPERLATIVE.search(question):
         return None
     read = resolve(sql or "")
@@ -152,15 +156,26 @@ def per_group_without_grouping(question: str, sql: str, df, names) -> str | None
 
 #: Tried in this order; the first critique wins.
 CHECKS: tuple[Check, ...] = (no_rows, all_null, self_comparison, one_number_asked, average_without_aggregate,
-                             per_group_without_grouping)
+                             per_group_without_grouping, *ANSWER_CHECKS)
 
 
-def rule_check(question: str, df: pd.DataFrame | None, sql: str = "", names: set[str] | None = None) -> str | None:
-    """A critique when the result is certainly not an answer to the question, else None."""
+def rule_check(question: str, df: pd.DataFrame | None, sql: str = "", names: set[str] | None = None,
+               given: str | None = None) -> str | None:
+    """A critique when the result is certainly not an answer to the question, else None. ``given``: the text a
+    filter's literal may come from besides the question (None: not known, so literals are not checked)."""
+    return failed_check(question, df, sql, names, given)[1]
+
+
+def failed_check(question: str, df: pd.DataFrame | None, sql: str = "", names: set[str] | None = None,
+                 given: str | None = None) -> tuple[str | None, str | None]:
+    """(the name of the first check that fails, its critique), or (None, None)."""
+    facts = Facts(names or set(), given or "")
     for check in CHECKS:
-        if (critique := check(question, sql, df, names or set())):
-            return critique
-    return None
+        if given is None and check.__name__ == "unasked_literal":
+            continue
+        if (critique := check(question, sql, df, facts)):
+            return check.__name__, critique
+    return None, None
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -4,8 +4,9 @@ Several drafts of the same question often differ in text but agree on the rows t
 largest group of drafts with equal results is the most likely answer. Results are compared with the
 scorer's semantics (rows as a multiset, any column order, rounded numbers), so two queries that only
 order or alias their columns differently vote together. Drafts that fail to run get no vote; a group
-whose result is empty or all NULL ranks below any group with a real answer; ties go to the group
-holding the earliest draft (the greedy one).
+whose result is empty or all NULL ranks below any group with a real answer; ties go to the group whose
+likeliest query the model gave the highest mean log-probability, then to the one holding the earliest draft
+(the greedy one).
 
 Run on its own::
 
@@ -31,10 +32,13 @@ def substantive(df) -> bool:
     return df is not None and len(df) > 0 and bool(df.notna().to_numpy().any())
 
 
-def vote(outcomes: list[QueryOutcome], weights: list[int] | None = None) -> Vote:
-    """Pick one of ``outcomes`` (``weights[i]`` drafts produced outcome i). With no successful
+def vote(outcomes: list[QueryOutcome], weights: list[int] | None = None,
+         scores: list[float | None] | None = None) -> Vote:
+    """Pick one of ``outcomes`` (``weights[i]`` drafts produced outcome i; ``scores[i]`` is the model's mean
+    log-probability of its query, where known: of two groups as large, the likelier wins). With no successful
     outcome, the first one is chosen and ``groups`` is empty."""
     weights = weights or [1] * len(outcomes)
+    likely = [s if s is not None else float("-inf") for s in (scores or [None] * len(outcomes))]
     groups: list[list[int]] = []
     for i, o in enumerate(outcomes):
         if not o.ok:
@@ -45,7 +49,8 @@ def vote(outcomes: list[QueryOutcome], weights: list[int] | None = None) -> Vote
                 break
         else:
             groups.append([i])
-    groups.sort(key=lambda g: (not substantive(outcomes[g[0]].df), -sum(weights[i] for i in g), g[0]))
+    groups.sort(key=lambda g: (not substantive(outcomes[g[0]].df), -sum(weights[i] for i in g),
+                               -max(likely[i] for i in g), g[0]))
     return Vote(chosen=groups[0][0] if groups else 0, groups=groups)
 
 

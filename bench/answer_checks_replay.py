@@ -1,0 +1,72 @@
+"""How often does each answer check fire on right answers, and on wrong ones? (No LLM; recorded answers.)
+
+Each record of an eval run (its final SQL, scored right or wrong) is run again on its database, and every
+check of ``sql.checks.CHECKS`` is asked about the result. A check that fires on a right answer is a false
+alarm (the grader would move away from a right answer); one that fires on a wrong answer is a catch. Only
+the question is "given" (the records keep no conversation), so ``unasked_literal`` may over-fire where the
+examples or data hints gave a literal.
+
+    .venv/bin/python bench/answer_checks_replay.py \\
+        docs/results/confidence/fit.jsonl=../shared/benchmarks/spider_dev/dbs/{db} \\
+        docs/results/idioms/dev-notes-auto.jsonl={db} docs/results/confidence/nba.jsonl=../shared/data/nba \\
+        docs/results/confidence/lahman.jsonl=data/lahman.duckdb
+"""
+from __future__ import annotations
+
+import argparse
+import re
+from collections import Counter
+from pathlib import Path
+
+from duckask.utils.db.database import open_database
+from duckask.utils.eval.records import read_records
+from duckask.utils.schema.terms import split_ident
+from duckask.utils.sql.checks import CHECKS, Facts
+
+
+def replay(path: str, template: str, limit: int | None = None) -> tuple[Counter, Counter, int, int, list[str]]:
+    right, wrong, n_right, n_wrong, shown = Counter(), Counter(), 0, 0, []
+    recs = [r for r in read_records(path) if r.get("sql") and r.get("status") in ("ok", "answered")
+            and not r.get("gold_error")][:limit]
+    dbs: dict[str, object] = {}
+    for r in recs:
+        db = template.format(db=r.get("db", ""))
+        if db not in dbs:
+            dbs[db] = open_database(db)
+        out = dbs[db].run(r["sql"], timeout_s=20, row_cap=10_000)
+        if not out.ok or out.df is None:
+            continue
+        # The names the query uses stand in for the database's (the per-group rule asks whether "per Y" names one).
+        facts = Facts({w for tok in re.findall(r"[A-Za-z_]\w*", out.sql) for w in split_ident(tok)})
+        ok = bool(r.get("correct"))
+        n_right, n_wrong = n_right + ok, n_wrong + (not ok)
+        for check in CHECKS:
+            if check(r["question"], out.sql, out.df, facts):
+                (right if ok else wrong)[check.__name__] += 1
+                if ok:
+                    shown.append(f"  false alarm {check.__name__}: {r['question']} | {out.sql[:160]}")
+    return right, wrong, n_right, n_wrong, shown
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("runs", nargs="+", help="RECORDS.jsonl=DB (DB may hold {db}, the record's db)")
+    ap.add_argument("--limit", type=int)
+    ap.add_argument("--show", action="store_true", help="list the false alarms")
+    a = ap.parse_args(argv)
+    print("| records | right / wrong | check | fires on right (false alarms) | fires on wrong (catches) |\n"
+          "|---|---:|---|---:|---:|")
+    for run in a.runs:
+        path, template = run.split("=", 1)
+        right, wrong, n_right, n_wrong, shown = replay(path, template, a.limit)
+        for check in CHECKS:
+            name = check.__name__
+            if right[name] or wrong[name]:
+                print(f"| {Path(path).name} | {n_right} / {n_wrong} | {name} | {right[name]} | {wrong[name]} |")
+        if a.show:
+            print("\n".join(shown))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
