@@ -30,7 +30,8 @@ class AssessConfidence(TracedNode):
                           vote=shared.get("vote") or [], grades=shared.get("grades", []),
                           truncated=bool(shared.get("truncated")), examples=shared.get("examples"),
                           path=shared.get("path"), intent_by=shared.get("intent_by"),
-                          db_tables=len(self.ctx.catalog.tables) if self.ctx.catalog else None)
+                          db_tables=len(self.ctx.catalog.tables) if self.ctx.catalog else None,
+                          moves=len(shared.get("candidate_moves") or []))
         return {"signals": signals, "user": shared.get("sql_source") == "user", "minimum": s.min_confidence,
                 "always": s.confidence_drafts, "on_low": s.resample_drafts, "prompt": shared.get("sql_prompt"),
                 "sql": shared.get("sql_query"), "df": shared.get("query_result"), "question": shared["question"],
@@ -46,8 +47,9 @@ class AssessConfidence(TracedNode):
             return conf, []
         groups = self._drafts(p, n)
         agree = len(groups[0]["members"]) - 1 if groups and groups[0]["answer"] else 0
-        drafts = {"n": n + 1, "agree": agree + 1}      # the answer counts as one draft of its own group
-        conf = assess({**p["signals"], "drafts": drafts["n"], "agree": drafts["agree"]})
+        ran = sum(len(g["members"]) for g in groups)
+        drafts = {"n": n + 1, "agree": agree + 1, "dissent": ran - agree - 1}   # the answer is one of its group
+        conf = assess({**p["signals"], "drafts": drafts["n"], "agree": drafts["agree"], "dissent": drafts["dissent"]})
         return conf, groups
 
     def _drafts(self, p, n: int) -> list[dict]:

@@ -32,7 +32,7 @@ TOP_SQL = "SELECT name, points FROM players ORDER BY points DESC LIMIT 1"
 OTHER_SQL = "SELECT name, points FROM players ORDER BY points ASC LIMIT 1"
 
 COEF = {"first_try": 1.5, "retried": -1.0, "repaired": -0.5, "resampled": -1.0, "draft_agreement": 2.0,
-        "draft_disagreement": -2.0, "empty": -2.0, "null_only": -2.0, "objected": -1.5}
+        "draft_disagreement": -2.0, "empty": -2.0, "null_only": -2.0, "objected": -1.5, "moved": -1.0}
 FIXED = {"features": [f.name for f in FEATURES], "coef": [COEF.get(f.name, 0.0) for f in FEATURES],
          "intercept": 0.0, "means": [0.0] * len(FEATURES), "impute": {}, "thresholds": {"high": 0.75, "low": 0.4}}
 
@@ -73,12 +73,21 @@ CASES = [
      "medium", "empty result"),
     ("an all-NULL result", signals(null_only=True), "low", "the result is all NULL"),
     ("no result at all", signals(status="error", rows=None), "low", "no answer: the question ended without a result"),
-    # a plan is as right as its semantic file, which the signals cannot see: medium, whatever the model says
-    ("a plan, though every signal is good", signals(path="plan", drafts=5, agree=5), "medium",
+    # a plan is as right as its semantic file: high only when a second candidate confirmed it
+    ("a plan confirmed by its candidates", signals(path="plan", drafts=5, agree=5), "high",
      "a plan over named metrics (as right as its semantic file)"),
-    ("a plan, though the signals are poor", signals(path="plan", repairs=3, resampled=True), "medium",
+    ("a plan no candidate confirmed", signals(path="plan"), "medium",
+     "not high: a plan over named metrics, not confirmed by a second candidate"),
+    ("a plan whose signals are poor is low, as any answer", signals(path="plan", repairs=3, resampled=True), "low",
      "a plan over named metrics (as right as its semantic file)"),
     ("a plan that found nothing", signals(path="plan", rows=0, empty=True), "low", "empty result"),
+    # candidates that ran and gave another result: never high, whatever the rest says
+    ("4 of 5 candidates agree, 1 gives another result", signals(drafts=5, agree=4, dissent=1), "medium",
+     "not high: 1 of 5 candidates give another result"),
+    ("4 of 5 agree, the fifth failed to run", signals(drafts=5, agree=4, dissent=0), "high",
+     "4 of 5 drafts agree on the result"),
+    ("the checks rejected the first group", signals(drafts=5, agree=2, dissent=3, moved=1), "medium",
+     "the checks rejected 1 other answer first"),
 ]
 
 
@@ -96,13 +105,12 @@ def test_a_low_answer_names_what_lowered_it_first():
     assert out["reasons"] == ["empty result", "needed a repair", "5 of 5 drafts agree on the result"]
 
 
-def test_a_plans_score_stays_in_its_band():
-    t = FIXED["thresholds"]
-    for sig in (signals(path="plan", drafts=5, agree=5), signals(path="plan", repairs=3, resampled=True)):
-        assert t["low"] <= assess(sig, FIXED)["score"] < t["high"]
-    assert assess(signals(path="plan", rows=0, empty=True, drafts=5, agree=5), FIXED)["score"] < t["low"]
-    plain = assess(signals(path="plan", db_tables=27, repairs=2), FIXED)["reasons"]
-    assert plain == ["a plan over named metrics (as right as its semantic file)"]  # the rest did not decide it
+def test_a_capped_answer_keeps_its_score_and_says_why_first():
+    """The cap changes the level, not the score (what the signals alone say), and is the first reason."""
+    free, capped = assess(signals(drafts=5, agree=5), FIXED), assess(signals(drafts=5, agree=4, dissent=1), FIXED)
+    assert free["level"] == "high" and capped["level"] == "medium"
+    assert capped["score"] >= FIXED["thresholds"]["high"]
+    assert capped["reasons"][0] == "not high: 1 of 5 candidates give another result"
 
 
 def test_no_examples_is_not_a_far_example():

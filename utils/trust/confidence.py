@@ -5,11 +5,12 @@ a logistic model fitted on labelled eval records (``bench/fit_confidence.py`` wr
 beside this file) turns them into the probability that the answer is right, and two thresholds, chosen
 on the fit set's cross-validated scores, cut it into levels. Rules sit on top: an answer that is not an
 answer (no result) is ``low``; an empty or all-NULL result, or one the grader still objected to, is never
-``high``; and a plan over named metrics is ``medium`` (``low`` when empty, all-NULL or objected to), its
-score held in that band: whether a plan is right depends on its semantic file, which no weight fitted on
-other files can see (10 NBA plans, 0 right; 13 on the demo, 9 right). The reasons are the features that
-moved the score most, in words ("3 of 5 drafts agree", "needed a repair", "empty result", ...), largest
-first.
+``high``; an answer some candidates contradict (they ran and gave another result) is never ``high``; and a
+plan over named metrics is ``high`` only when a second candidate confirmed it: whether a plan is right
+depends on its semantic file, which no weight fitted on other files can see (10 NBA plans, 0 right; 13 on
+the demo, 9 right), so otherwise its level is the model's, at most ``medium``. The reasons are the features
+that moved the score most, in words ("3 of 5 drafts agree", "needed a repair", "empty result", ...),
+largest first, after the rule that capped the level, if one did.
 
 Run on its own (the confidence of one eval record, or of the signals given as JSON)::
 
@@ -82,14 +83,11 @@ FEATURES: list[Feature] = [
                        f"the closest verified example is a near match ({s['example_similarity']:.2f})"
                        if s["example_similarity"] >= 0.8 else
                        f"no verified example is close (best {s['example_similarity']:.2f})"), True),
-    Feature("db_tables_log", lambda s: None if not s.get("db_tables") else math.log10(s["db_tables"]),
-            lambda s: f"a {'large' if s['db_tables'] > 15 else 'small'} database ({s['db_tables']} tables)", True),
+    Feature("moved", lambda s: float(min(s.get("moved") or 0, 2)),
+            lambda s: f"the checks rejected {s['moved']} other answer{'s' * (s['moved'] != 1)} first"),
     Feature("rows_log", lambda s: math.log10(1 + (s["rows"] or 0)),
             lambda s: f"{s['rows']} row{'s' * (s['rows'] != 1)}", True),
 ]
-
-
-_PLAN_DOUBTS = ("empty", "null_only", "truncated", "objected")
 
 
 def features(signals: dict[str, Any], impute: dict[str, float] | None = None) -> list[float]:
@@ -135,12 +133,15 @@ def assess(signals: dict[str, Any], weights: dict[str, Any] | None = None, *, ma
     p, contrib = score(signals, weights)
     level = _level(p, weights)
     doubted = signals["empty"] or signals["null_only"] or signals["grader"] == "fail"
-    if level == "high" and doubted:
-        level = "medium"        # nothing found, or an objection left standing, is never "sure"
-    if signals["path"] == "plan":   # the semantic file decides, not these signals: neither vouched for nor condemned
-        level = "low" if doubted else "medium"
-        t = weights["thresholds"]
-        p = min(p, t["low"] - 1e-3) if doubted else min(max(p, t["low"]), t["high"] - 1e-3)
+    dissent = signals.get("dissent") or 0
+    confirmed = signals["drafts"] >= 2 and signals["agree"] >= 2
+    cap = ("" if level != "high" else
+           "nothing found, or an objection left standing" if doubted else
+           f"{dissent} of {signals['drafts']} candidates give another result" if dissent else
+           "a plan over named metrics, not confirmed by a second candidate"
+           if signals["path"] == "plan" and not confirmed else "")
+    if cap:
+        level = "medium"        # never "sure" (the score is kept: it says how the signals alone read)
     # What moved the score most comes first; for a high answer what raised it, for a low one what lowered it.
     lean = {"high": 1, "low": -1}.get(level, 0)
     order = sorted(range(len(FEATURES)), key=lambda i: (-(lean * contrib[i] > 0), -abs(contrib[i])))
@@ -155,9 +156,12 @@ def assess(signals: dict[str, Any], weights: dict[str, Any] | None = None, *, ma
             reasons.append(words)
         if len(reasons) == max_reasons:
             break
-    if signals["path"] == "plan":   # the rule decided, so only what can still lower it is named beside it
-        reasons = ["a plan over named metrics (as right as its semantic file)"] + [
-            f.words(signals) for f in FEATURES if f.name in _PLAN_DOUBTS and f.value(signals)]
+    if dissent and not any("agree" in r for r in reasons):
+        reasons.insert(0, _drafts(signals))
+    if signals["path"] == "plan":
+        reasons.insert(0, "a plan over named metrics (as right as its semantic file)")
+    if cap and cap not in reasons:
+        reasons.insert(0, f"not high: {cap}")
     return {"level": level, "score": round(p, 3), "reasons": reasons or ["nothing stood out"], "signals": signals}
 
 

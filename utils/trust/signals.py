@@ -40,15 +40,19 @@ def _certainty(attempts: list[dict]) -> dict[str, float]:
 
 def collect(*, status: str, sql: str | None, df, attempts: list[dict], vote: list[dict], grades: list[dict],
             truncated: bool = False, examples: list[dict] | None = None, path: str | None = None,
-            intent_by: str | None = None, drafts: dict | None = None, db_tables: int | None = None) -> dict[str, Any]:
+            intent_by: str | None = None, drafts: dict | None = None, db_tables: int | None = None,
+            moves: int = 0) -> dict[str, Any]:
     """The signals of one answered (or failed) question. ``drafts``: agreement measured after the answer
-    ({"n", "agree"}, AssessConfidence); otherwise a resample's vote gives it."""
+    ({"n", "agree"}, AssessConfidence); otherwise the candidates' (or a resample's) vote gives it, and
+    ``dissent`` counts the drafts that ran and gave another result. ``moves``: candidate groups the
+    checks rejected before this one."""
     llm = [a for a in attempts if a.get("source") == "llm"]
     ballots = [b for b in vote if b.get("status") == "ok"]
     n_drafts = sum(b.get("drafts", 1) for b in vote)
     agree = sum(b.get("drafts", 1) for b in ballots if b.get("agrees"))
+    dissent = sum(b.get("drafts", 1) for b in ballots if not b.get("agrees"))
     if drafts:
-        n_drafts, agree = drafts["n"], drafts["agree"]
+        n_drafts, agree, dissent = drafts["n"], drafts["agree"], drafts.get("dissent", 0)
     objections = [g for g in grades if g.get("verdict") == "fail"]
     rows = None if df is None else len(df)
     return {
@@ -56,7 +60,7 @@ def collect(*, status: str, sql: str | None, df, attempts: list[dict], vote: lis
         "retries": sum(1 for a in llm if a.get("after") in ("error", "grader")),
         "repairs": sum(1 for a in attempts if a.get("source") == "repair"),
         "resampled": any(a.get("after") == "resample" for a in llm),
-        "drafts": n_drafts, "agree": agree,
+        "drafts": n_drafts, "agree": agree, "dissent": dissent, "moved": moves,
         "grader": (grades[-1]["verdict"] if grades else None), "grader_by": (grades[-1].get("by") if grades else None),
         "objections": len(objections),
         "rows": rows, "empty": rows == 0,
