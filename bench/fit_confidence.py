@@ -30,13 +30,14 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def labelled(paths: list[str]) -> list[dict]:
-    """Records with signals whose question was answered by SQL (the confidence of a non-answer is always
-    low, and a plan's is set by rule: ``confidence.assess``)."""
+    """Records with signals whose question was answered (the confidence of a non-answer is always low).
+    A path may be given as KIND=PATH: its records get ``kind`` (for the leave-one-kind-out report)."""
     out = []
     for p in paths:
-        out += [r for r in read_records(p) if r.get("signals") and r["signals"].get("status") == "answered"
-                and r["signals"].get("rows") is not None and not r.get("gold_error")
-                and r["signals"].get("path") != "plan"]
+        kind, _, path = p.rpartition("=") if "=" in p else ("", "", p)
+        out += [{**r, "kind": kind or Path(path).stem} for r in read_records(path)
+                if r.get("signals") and r["signals"].get("status") == "answered"
+                and r["signals"].get("rows") is not None and not r.get("gold_error")]
     return out
 
 
@@ -67,12 +68,15 @@ def thresholds(scores: np.ndarray, right: np.ndarray, high_target: float, low_ta
     return {"high": round(high, 4), "low": round(min(low, high), 4)}
 
 
-def fit(recs: list[dict], *, c: float = 0.5, high_target: float = 0.91, low_target: float = 0.30) -> dict:
+def fit(recs: list[dict], *, c: float = 0.5, high_target: float = 0.91, low_target: float = 0.30,
+        drop: set[str] = frozenset()) -> dict:
+    """The model over every feature but ``drop`` (their coefficients are 0)."""
     from sklearn.linear_model import LogisticRegression
     from sklearn.model_selection import StratifiedKFold, cross_val_predict
 
     impute = impute_values(recs)
-    x = np.array([features(r["signals"], impute) for r in recs])
+    keep = np.array([f.name not in drop for f in FEATURES])
+    x = np.array([features(r["signals"], impute) for r in recs]) * keep
     y = np.array([bool(r["correct"]) for r in recs])
     model = LogisticRegression(C=c, max_iter=5000)
     # five 5-fold splits, averaged: one split's top answers wander by 2-3 points (the curve is flat near 0.91)
@@ -93,6 +97,54 @@ def fit(recs: list[dict], *, c: float = 0.5, high_target: float = 0.91, low_targ
     }
 
 
+def levels_of(weights: dict, recs: list[dict]) -> list[str]:
+    """Each record's level under ``weights``, with the rules of ``confidence.assess`` on top."""
+    from duckask.utils.trust.confidence import assess
+
+    return [assess(r["signals"], weights)["level"] for r in recs]
+
+
+def table(recs: list[dict], levels: list[str]) -> dict:
+    """{level: {"n", "share", "ex"}} and the overall EX."""
+    out = {"n": len(recs), "ex": round(float(np.mean([bool(r["correct"]) for r in recs])), 3) if recs else None}
+    for name in ("high", "medium", "low"):
+        right = [bool(r["correct"]) for r, lv in zip(recs, levels) if lv == name]
+        out[name] = {"n": len(right), "share": round(len(right) / max(len(recs), 1), 3),
+                     "ex": round(float(np.mean(right)), 3) if right else None}
+    return out
+
+
+def leave_one_kind_out(recs: list[dict], **kw) -> dict[str, dict]:
+    """For each kind of database: fit on the other kinds (thresholds from their cross-validated scores),
+    then the levels of the left-out kind's answers."""
+    out = {}
+    for kind in sorted({r["kind"] for r in recs}):
+        train, test = [r for r in recs if r["kind"] != kind], [r for r in recs if r["kind"] == kind]
+        w = fit(train, **kw)
+        out[kind] = table(test, levels_of(w, test))
+    return out
+
+
+def screen(recs: list[dict]) -> list[dict]:
+    """Per feature: the share of its variance that lies between kinds (eta squared) against its correlation
+    with being right within a kind (mean over kinds). A feature that mostly tells the kind apart and barely
+    the answer's rightness is one to drop."""
+    impute = impute_values(recs)
+    x = np.array([features(r["signals"], impute) for r in recs])
+    y = np.array([bool(r["correct"]) for r in recs], dtype=float)
+    kinds = np.array([r["kind"] for r in recs])
+    rows = []
+    for j, f in enumerate(FEATURES):
+        v = x[:, j]
+        total = ((v - v.mean()) ** 2).sum()
+        between = sum((kinds == k).sum() * (v[kinds == k].mean() - v.mean()) ** 2 for k in set(kinds))
+        rs = [np.corrcoef(v[kinds == k], y[kinds == k])[0, 1] for k in set(kinds)
+              if v[kinds == k].std() > 0 and y[kinds == k].std() > 0]
+        rows.append({"feature": f.name, "eta2": round(float(between / total), 3) if total else 0.0,
+                     "r_within": round(float(np.mean(rs)), 3) if rs else 0.0})
+    return rows
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("records", nargs="*", default=[str(ROOT / "docs/results/confidence/fit.jsonl")])
@@ -100,12 +152,28 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--c", type=float, default=0.5)
     ap.add_argument("--high-target", type=float, default=0.91)
     ap.add_argument("--low-target", type=float, default=0.30)
+    ap.add_argument("--drop", default="", help="comma-separated features to leave out (coefficient 0)")
+    ap.add_argument("--loko", metavar="FILE", help="also write the leave-one-kind-out report (JSON) and print it")
     a = ap.parse_args(argv)
     recs = labelled(a.records)
+    drop = {d for d in a.drop.split(",") if d}
+    if a.loko:
+        kw = dict(c=a.c, high_target=a.high_target, low_target=a.low_target, drop=drop)
+        report = {"screen": screen(recs), "dropped": sorted(drop), "loko": leave_one_kind_out(recs, **kw)}
+        Path(a.loko).write_text(json.dumps(report, indent=1) + "\n")
+        print("| feature | between kinds (eta2) | with rightness, within kinds (r) |\n|---|---:|---:|")
+        for row in report["screen"]:
+            print(f"| {row['feature']} | {row['eta2']} | {row['r_within']} |")
+        print("\n| left out | answers | EX | high: share, EX | medium: share, EX | low: share, EX |\n"
+              "|---|---:|---:|---|---|---|")
+        for kind, t in report["loko"].items():
+            cells = [f"{t[lv]['share']:.0%}, " + ("-" if t[lv]["ex"] is None else f"{t[lv]['ex']:.0%}")
+                     for lv in ("high", "medium", "low")]
+            print(f"| {kind} | {t['n']} | {t['ex']:.0%} | " + " | ".join(cells) + " |")
     if len(recs) < 50:
         ap.error(f"{len(recs)} labelled records with signals in {a.records}: too few to fit (run "
                  "bench/confidence_runs.sh fit first)")
-    w = fit(recs, c=a.c, high_target=a.high_target, low_target=a.low_target)
+    w = fit(recs, c=a.c, high_target=a.high_target, low_target=a.low_target, drop=drop)
     w["fitted_on"] = [str(Path(p).resolve().relative_to(ROOT)) if Path(p).resolve().is_relative_to(ROOT) else p
                       for p in a.records]
     w["date"] = dt.date.today().isoformat()

@@ -1,17 +1,18 @@
 """AssessConfidence: how sure is this answer? high, medium or low, with the reasons (``utils/trust``).
 
-The signals the run left behind (path, repairs, retries, a resample's vote, the result's shape, the
-grader's verdict, how sure the model was of its query, the closest example) go through the fitted
-model. No LLM call, unless drafts are wanted: ``confidence_drafts`` > 0 draws that many sampled drafts
-of the same prompt for every answer and counts those whose result agrees with it; and with
-``min_confidence`` set, an answer below it draws ``resample_drafts`` drafts (when none were drawn yet).
-If the answer is still below the minimum, the result is "unsure": the two best candidates with
-different results (the answer's group first, then the largest other one), each with its SQL, instead
-of one answer. The user's own SQL is not assessed (it is run as written).
+The signals the run left behind (path, repairs, retries, the candidates' or a resample's vote, the checks
+that moved the answer, the result's shape, the grader's verdict, how sure the model was of its query, the
+closest example) go through the fitted model. No LLM call, unless drafts are wanted: ``confidence_drafts``
+> 0 draws that many sampled drafts of the same prompt (one batch) for every answer and counts those whose
+result agrees with it; with ``min_confidence`` set, an answer below it draws ``resample_drafts`` drafts
+when none were drawn yet. If the answer is still below the minimum, the result is "unsure": the two
+largest groups of candidates with different results (the answer's group first), each with its SQL,
+instead of one answer. The user's own SQL is not assessed (it is run as written).
 """
 from __future__ import annotations
 
 from duckask.nodes._base import TracedNode
+from duckask.utils.llm.base import complete_many
 from duckask.utils.sql.extract import extract_sql
 from duckask.utils.sql.repair import run_repaired
 from duckask.utils.sql.tidy import tidy_sql
@@ -20,6 +21,15 @@ from duckask.utils.trust.confidence import assess, at_least, unsure_answer
 from duckask.utils.trust.signals import collect
 
 SEEDS = 101   # drafts drawn here use seeds 101.. (a resample's are 1..): other samples than a resample's
+
+
+def _voted(shared) -> list[dict]:
+    """The candidates' result groups (SQLExecutor's vote), the answer's first, then by drafts."""
+    groups, at = shared.get("candidate_groups") or [], shared.get("candidate_at", 0)
+    ballot = shared.get("vote") or []
+    out = [{"members": list(range(sum(ballot[i]["drafts"] for i in g["members"] if i < len(ballot)))),
+            "sql": g["sql"], "df": g["outcome"].df, "answer": k == at} for k, g in enumerate(groups)]
+    return sorted(out, key=lambda g: (not g["answer"], -len(g["members"])))
 
 
 class AssessConfidence(TracedNode):
@@ -35,7 +45,7 @@ class AssessConfidence(TracedNode):
         return {"signals": signals, "user": shared.get("sql_source") == "user", "minimum": s.min_confidence,
                 "always": s.confidence_drafts, "on_low": s.resample_drafts, "prompt": shared.get("sql_prompt"),
                 "sql": shared.get("sql_query"), "df": shared.get("query_result"), "question": shared["question"],
-                "temperature": s.resample_temperature}
+                "temperature": s.resample_temperature, "voted": _voted(shared)}
 
     def exec(self, p):
         if p["user"]:
@@ -43,8 +53,8 @@ class AssessConfidence(TracedNode):
         conf = assess(p["signals"])
         below = not at_least(conf["level"], p["minimum"])
         n = p["always"] or (p["on_low"] if below and p["signals"]["drafts"] < 2 else 0)
-        if not n or not p["prompt"]:
-            return conf, []
+        if not n or not p["prompt"]:     # below the minimum with candidates drawn: their two largest groups
+            return conf, p["voted"] if below else []
         groups = self._drafts(p, n)
         agree = len(groups[0]["members"]) - 1 if groups and groups[0]["answer"] else 0
         ran = sum(len(g["members"]) for g in groups)
@@ -55,12 +65,9 @@ class AssessConfidence(TracedNode):
     def _drafts(self, p, n: int) -> list[dict]:
         """The answer and ``n`` sampled drafts, run and grouped by equal results; the answer's group first."""
         s, msgs = self.ctx.settings, p["prompt"]["messages"]
-        sqls = [p["sql"]]
-        for i in range(n):
-            reply = self.ctx.llm.complete(msgs, node="AssessConfidence", prefix="```sql\n", stop=["```"],
-                                          max_tokens=256, temperature=p["temperature"], seed=SEEDS + i,
-                                          stable=p["prompt"]["stable"])
-            sqls.append(tidy_sql(extract_sql(reply.text), self.ctx.catalog, p["question"]))
+        replies = complete_many(self.ctx.llm, msgs, n=n, node="AssessConfidence", prefix="```sql\n", stop=["```"],
+                                max_tokens=256, temperature=p["temperature"], seed=SEEDS, stable=p["prompt"]["stable"])
+        sqls = [p["sql"]] + [tidy_sql(extract_sql(r.text), self.ctx.catalog, p["question"]) for r in replies]
 
         def run(sql):
             return self.ctx.db.run(sql, timeout_s=s.timeout_s, row_cap=s.row_cap)

@@ -100,3 +100,21 @@ def test_candidates_out_of_range_is_a_clear_error(bad):
 
     with pytest.raises(SettingError, match="candidates"):
         check_setting("candidates", bad)
+
+
+def test_below_the_minimum_the_two_largest_candidate_groups_are_shown(small_db, isolated_env, monkeypatch):
+    """--min-confidence with candidates: no further drafts; the answer's group and the largest other one."""
+    from duckask.utils.trust import confidence as conf_mod
+
+    monkeypatch.setattr(conf_mod, "load_weights", lambda path=None: {
+        "features": [f.name for f in conf_mod.FEATURES], "coef": [0.0] * len(conf_mod.FEATURES),
+        "intercept": 0.0, "means": [0.0] * len(conf_mod.FEATURES), "impute": {},
+        "thresholds": {"high": 0.75, "low": 0.4}})
+    lakers = "SELECT name FROM teams WHERE id = 1"
+    llm = ScriptedLLM({"SQLGenerator": [BOSTON[0], lakers, BOSTON[1], lakers]})
+    r = ask("Which team plays in Boston?", db=str(small_db), llm=llm, candidates=3, min_confidence="high", **OPTS)
+    assert r.status == "unsure" and llm.count() == 4          # no draft drawn beyond the candidates
+    assert [a["drafts"] for a in r.alternatives] == [2, 2]
+    assert r.alternatives[0]["df"]["name"].tolist() == ["Celtics"]
+    assert r.alternatives[1]["df"]["name"].tolist() == ["Lakers"]
+    assert "2 of 4 drafts agree on the result" in r.confidence["reasons"]

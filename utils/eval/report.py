@@ -62,6 +62,9 @@ def summarize(records: list[dict[str, Any]]) -> dict[str, Any]:
     s["pipeline"] = {
         "ex": _pct([r["correct"] for r in records]),
         "first_draft_ex": _pct([bool(r.get("first_correct")) for r in records]),
+        # any candidate right (the chosen answer or another group's): what a perfect choice would score
+        "oracle_ex": _pct([bool(r["correct"]) or any(c.get("correct") for c in r.get("candidates") or [])
+                           for r in records]),
         "median_s": _quantile(secs, 0.5), "p90_s": _quantile(secs, 0.9),
         "llm_calls_per_q": round(statistics.mean(r["llm_calls"] for r in records), 2),
         "median_llm_calls": statistics.median(r["llm_calls"] for r in records),
@@ -128,7 +131,8 @@ def render_markdown(s: dict[str, Any], title: str = "duckask eval") -> str:
         lines.append(f"| single prompt | {b['ex']} | {b['median_s']} | {b['p90_s']} | {b['llm_calls_per_q']} | "
                      f"{b['prompt_tokens_per_q']} | {b['sql_did_not_run']} |")
     g = s["grader"]
-    lines += ["", f"First draft EX: {p['first_draft_ex']} %. Most LLM calls on a happy path (no retry or resample): "
+    lines += ["", f"First draft EX: {p['first_draft_ex']} %; any candidate right (oracle): {p['oracle_ex']} %. "
+              "Most LLM calls on a happy path (no retry or resample): "
               f"{p['happy_path_llm_calls_max']}. Resampled after a failed or empty first query: "
               f"{p.get('resampled', 0)} questions (EX {p.get('resampled_ex')} % of them).",
               f"Grader: recall on wrong first results {g['recall_on_wrong']} % (of {g['wrong_first_graded']}), "

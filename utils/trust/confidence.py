@@ -158,6 +158,8 @@ def assess(signals: dict[str, Any], weights: dict[str, Any] | None = None, *, ma
             break
     if dissent and not any("agree" in r for r in reasons):
         reasons.insert(0, _drafts(signals))
+    if signals.get("moved") and not any(r.startswith("the checks rejected") for r in reasons):
+        reasons.append(next(f.words(signals) for f in FEATURES if f.name == "moved"))
     if signals["path"] == "plan":
         reasons.insert(0, "a plan over named metrics (as right as its semantic file)")
     if cap and cap not in reasons:
