@@ -59,3 +59,9 @@ def test_each_answer_check_case(case):
         assert name is not None and len(critique.split()) > 8
     else:
         assert name is None, critique
+
+
+def test_the_checks_page_names_every_check():
+    page = (Path(__file__).resolve().parents[1] / "docs" / "checks.md").read_text()
+    missing = [c.__name__ for c in checks.CHECKS if f"`{c.__name__}`" not in page]
+    assert not missing, f"docs/checks.md does not describe {missing}"

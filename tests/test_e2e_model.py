@@ -202,3 +202,16 @@ def test_the_plan_path_answers_on_the_demo(model_opts, question, rows):
     r = ask(question, db=_lahman(), **model_opts)
     assert r.status == "answered" and r.path == "plan", (r.plan, r.sql)
     assert [list(x) for x in r.df.itertuples(index=False)] == rows
+
+
+def test_the_world_series_question_is_answered_by_its_own_rows(model_opts):
+    """Issue 32's page case: "Which team won the World Series in 2016?" on the demo. Whichever path answers,
+    the executed rows name the Cubs (a row whose won-the-series flag reads N is rejected by the checks);
+    with candidates, the agreement is in the signals."""
+    from duckask import ask
+
+    r = ask("Which team won the World Series in 2016?", db=_lahman(), candidates=4, **model_opts)
+    assert r.status == "answered", r.answer
+    names = " ".join(str(v) for row in r.df.itertuples(index=False) for v in row)
+    assert "Chicago Cubs" in names and "White Sox" not in names, (r.path, r.sql, r.df)
+    assert r.confidence["signals"]["drafts"] >= 2 or r.path == "plan"
