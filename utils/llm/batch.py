@@ -132,18 +132,14 @@ def sample_batch(llama, tokens: Sequence[int], start: int, n: int, *, max_tokens
 
 
 def main(argv: list[str] | None = None) -> int:
-    from duckask.utils.config import load_settings
-    from duckask.utils.llm.decode import greedy_generate
-    from duckask.utils.llm.local import LocalBackend, render_chatml
+    from duckask.utils.llm.decode import cli_prompt, greedy_generate
 
     ap = argparse.ArgumentParser(description="One greedy decode against a batch of n sampled drafts.")
     ap.add_argument("prompt")
     ap.add_argument("-n", type=int, default=4)
     ap.add_argument("--max-tokens", type=int, default=96)
     args = ap.parse_args(argv)
-    llama = LocalBackend(load_settings()).llama
-    tokens = llama.tokenize(render_chatml([{"role": "user", "content": args.prompt}]).encode(), add_bos=False,
-                            special=True)
+    llama, tokens = cli_prompt(args.prompt)
 
     def prime():                # the prompt but its last token in the context, as after a prompt-state restore
         llama.reset()

@@ -45,24 +45,34 @@ class CachedLLM(WrappedLLM):
                            "stop": list(stop or []), "max_tokens": max_tokens}, sort_keys=True)
         return hashlib.sha256(blob.encode()).hexdigest()
 
+    def _get(self, k: str, node: str) -> list[LLMReply] | None:
+        """The stored replies under ``k`` (ms 0, every prompt token reused), counting a hit or a miss."""
+        with self._lock:
+            row = self._con.execute("SELECT reply FROM replies WHERE key = ?", (k,)).fetchone()
+        if row is None:
+            self.misses += 1
+            return None
+        self.hits += 1
+        stored = json.loads(row[0])
+        return [LLMReply(**{**d, "node": node, "ms": 0.0, "reused_tokens": d.get("prompt_tokens", 0)})
+                for d in (stored if isinstance(stored, list) else [stored])]
+
+    def _put(self, k: str, value) -> None:
+        with self._lock:
+            self._con.execute("INSERT OR REPLACE INTO replies VALUES (?, ?)", (k, json.dumps(value)))
+            self._con.commit()
+
     def complete(self, messages, *, node, prefix="", stop=None, max_tokens=256, temperature=None,
                  seed=None, on_text=None, stable="") -> LLMReply:
         k = self.key(messages, node=node, prefix=prefix, stop=stop, max_tokens=max_tokens, temperature=temperature,
                      seed=seed)
-        with self._lock:
-            row = self._con.execute("SELECT reply FROM replies WHERE key = ?", (k,)).fetchone()
-        if row:
-            self.hits += 1
-            d = json.loads(row[0])
+        if (hit := self._get(k, node)) is not None:
             if on_text:
-                on_text(d["text"][len(prefix):])
-            return LLMReply(**{**d, "node": node, "ms": 0.0, "reused_tokens": d.get("prompt_tokens", 0)})
-        self.misses += 1
+                on_text(hit[0].text[len(prefix):])
+            return hit[0]
         reply = self.llm.complete(messages, node=node, prefix=prefix, stop=stop, max_tokens=max_tokens,
                                   temperature=temperature, seed=seed, on_text=on_text, stable=stable)
-        with self._lock:
-            self._con.execute("INSERT OR REPLACE INTO replies VALUES (?, ?)", (k, json.dumps(asdict(reply))))
-            self._con.commit()
+        self._put(k, asdict(reply))
         return reply
 
     def complete_many(self, messages, *, node, n, seed=0, **kw) -> list[LLMReply]:
@@ -70,18 +80,10 @@ class CachedLLM(WrappedLLM):
         k = self.key(messages, node=node, seed=seed, **{a: kw[a] for a in ("prefix", "stop", "max_tokens",
                                                                              "temperature") if a in kw})
         k = hashlib.sha256(f"{k}:n={n}".encode()).hexdigest()
-        with self._lock:
-            row = self._con.execute("SELECT reply FROM replies WHERE key = ?", (k,)).fetchone()
-        if row:
-            self.hits += 1
-            return [LLMReply(**{**d, "node": node, "ms": 0.0, "reused_tokens": d.get("prompt_tokens", 0)})
-                    for d in json.loads(row[0])]
-        self.misses += 1
+        if (hit := self._get(k, node)) is not None:
+            return hit
         replies = complete_many(self.llm, messages, n=n, node=node, seed=seed, **kw)
-        with self._lock:
-            self._con.execute("INSERT OR REPLACE INTO replies VALUES (?, ?)",
-                              (k, json.dumps([asdict(r) for r in replies])))
-            self._con.commit()
+        self._put(k, [asdict(r) for r in replies])
         return replies
 
     def __bool__(self) -> bool:

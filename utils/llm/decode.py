@@ -254,18 +254,23 @@ def greedy_generate(llama, tokens: Sequence[int], start: int, *, max_tokens: int
     return text.finish(), generated, prompt_ms
 
 
-def main(argv: list[str] | None = None) -> int:
+def cli_prompt(prompt: str):
+    """(the embedded model's llama, the tokens of ``prompt`` as one user message): for the timing commands."""
     from duckask.utils.config import load_settings
     from duckask.utils.llm.local import LocalBackend, render_chatml
 
+    llama = LocalBackend(load_settings()).llama
+    return llama, llama.tokenize(render_chatml([{"role": "user", "content": prompt}]).encode(), add_bos=False,
+                                 special=True)
+
+
+def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description="Plain vs prompt-lookup greedy decoding on one prompt.")
     ap.add_argument("prompt")
     ap.add_argument("--draft", type=int, default=8)
     ap.add_argument("--max-tokens", type=int, default=128)
     args = ap.parse_args(argv)
-    llama = LocalBackend(load_settings()).llama
-    tokens = llama.tokenize(render_chatml([{"role": "user", "content": args.prompt}]).encode(), add_bos=False,
-                            special=True)
+    llama, tokens = cli_prompt(args.prompt)
     for d in (0, args.draft):
         llama.reset()
         t0 = time.perf_counter()
