@@ -16,6 +16,7 @@ item is one of
 - ``GARBAGE``: a 200 whose body is not JSON;
 - ``{"content": ..., "model": ..., "usage": {...}, "finish_reason": ..., "delay": seconds}``: a 200
   completion with those fields overridden; ``delay`` sleeps before answering (to provoke timeouts);
+  ``"contents": [...]`` answers with one choice per text (a request for ``n`` choices);
 - a callable ``(body) -> item``.
 
 Like a real server it honours ``stop``: the content is cut at the first stop sequence (which is not
@@ -207,7 +208,9 @@ class StubOpenAI:
             return (int(status), (payload if payload is not None else error_body(int(status))), 0.0,
                     headers[0] if headers else {})
         spec = {"content": item} if isinstance(item, str) else dict(item)
+        contents = [apply_stop(str(c), body.get("stop"))[0] for c in spec.get("contents") or []]
         content, _ = apply_stop(str(spec.get("content", "")), body.get("stop"))
+        contents = contents or [content]
         messages = body.get("messages") or []
         usage = {"prompt_tokens": prompt_tokens(messages), "completion_tokens": completion_tokens(content)}
         usage.update(spec.get("usage") or {})
@@ -218,11 +221,11 @@ class StubOpenAI:
             "created": int(time.time()),
             "model": spec.get("model") or body.get("model") or "stub",
             "choices": [{
-                "index": 0,
-                "message": {"role": "assistant", "content": content},
+                "index": i,
+                "message": {"role": "assistant", "content": c},
                 "logprobs": None,
                 "finish_reason": spec.get("finish_reason") or "stop",
-            }],
+            } for i, c in enumerate(contents)],
             "usage": usage,
             "system_fingerprint": "fp_stub",
         }

@@ -118,3 +118,21 @@ def test_below_the_minimum_the_two_largest_candidate_groups_are_shown(small_db, 
     assert r.alternatives[0]["df"]["name"].tolist() == ["Celtics"]
     assert r.alternatives[1]["df"]["name"].tolist() == ["Lakers"]
     assert "2 of 4 drafts agree on the result" in r.confidence["reasons"]
+
+
+@pytest.mark.parametrize("choices, requests", [(3, 1), (1, 3)])
+def test_an_endpoint_is_asked_for_n_choices_in_one_request(choices, requests):
+    """A server that gives n choices answers the batch in one request; one that ignores n (Ollama,
+    llama.cpp's server) is asked again for the rest."""
+    from openai_stub import StubOpenAI
+
+    from duckask.utils.config import load_settings
+    from duckask.utils.llm.endpoint import OpenAIBackend
+
+    with StubOpenAI(lambda body: {"contents": [f"SELECT {i}" for i in range(choices)]}) as stub:
+        backend = OpenAIBackend(load_settings(None, base_url=stub.base_url, api_key="k", model="m"))
+        replies = complete_many(backend, [{"role": "user", "content": "q"}], n=3, node="SQLGenerator",
+                                temperature=0.7, seed=1)
+        assert len(replies) == 3 and len(stub.requests) == requests
+        assert stub.requests[0]["body"]["n"] == 3 and stub.requests[0]["body"]["seed"] == 1
+        assert [r["body"].get("n") for r in stub.requests[1:]] == [None] * (requests - 1)
