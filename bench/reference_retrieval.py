@@ -33,10 +33,14 @@ NEEDS = {
     "group_by_all": r"GROUP\s+BY\s+ALL", "pivot": r"\A\s*PIVOT", "unpivot": r"\bUNPIVOT\b",
     "list_index": r"\w\]?\[-?\d*:?-?\d*\]", "list_functions": r"\b(list_\w+|unnest|len)\s*\(",
     "map": r"\b(map_\w+|cardinality)\s*\(|\w\['", "json": r"->|json_\w+\s*\(",
-    "date_diff": r"\b(date_diff|datediff|epoch|age)\s*\(", "date_parts": r"\b(year|month|hour|dayname|isodow|date_trunc|dayofweek)\s*\(",
-    "date_format": r"\b(strftime|strptime|make_date)\s*\(|INTERVAL", "split": r"\b(split_part|string_split|regexp_extract|parse_\w+)\s*\(",
-    "find_text": r"\b(strpos|position|contains|starts_with|ends_with)\s*\(", "top_per_group": r"\bQUALIFY\b|row_number\s*\(",
-    "arg_max": r"\barg_(max|min)\s*\(", "share": r"\bcount_if\s*\(|FILTER\s*\(", "quantiles": r"\b(median|quantile\w*|mode)\s*\(",
+    "date_diff": r"\b(date_diff|datediff|epoch|age)\s*\(",
+    "date_parts": r"\b(year|month|hour|dayname|isodow|date_trunc|dayofweek)\s*\(",
+    "date_format": r"\b(strftime|strptime|make_date)\s*\(|INTERVAL",
+    "split": r"\b(split_part|string_split|regexp_extract|parse_\w+)\s*\(",
+    "find_text": r"\b(strpos|position|contains|starts_with|ends_with)\s*\(",
+    "top_per_group": r"\bQUALIFY\b|row_number\s*\(",
+    "arg_max": r"\barg_(max|min)\s*\(", "share": r"\bcount_if\s*\(|FILTER\s*\(",
+    "quantiles": r"\b(median|quantile\w*|mode)\s*\(",
     "string_agg": r"\b(string_agg|group_concat|list)\s*\(", "try_cast": r"\bTRY_CAST\b", "window": r"\bOVER\s*\(",
     "version": r"string_split\([^)]*'\.'", "from_first": r"\A\s*FROM\b",
     "grain": r"GROUP\s+BY[\s\S]*\b(avg|sum|count)\s*\(|\b(avg|sum|count)\s*\([\s\S]*GROUP\s+BY",
@@ -101,7 +105,8 @@ def main(argv: list[str] | None = None) -> int:
     rows, noise = [], Counter()
     for path in a.questions:
         qs = load_questions(path)[0]
-        rows.append(measure(Path(path).name, [(q.question, q.gold_sql, types_for(q.db, q.gold_sql)) for q in qs], noise))
+        items = [(q.question, q.gold_sql, types_for(q.db, q.gold_sql)) for q in qs]
+        rows.append(measure(Path(path).name, items, noise))
     if a.spider:
         root = Path(a.spider)
         ids = set(Path(a.ids).read_text().split()) if a.ids else None

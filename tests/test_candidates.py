@@ -49,7 +49,8 @@ def test_a_failed_check_moves_to_the_next_group_without_an_llm_call(small_db, is
 def test_when_every_group_fails_the_critique_goes_back_to_the_model(small_db, isolated_env):
     wrong = "SELECT name FROM teams WHERE city = 'Boston' AND name = 'Bulls'"
     llm = ScriptedLLM({"SQLGenerator": [wrong, wrong, BOSTON[0]]})
-    r = ask("Which team plays in Boston?", db=str(small_db), llm=llm, candidates=1, max_grader_rounds=1, resample_drafts=0, **OPTS)
+    r = ask("Which team plays in Boston?", db=str(small_db), llm=llm, candidates=1, max_grader_rounds=1,
+            resample_drafts=0, **OPTS)
     assert r.ok and r.df["name"].tolist() == ["Celtics"]
     assert llm.count("SQLGenerator") == 3 and "no rows" in llm.calls[2]["messages"][-1]["content"]
 

@@ -92,7 +92,7 @@ class Settings:
     plan_path: str = "auto"             # auto | on | off  (auto: on for a semantic file in dbt's format, not a draft)
     min_confidence: str = "off"         # trust (utils/trust/): below this, "unsure" and two candidates shown
     confidence_drafts: int = 0          # sampled drafts drawn for every answer, to measure agreement (a decode each)
-    candidates: int = 0                 # sampled drafts beside the greedy one, in one batch; the result most agree on wins
+    candidates: int = 0                 # sampled drafts beside the greedy one (one batch); the result most give wins
     # Knowledge: verified example question -> SQL pairs
     examples: str | None = None         # YAML/JSONL file of pairs for this database
     knowledge_file: str | None = None   # the store of taught pairs (default <cache_dir>/knowledge.duckdb)
@@ -160,9 +160,8 @@ _BOUNDS = {"temperature": (0, 2), "resample_temperature": (0, 2), "request_timeo
            "max_http_retries": (0, 10), "n_threads": (1, 256), "n_ctx": (512, 131072), "draft_tokens": (0, 32),
            "max_fix_retries": (0, 5), "max_grader_rounds": (0, 3), "table_llm_threshold": (0, 1000),
            "table_shortlist": (1, 50), "table_sure_band": (0, 1), "resample_drafts": (0, 8),
-           "confidence_drafts": (0, 8), "candidates": (0, 8), "schema_char_budget": (0, 200_000), "wide_table_columns": (1, 1000),
-           "example_count": (0, 20),
-           "example_threshold": (0, 1), "timeout_s": (0.01, 3600), "row_cap": (1, 1_000_000),
+           "confidence_drafts": (0, 8), "candidates": (0, 8), "schema_char_budget": (0, 200_000),
+           "wide_table_columns": (1, 1000), "example_count": (0, 20), "example_threshold": (0, 1), "timeout_s": (0.01, 3600), "row_cap": (1, 1_000_000),
            "export_row_cap": (1, 100_000_000), "smtp_port": (1, 65535), "smtp_timeout_s": (0.01, 600)}
 _TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
 

@@ -42,8 +42,9 @@ _HOW_MANY = re.compile(r"^\s*(how many|what is the (total )?number of|count the)
 _MEASURE = re.compile(r"\b(average|mean|per|rate|ratio|percent\w*|share|proportion|hours?|minutes?|seconds?|days?|"
                       r"weeks?|months?|years?|miles?|km|kilo\w*|pounds?|kg|dollars?|euros?|times)\b", re.I)
 _ONE_SUPERLATIVE = re.compile(r"^\s*(which|what|who)\s+(\w+\s+)?(has|had|have|is|was|did|does|got|scored|won|hit|"
-                              r"made|earned|sold|spent|\w+ed)\b.*\b(most|least|highest|lowest|largest|smallest|best|"
-                              r"worst|biggest|fewest|greatest|maximum|minimum|longest|shortest|oldest|youngest)\b", re.I)
+                              r"made|earned|sold|spent|\w+ed)\b.*\b(most|least|highest|lowest|largest|smallest|"
+                              r"best|worst|biggest|fewest|greatest|maximum|minimum|longest|shortest|oldest|youngest)\b",
+                              re.I)
 _SEVERAL = re.compile(r"\b(each|per|every|all|top \d+|top (two|three|four|five|ten)|\d+ (most|best|highest)|list|"
                       r"ranks?|respectively|both)\b", re.I)
 _LIST_ASKED = re.compile(r"^\s*(list|show|find all|give all|what are|which \w+s\b|who are|name all)", re.I)
