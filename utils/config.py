@@ -161,7 +161,8 @@ _BOUNDS = {"temperature": (0, 2), "resample_temperature": (0, 2), "request_timeo
            "max_fix_retries": (0, 5), "max_grader_rounds": (0, 3), "table_llm_threshold": (0, 1000),
            "table_shortlist": (1, 50), "table_sure_band": (0, 1), "resample_drafts": (0, 8),
            "confidence_drafts": (0, 8), "candidates": (0, 8), "schema_char_budget": (0, 200_000),
-           "wide_table_columns": (1, 1000), "example_count": (0, 20), "example_threshold": (0, 1), "timeout_s": (0.01, 3600), "row_cap": (1, 1_000_000),
+           "wide_table_columns": (1, 1000), "example_count": (0, 20), "example_threshold": (0, 1),
+           "timeout_s": (0.01, 3600), "row_cap": (1, 1_000_000),
            "export_row_cap": (1, 100_000_000), "smtp_port": (1, 65535), "smtp_timeout_s": (0.01, 600)}
 _TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
 
