@@ -72,6 +72,10 @@ class ResponseGrader(TracedNode):
             return {"verdict": "pass", "critique": "", "by": "rules"}
         return llm_verdict(self.ctx.llm, p["question"], p["sql"], p["df"])
 
+    def trace_detail(self, shared):     # which check failed, if one did (a move to the next group says why)
+        g = (shared.get("grades") or [{}])[-1]
+        return {"verdict": g.get("verdict"), "check": g.get("check")} if g else {}
+
     def exec_fallback(self, p, exc):  # a flaky grader never discards a good answer
         return {"verdict": "pass", "critique": "", "by": f"fallback (grader reply unusable: {exc})"}
 

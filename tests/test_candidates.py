@@ -41,6 +41,9 @@ def test_a_failed_check_moves_to_the_next_group_without_an_llm_call(small_db, is
     assert r.grades[0]["verdict"] == "fail" and r.grades[0]["check"] == "unasked_literal"
     assert r.grades[-1]["verdict"] == "pass"
     assert r.candidate_moves and "'Jayson Tatum'" in r.candidate_moves[0]["why"]
+    graded = [t for t in r.trace if t["node"] == "ResponseGrader"]
+    assert [(t["action"], t["check"]) for t in graded] == [("next", "unasked_literal"), ("pass", None)]
+    assert [t["node"] for t in r.trace].count("SQLExecutor") == 2     # the second serves the next group
     chosen = [b for b in r.vote if b["chosen"]]
     assert chosen[0]["sql"].strip() == right
     assert (r.confidence["signals"]["drafts"], r.confidence["signals"]["agree"]) == (4, 1)
