@@ -18,7 +18,7 @@ from duckask.nodes._base import TracedNode
 from duckask.utils.llm.yaml_reply import parse_yaml
 from duckask.utils.schema.terms import split_ident
 from duckask.utils.sql.checks import failed_check
-from duckask.utils.sql.voting import substantive
+from duckask.utils.sql.voting import next_group, substantive
 
 PROMPT = """Question: {question}
 SQL: {sql}
@@ -57,7 +57,7 @@ class ResponseGrader(TracedNode):
             + [str(v.get("value", "")) for v in shared.get("value_matches") or []])
         groups = shared.get("candidate_groups") or []
         return {"question": shared["question"], "sql": shared["sql_query"], "df": shared["query_result"],
-                "names": names, "given": given, "more": shared.get("candidate_at", 0) + 1 < len(groups),
+                "names": names, "given": given, "more": next_group(groups, shared.get("candidate_at", 0)) is not None,
                 "rounds": shared.get("grader_rounds", 0), "max": self.ctx.settings.max_grader_rounds,
                 "mode": "rules" if self.ctx.settings.grader == "auto" else self.ctx.settings.grader,  # issue 22
                 "resample": self.can_resample(shared), "user": shared.get("sql_source") == "user"}

@@ -18,7 +18,7 @@ from duckask.nodes._base import TracedNode
 from duckask.utils.db.database import QueryOutcome
 from duckask.utils.sql.pivot import run_pivot
 from duckask.utils.sql.repair import run_repaired
-from duckask.utils.sql.voting import vote
+from duckask.utils.sql.voting import next_group, vote
 
 
 class SQLExecutor(TracedNode):
@@ -31,7 +31,7 @@ class SQLExecutor(TracedNode):
         moved = len(shared.get("candidate_moves") or []) > shared.get("candidate_served", 0)
         return {"sql": sql, "drafts": drafts, "generation_error": shared.get("generation_error"),
                 "question": shared["question"], "scores": shared.get("candidate_scores") or [],
-                "next": at + 1 if moved and at + 1 < len(groups) else None, "groups": groups}
+                "next": next_group(groups, at) if moved else None, "groups": groups}
 
     def exec(self, p):
         if p["next"] is not None:       # the grader rejected the chosen group: the next one, already run

@@ -140,3 +140,12 @@ def test_an_endpoint_is_asked_for_n_choices_in_one_request(choices, requests):
         assert len(replies) == 3 and len(stub.requests) == requests
         assert stub.requests[0]["body"]["n"] == 3 and stub.requests[0]["body"]["seed"] == 1
         assert [r["body"].get("n") for r in stub.requests[1:]] == [None] * (requests - 1)
+
+
+def test_an_empty_group_is_not_moved_to(small_db, isolated_env):
+    """Every candidate found nothing: no move between empty groups; the resample and critique go on as before."""
+    empty = ["SELECT name FROM teams WHERE city = 'Toronto'", "SELECT t.name FROM teams AS t WHERE t.city = 'Paris'"]
+    llm = ScriptedLLM({"SQLGenerator": [empty[0], empty[1], empty[0], BOSTON[0]]})
+    r = ask("Which team plays in Boston?", db=str(small_db), llm=llm, candidates=2, resample_drafts=0, **OPTS)
+    assert r.candidate_moves == [] and r.df["name"].tolist() == ["Celtics"]
+    assert [t["action"] for t in r.trace if t["node"] == "ResponseGrader"] == ["fail", "pass"]

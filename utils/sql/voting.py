@@ -54,6 +54,12 @@ def vote(outcomes: list[QueryOutcome], weights: list[int] | None = None,
     return Vote(chosen=groups[0][0] if groups else 0, groups=groups)
 
 
+def next_group(groups: list[dict], at: int) -> int | None:
+    """The next group after ``at`` (groups best first, each with its ``outcome``) with a real answer, if any:
+    when the checks reject one answer, an empty or all-NULL one is no better."""
+    return next((i for i in range(at + 1, len(groups)) if substantive(groups[i]["outcome"].df)), None)
+
+
 def main(argv: list[str] | None = None) -> int:
     from duckask.utils.db.database import open_database
 
