@@ -35,7 +35,9 @@ def labelled(paths: list[str]) -> list[dict]:
     out = []
     for p in paths:
         kind, _, path = p.rpartition("=") if "=" in p else ("", "", p)
-        out += [{**r, "kind": kind or Path(path).stem} for r in read_records(path)
+        out += [{**r, "kind": kind or Path(path).stem,
+                 "with": "candidates" if (r.get("signals") or {}).get("drafts", 0) >= 2 else "one draft"}
+                for r in read_records(path)
                 if r.get("signals") and r["signals"].get("status") == "answered"
                 and r["signals"].get("rows") is not None and not r.get("gold_error")]
     return out
@@ -121,7 +123,11 @@ def leave_one_kind_out(recs: list[dict], **kw) -> dict[str, dict]:
     for kind in sorted({r["kind"] for r in recs}):
         train, test = [r for r in recs if r["kind"] != kind], [r for r in recs if r["kind"] == kind]
         w = fit(train, **kw)
-        out[kind] = table(test, levels_of(w, test))
+        levels = levels_of(w, test)
+        out[kind] = table(test, levels)
+        for how in sorted({r["with"] for r in test}):     # answers with candidates' agreement, and without
+            pick = [i for i, r in enumerate(test) if r["with"] == how]
+            out[f"{kind}, {how}"] = table([test[i] for i in pick], [levels[i] for i in pick])
     return out
 
 
