@@ -80,7 +80,7 @@ def _flags(col: pd.Series) -> set[str] | None:
 
 def _named(col: str, question: str) -> set[str]:
     """The words of a column's name that the question says (beyond the generic ones)."""
-    return ({stem(w) for w in split_ident(col)} - _GENERIC) & _words(question)
+    return (set(split_ident(col)) - _GENERIC) & _words(question)
 
 
 def _parse(sql: str):
