@@ -9,6 +9,7 @@ IntentRouter -change-> TableSelector -> SchemaLookup -change-> ProposeWrite -wri
 ClarifyQuery -clear-> PlanQuery -sql-> TableSelector -> SchemaLookup -> SQLGenerator -> SQLExecutor
 ClarifyQuery -ambiguous-> AskUser -answered-> PlanQuery   (non-interactive: ends)
 PlanQuery -planned-> SQLExecutor (MetricFlow's SQL) -fallback-> TableSelector (failed or empty: the SQL path)
+PlanQuery -both-> TableSelector   (with candidates: the plan's query is voted on with the SQL path's drafts)
 ResponseGrader -fallback-> TableSelector   (a plan's answer judged wrong: the SQL path)
 SQLExecutor -error-> ErrorFixer -resample/-retry-> SQLGenerator | -repaired-> SQLExecutor | -give_up-> ReportError
 SQLExecutor -success-> DataAnalyzer -> ResponseGrader -resample/-fail-> SQLGenerator | -pass/-exhausted-> end
@@ -92,6 +93,7 @@ def build_flow(ctx: Context, entry: str = "route") -> Flow:
     clarify - "ambiguous" >> ask_user
     ask_user - "answered" >> plan
     plan - "sql" >> select
+    plan - "both" >> select             # with candidates: the plan's query waits for the SQL path's drafts
     execute - "fallback" >> select
     grade - "fallback" >> select
     select >> schema >> generate

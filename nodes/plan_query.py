@@ -10,6 +10,10 @@ does not parse, names what the catalog lacks, or that MetricFlow cannot compile,
 the SQL path ("sql"); SQLExecutor and ResponseGrader send it there too ("fallback") when the plan's SQL
 fails, finds nothing or is judged wrong. ``shared["plan"]`` records what happened and ``shared["path"]``
 which path answered.
+
+With ``candidates`` on, a plan and the SQL path's drafts are candidates of each other ("both"): the plan's
+query (``plan_sql``, with the model's mean log-probability) waits while the SQL path drafts, and SQLExecutor
+votes over all of them; the path is then the one whose query the vote chose.
 """
 from __future__ import annotations
 
@@ -47,7 +51,7 @@ class PlanQuery(TracedNode):
         off = ("plan_path is off" if mode == "off" else "no semantic file in dbt's format" if layer is None
                else "the semantic file is a draft (review it, then remove draft: true)"
                if layer.draft and mode == "auto" else None)
-        return {"question": shared["question"], "layer": layer, "off": off}
+        return {"question": shared["question"], "layer": layer, "off": off, "race": self.ctx.settings.candidates > 0}
 
     def exec(self, p):
         if p["off"]:
@@ -66,7 +70,7 @@ class PlanQuery(TracedNode):
         except PlanError as e:
             return {"path": "sql", "why": str(e), "reached": reached, "text": text}
         return {"path": "plan", "reached": reached, "text": text, "plan": plan.as_dict(), "sql": sql,
-                "derivation": describe(plan, layer)}
+                "derivation": describe(plan, layer), "logprob": getattr(reply, "mean_logprob", None)}
 
     def exec_fallback(self, p, exc):
         return {"path": "sql", "why": f"the LLM call failed: {exc}"}
@@ -76,7 +80,11 @@ class PlanQuery(TracedNode):
         shared["path"] = res["path"]
         if res["path"] != "plan":
             return "sql"
-        shared["sql_query"], shared["sql_candidates"], shared["generation_error"] = res["sql"], [res["sql"]], None
         shared.setdefault("attempts", []).append({"sql": res["sql"], "source": "plan", "after": "question"})
         shared.setdefault("first_sql", res["sql"])
+        if p["race"]:       # the SQL path drafts too; SQLExecutor votes over the plan's query and its drafts
+            shared["plan"]["raced"], shared["path"] = True, "sql"
+            shared["plan_sql"] = {"sql": res["sql"], "logprob": res.get("logprob")}
+            return "both"
+        shared["sql_query"], shared["sql_candidates"], shared["generation_error"] = res["sql"], [res["sql"]], None
         return "planned"

@@ -87,7 +87,7 @@ class ResponseGrader(TracedNode):
         if p["more"]:   # the next group of candidates, already run (SQLExecutor serves it)
             shared.setdefault("candidate_moves", []).append({"from": p["sql"], "why": res["critique"]})
             return "next"
-        if shared.get("path") == "plan":   # a plan judged wrong: the SQL path answers instead
+        if shared.get("path") == "plan" and not shared["plan"].get("raced"):   # a plan judged wrong: the SQL path
             shared["plan"]["fallback"] = f"the grader objected: {res['critique']}"
             shared["path"] = "sql"
             return "fallback"

@@ -29,8 +29,16 @@ class SQLExecutor(TracedNode):
         drafts = shared.get("sql_candidates") or [sql]
         groups, at = shared.get("candidate_groups") or [], shared.get("candidate_at", 0)
         moved = len(shared.get("candidate_moves") or []) > shared.get("candidate_served", 0)
-        return {"sql": sql, "drafts": drafts, "generation_error": shared.get("generation_error"),
-                "question": shared["question"], "scores": shared.get("candidate_scores") or [],
+        scores = ((shared.get("candidate_scores") or []) + [None] * len(drafts))[:len(drafts)]
+        plan = shared.get("plan_sql") if shared.get("sql_candidates") is not None else None
+        if plan:            # a plan raced with the SQL path (PlanQuery "both"): its query is one more candidate
+            fresh = sql and not shared.get("generation_error")
+            drafts, scores = (drafts + [plan["sql"]], scores + [plan["logprob"]]) if fresh else \
+                ([plan["sql"]], [plan["logprob"]])
+            sql = sql if fresh else plan["sql"]
+        return {"sql": sql, "drafts": drafts, "generation_error": None if plan else shared.get("generation_error"),
+                "question": shared["question"], "scores": scores, "plan": (plan or {}).get("sql"),
+                "raced": (shared.get("plan") or {}).get("raced"),
                 "next": next_group(groups, at) if moved else None, "groups": groups}
 
     def exec(self, p):
@@ -51,18 +59,21 @@ class SQLExecutor(TracedNode):
         def run(sql):
             return self.ctx.db.run(sql, timeout_s=s.timeout_s, row_cap=s.row_cap)
 
-        if len(counts) <= 1:
+        if len(counts) <= 1 and not p["plan"]:
             return run_pivot(run, p["sql"]), []     # a PIVOT without its values listed gets them (sql.pivot)
         distinct = [p["sql"]] + [d for d in counts if d != p["sql"]]
 
         outs = [run_repaired(run, d, self.ctx.catalog, p["question"]) for d in distinct]
         v = vote(outs, [counts[d] for d in distinct], [likely.get(d) for d in distinct])
-        ballot = [{"sql": o.sql, "draft": d, "drafts": counts[d], "logprob": likely.get(d),
+        ballot = [{"sql": o.sql, "draft": d, "drafts": counts[d], "logprob": likely.get(d), "plan": d == p["plan"],
                    "positions": [j for j, x in enumerate(p["drafts"]) if x == d],
                    "status": o.status, "error": o.error,
                    "rows": None if o.df is None else len(o.df)} for d, o in zip(distinct, outs)]
-        groups = [{"members": g, "sql": outs[g[0]].sql, "outcome": outs[g[0]]} for g in v.groups]
-        return outs[v.chosen], {"ballot": ballot, "groups": groups}
+        # A group holding the plan's query serves it: its derivation says how the answer was made.
+        leads = [next((i for i in g if distinct[i] == p["plan"]), g[0]) for g in v.groups]
+        groups = [{"members": g, "lead": i, "sql": outs[i].sql, "outcome": outs[i], "plan": distinct[i] == p["plan"]}
+                  for g, i in zip(v.groups, leads)]
+        return outs[leads[0] if leads else v.chosen], {"ballot": ballot, "groups": groups}
 
     def post(self, shared, p, res):
         out, voted = res
@@ -73,14 +84,18 @@ class SQLExecutor(TracedNode):
             at = 0 if voted else p["next"]
             shared["candidate_at"] = at
             shared["candidate_served"] = len(shared.get("candidate_moves") or [])
-            members = shared["candidate_groups"][at]["members"] if shared.get("candidate_groups") else []
+            served = shared["candidate_groups"][at] if shared.get("candidate_groups") else {}
             for i, b in enumerate(shared["vote"]):
-                b["chosen"], b["agrees"] = i == (members or [0])[0], i in members
+                b["chosen"], b["agrees"] = i == served.get("lead", 0), i in served.get("members", [])
             shared["attempts"][-1]["sql"] = out.sql
         else:               # one query ran (a repair, a retry): no other groups to move to
             shared["candidate_groups"] = []
+        if p["raced"]:      # a plan raced with the SQL path: the path is the served query's
+            shared["plan_sql"] = None
+            served = shared["candidate_groups"][shared["candidate_at"]] if shared["candidate_groups"] else {}
+            shared["path"] = "plan" if served.get("plan") or (not voted and out.sql == p["plan"]) else "sql"
         shared["attempts"][-1].update({"status": out.status, "error": out.error, "ms": round(out.ms, 1)})
-        if shared.get("path") == "plan" and (not out.ok or out.df is None or len(out.df) == 0):
+        if shared.get("path") == "plan" and not p["raced"] and (not out.ok or out.df is None or len(out.df) == 0):
             # The plan's SQL failed or found nothing: the question goes on the SQL path instead.
             shared["plan"]["fallback"] = out.error or "the plan's query found nothing"
             shared["path"] = "sql"

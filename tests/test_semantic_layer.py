@@ -285,6 +285,47 @@ def test_the_grader_objecting_sends_a_plan_to_the_sql_path(isolated_env):
     assert (r.path == "plan" and not graded) or (r.path == "sql" and "grader objected" in r.plan["fallback"])
 
 
+# With candidates on, a plan and the SQL path's drafts are candidates of each other (issue 32).
+OTHER = "```sql\nSELECT 'Christian Yelich' AS player, 44 AS home_runs\n```"
+
+
+def test_a_plan_the_sql_drafts_agree_with_is_confirmed(isolated_env):
+    r, llm = _ask("Who hit the most home runs in 2019?", {"PlanQuery": [HR_2019]}, candidates=1)
+    assert "PlanQuery:both" in _nodes(r) and "SQLGenerator:default" in _nodes(r)
+    assert r.path == "plan" and r.df.values.tolist() == [["Pete Alonso", 53]]
+    assert r.derivation.startswith("home_runs = sum of batting.hr")
+    plan = [b for b in r.vote if b["plan"]]
+    assert len(plan) == 1 and plan[0]["chosen"] and all(b["agrees"] for b in r.vote)
+    sig = r.confidence["signals"]
+    assert (sig["drafts"], sig["agree"], sig["dissent"]) == (3, 3, 0)
+    assert not any("not confirmed" in x for x in r.confidence["reasons"])
+
+
+def test_sql_drafts_that_outvote_a_plan_answer_on_the_sql_path(isolated_env):
+    r, _ = _ask("Who hit the most home runs in 2019?", {"PlanQuery": [HR_2019], "SQLGenerator": [OTHER]},
+                candidates=1)
+    assert r.path == "sql" and r.df.values.tolist() == [["Christian Yelich", 44]]
+    assert [b["agrees"] for b in r.vote if b["plan"]] == [False]
+    sig = r.confidence["signals"]
+    assert (sig["drafts"], sig["agree"], sig["dissent"]) == (3, 2, 1) and r.confidence["level"] != "high"
+
+
+def test_a_raced_plan_the_checks_reject_moves_to_the_sql_group(isolated_env):
+    # One number asked, the plan groups by player: the checks reject it, and the SQL drafts' group is served.
+    many = "home_runs]\ngroup_by: [full_name]\nwhere: [year = 2019]"
+    r, llm = _ask("How many home runs were hit in 2019 in all?", {"PlanQuery": [many],
+                  "SQLGenerator": ["```sql\nSELECT 6776 AS home_runs\n```", SQL_ANSWER]}, candidates=1)
+    assert "ResponseGrader:fallback" not in _nodes(r) and "PlanQuery:both" in _nodes(r)
+    assert r.path == "sql" or r.df.values.tolist() != []
+    assert llm.count("SQLGenerator") == 2 and llm.count("PlanQuery") == 1
+
+
+def test_when_the_sql_path_cannot_draft_the_raced_plan_answers(isolated_env):
+    r, _ = _ask("Who hit the most home runs in 2019?", {"PlanQuery": [HR_2019],
+                                                        "SQLGenerator": [RuntimeError("endpoint down")]}, candidates=1)
+    assert r.path == "plan" and r.df.values.tolist() == [["Pete Alonso", 53]]
+
+
 @pytest.mark.parametrize("question, options, why", [
     ("Where was Babe Ruth born?", {}, "names no metric"),
     ("Who hit the most home runs in 2019?", {"plan_path": "off"}, "plan_path is off"),
