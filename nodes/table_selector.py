@@ -4,7 +4,9 @@
    column names, comments, and literal values of the question found in the data; the tables of
    the example pairs most like the question (``knowledge.retrieve``) score too, and those pairs go
    on to SQLGenerator. On a follow-up, the previous turn's question and SQL come first among them.
-2. Small schemas (``table_llm_threshold`` tables or fewer) are passed whole: no LLM call.
+2. Small schemas (``table_llm_threshold`` tables or fewer) are passed whole: no LLM call. With public
+   models (``models: public`` in the semantic file), the tables the models read are left out unless the
+   question names one (``Catalog.visible``): the model chooses among the clean models.
 3. When the pre-ranker is sure (``sure_tables``: at most ``SURE_MAX`` tables score more than
    ``table_sure_band`` times the top score), those tables (and their parents, ``with_parents``)
    are taken: no LLM call.
@@ -48,8 +50,9 @@ def _rank(cat, question: str, examples: list) -> dict:
     """The pre-ranking, the value hints for SQLGenerator (literal values of the question found in the
     data, then yes/no flag columns it names: hints only, since a flag such as ``playoffs`` sits in
     many tables and must not sway the ranking), and the example pairs most like the question."""
-    values = match_values(cat, question)
-    ranked = rank_tables(cat, question, values)
+    seen = set(cat.visible(question))     # public models: what they read stays out unless the question names it
+    values = [v for v in match_values(cat, question) if v.table in seen]
+    ranked = [r for r in rank_tables(cat, question, values) if r.table in seen]
     by_name = {r.table: r for r in ranked}
     for ex, score in examples:
         for t in ex.tables:
@@ -57,7 +60,8 @@ def _rank(cat, question: str, examples: list) -> dict:
                 by_name[t].score += EXAMPLE_BONUS * score
                 by_name[t].reasons.append(f"example {ex.id}")
     ranked.sort(key=lambda r: (-r.score, r.table))
-    return {"values": values + match_flags(cat, question), "ranked": ranked, "examples": examples}
+    flags = [f for f in match_flags(cat, question) if f.table in seen]
+    return {"values": values + flags, "ranked": ranked, "examples": examples}
 
 
 class TableSelector(TracedNode):
@@ -81,8 +85,8 @@ class TableSelector(TracedNode):
         cat, s = self.ctx.catalog, self.ctx.settings
         out = self._rank(p["question"], p["previous"])
         ranked = out["ranked"]
-        if len(cat.tables) <= s.table_llm_threshold:
-            return {**out, "selected": list(cat.tables), "by": "all"}
+        if len(out["ranked"]) <= s.table_llm_threshold:
+            return {**out, "selected": [r.table for r in out["ranked"]], "by": "all"}
         sure = sure_tables(ranked, s.table_sure_band)
         if sure:
             return {**out, "selected": with_parents(cat, sure), "by": "ranker"}

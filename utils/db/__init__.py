@@ -7,6 +7,8 @@
 - ``importer``: ``import_source`` (CSV/TSV/Parquet folders or files, SQLite) → a DuckDB file, with
   ``sqlite_source`` (reading SQLite through sqlite3) and ``table_builder`` (keys, comments);
 - ``quoting``: identifiers and literals in SQL that duckask writes itself;
+- ``models``: a semantic directory's dbt-style model files (``ref``/``source``), built as views in duckask's
+  own session, never in the user's file;
 - the write path: ``tiers`` (T0-T3 classification), ``write_plan`` (estimates and plain explanations),
   ``writes`` (propose, decide), ``write_card`` (``WriteCard``: the card every surface shows, its
   status, summary and JSON) and ``audit`` (the log of every attempt: who proposed, who decided);

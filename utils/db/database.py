@@ -32,6 +32,8 @@ import pandas as pd
 
 from duckask.utils.config import Settings, load_settings
 from duckask.utils.db import remote
+from duckask.utils.db.models import ModelError, build_views, models_for, models_stamp
+from duckask.utils.db.quoting import quote_ident
 from duckask.utils.db.safety import UnsafeSQLError, check_sql
 from duckask.utils.db.sources import DatabaseError, is_export_dir, resolve_db_file  # noqa: F401 (re-exported)
 
@@ -64,7 +66,14 @@ class Database:
 
     def _open(self) -> None:
         self.con = self._connect(self.settings)
-        self.key = file_key(self.file)
+        # The semantic directory's model files, as TEMP views of every cursor (never in the user's file).
+        self.models, stamp = models_for(self.settings)
+        try:
+            self.model_rows = build_views(self.con, self.models)
+        except ModelError as e:
+            self.con.close()
+            raise DatabaseError(f"a model of the semantic directory does not build: {e}") from e
+        self.key = file_key(self.file) + stamp
         # The database's own tables and views stay readable whatever their names (a user's "pg_teams").
         self.user_tables = frozenset(n for (n,) in self.con.execute(
             "SELECT lower(table_name) FROM duckdb_tables() UNION SELECT lower(view_name) FROM duckdb_views() "
@@ -90,6 +99,8 @@ class Database:
             self._in_flight += 1
             cur = self.con.cursor()
         try:
+            for m in self.models:       # temp views belong to one connection: each cursor gets its own
+                cur.execute(f"CREATE TEMP VIEW {quote_ident(m.name)} AS {m.sql}")
             yield cur
         finally:
             cur.close()
@@ -224,7 +235,8 @@ def open_database(db: str | os.PathLike, settings: Settings | None = None) -> Da
         if str(file) not in _OPEN:
             _OPEN[str(file)] = Database(file, settings, source=remote.redact(str(db)))   # never a password
         database = _OPEN[str(file)]
-    if database.settings.memory_limit != settings.memory_limit or database.key != file_key(file):
+    if database.settings.memory_limit != settings.memory_limit or \
+            database.key != file_key(file) + models_stamp(settings):     # the file or its models changed
         database.reconfigure(settings)  # the latest caller's memory limit holds, not the first opener's
     return database
 

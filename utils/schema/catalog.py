@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 import unicodedata
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import NamedTuple, TypeVar
 
-CATALOG_VERSION = 7
+CATALOG_VERSION = 8
 
 
 def fold(text: str) -> str:
@@ -66,6 +67,8 @@ class Table:
     rows: int = 0
     pk: list[str] = field(default_factory=list)
     synonyms: list[str] = field(default_factory=list)   # words users say for it (semantic file)
+    reads: list[str] = field(default_factory=list)      # a model (utils/db/models.py): the tables it reads
+    model: bool = False                                 # a model of the semantic directory, built as a view
 
     def column(self, name: str) -> Column | None:
         low = name.lower()
@@ -81,6 +84,14 @@ class Catalog:
     # From a semantic (descriptions) file: notes for the whole database, and named metrics.
     instructions: str = ""
     metrics: list[Metric] = field(default_factory=list)
+    # With public models (the semantic file's ``models: public``): what the models read, kept out of table
+    # selection and value hints unless a question names it.
+    hidden: set[str] = field(default_factory=set)
+
+    def visible(self, question: str = "") -> list[str]:
+        """The tables a question is answered from: all but the hidden ones, and those the question names."""
+        words = set(re.findall(r"[a-z0-9_]+", question.lower()))
+        return [t for t in self.tables if t not in self.hidden or t.lower() in words]
 
     def to_json(self) -> str:
         return json.dumps({"version": CATALOG_VERSION, "key": self.key,

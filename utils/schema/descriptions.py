@@ -141,6 +141,11 @@ def apply_descriptions(catalog: Catalog, path: str | Path) -> Catalog:
                 c.synonyms = _words(col["synonyms"], at("tables", tname, "columns", cname, "synonyms"))
             if col.get("values"):
                 c.allowed = _words(col["values"], at("tables", tname, "columns", cname, "values"))
+    if data.get("models") not in (None, "public", "beside"):
+        raise SemanticFileError(f"{at('models')}: models: is public (the models are what the model sees) or "
+                                f"beside (the default: models and tables side by side)")
+    if data.get("models") == "public":
+        out.hidden = {r for t in out.tables.values() if t.model for r in t.reads}
     metrics = data.get("metrics") or {}
     if not isinstance(metrics, dict):
         raise SemanticFileError(f"{at('metrics')}: metrics: must map names to an expression")

@@ -18,13 +18,16 @@ def introspect(db: Database) -> Catalog:
         trows = con.execute(
             "SELECT table_name, coalesce(comment, ''), estimated_size FROM duckdb_tables() "
             "WHERE NOT internal AND schema_name = 'main' ORDER BY table_name").fetchall()
+        models = {m.name: m for m in getattr(db, "models", [])}    # the semantic directory's models (views)
         tables: dict[str, Table] = {}
-        for name, comment, est in trows:
+        for name, comment, est in trows + [(n, m.description, 0) for n, m in models.items()]:
             cols = con.execute(
                 "SELECT column_name, data_type, coalesce(comment, '') FROM duckdb_columns() "
                 "WHERE table_name = ? AND schema_name = 'main' ORDER BY column_index", [name]).fetchall()
             tables[name] = Table(name=name, comment=comment, rows=int(est or 0),
                                  columns=[Column(name=c, type=t, comment=cm) for c, t, cm in cols])
+            if name in models:
+                tables[name].model, tables[name].reads = True, list(models[name].reads)
         for tname, ctype, cols, rtable, rcols in con.execute(
                 "SELECT table_name, constraint_type, constraint_column_names, referenced_table, "
                 "referenced_column_names FROM duckdb_constraints() WHERE schema_name = 'main' "

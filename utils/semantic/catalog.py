@@ -121,6 +121,8 @@ def as_descriptions(layer: SemanticLayer) -> tuple[dict, dict]:
     data = {"tables": tables, "metrics": {**_sql_metrics(layer), **(layer.side.get("metrics") or {})}}
     if layer.side.get("instructions"):
         data["instructions"] = layer.side["instructions"]
+    if layer.side.get("models"):
+        data["models"] = layer.side["models"]
     return data, {}
 
 

@@ -1,0 +1,168 @@
+"""Model files as knowledge (issue 33): dbt-style SELECT models in a semantic directory, built as views in
+duckask's own session (never in the user's file), and, when declared public, what table selection sees."""
+from __future__ import annotations
+
+import duckdb
+import pytest
+from conftest import sha256
+
+from duckask.utils.app.api import ask
+from duckask.utils.config import load_settings
+from duckask.utils.db.database import DatabaseError, open_database
+from duckask.utils.db.models import ModelError, build_views, load_models
+from duckask.utils.llm import ScriptedLLM
+from duckask.utils.schema import get_catalog
+
+# Two families describing the same people with other ids and spellings, as warehouses have them.
+RAW = """
+CREATE TABLE src_a_people (person_key VARCHAR, display VARCHAR, born VARCHAR, height_in VARCHAR);
+INSERT INTO src_a_people VALUES ('p1', 'Ann Lee', '1990-04-01', '70'), ('p2', 'Bo Park', 'NA', 'NA');
+CREATE TABLE src_b_people (id INTEGER, slug VARCHAR, college VARCHAR);
+INSERT INTO src_b_people VALUES (10, 'ann-lee', 'Duke'), (11, 'bo-park', 'UCLA');
+CREATE TABLE src_b_teams (id INTEGER, team VARCHAR, state VARCHAR);
+INSERT INTO src_b_teams VALUES (1, 'Hornets', 'NC'), (2, 'Kings', 'CA');
+"""
+# Named so that the alphabet and the build order differ: people reads stg_people, which sorts after it.
+MODELS = {
+    "models/stg_people.sql": "-- the A family, typed: 'NA' as NULL\n{{ config(materialized='view') }}\n"
+                             "SELECT person_key, display AS name, TRY_CAST(NULLIF(born, 'NA') AS DATE) AS birth_date,\n"
+                             "       TRY_CAST(NULLIF(height_in, 'NA') AS INTEGER) AS height_in\n"
+                             "FROM {{ source('warehouse', 'src_a_people') }}\n",
+    "models/people.sql": "-- one row per person: names from the A family, colleges from the B family\n"
+                         "SELECT s.name, s.birth_date, s.height_in, b.college\n"
+                         "FROM {{ ref('stg_people') }} AS s\n"
+                         "LEFT JOIN src_b_people AS b ON b.slug = lower(replace(s.name, ' ', '-'))\n",
+}
+
+
+# A semantic model over a model view: the plan path counts people by college.
+PEOPLE = """semantic_model:
+  name: people
+  node_relation: {schema_name: main, alias: people}
+  defaults: {agg_time_dimension: birth_date}
+  entities: [{name: person, type: primary, expr: name}]
+  dimensions:
+    - {name: college, type: categorical}
+    - {name: birth_date, type: time, type_params: {time_granularity: day}}
+  measures: [{name: people_count, agg: count, expr: name, description: people}]
+---
+metric: {name: people_count, type: simple, label: people, type_params: {measure: people_count}}
+"""
+
+
+@pytest.fixture
+def warehouse(tmp_path):
+    db = tmp_path / "wh.duckdb"
+    with duckdb.connect(str(db)) as con:
+        con.execute(RAW)
+    sem = tmp_path / "semantic"
+    for rel, text in MODELS.items():
+        (sem / rel).parent.mkdir(parents=True, exist_ok=True)
+        (sem / rel).write_text(text)
+    (sem / "duckask.yaml").write_text("duckask:\n  instructions: People are named by their full name.\n")
+    (sem / "people.yaml").write_text(PEOPLE)
+    return db, sem
+
+
+def test_refs_resolve_and_models_build_in_dependency_order(warehouse):
+    db, sem = warehouse
+    models = load_models(sem)
+    assert [m.name for m in models] == ["stg_people", "people"]
+    assert models[1].refs == ["stg_people"] and models[0].sources == ["src_a_people"]
+    assert models[0].description == "the A family, typed: 'NA' as NULL"
+    assert '"stg_people"' in models[1].sql and "{{" not in models[1].sql
+    with duckdb.connect(str(db), read_only=True) as con:
+        assert build_views(con, models) == {"stg_people": 2, "people": 2}
+        assert models[1].reads == ["stg_people", "src_b_people"]
+        assert con.execute("SELECT name, college, height_in FROM people ORDER BY name").fetchall() == [
+            ("Ann Lee", "Duke", 70), ("Bo Park", "UCLA", None)]
+
+
+@pytest.mark.parametrize("name, text, message", [
+    ("bad", "SELECT 1,\n  nope\nFROM {{ ref('people') }}\n", "bad.sql, line 2: Binder Error"),
+    ("bad", "SELECT name\nFROM {{ ref('people') }}\nWHER name = 'x'\n", "bad.sql, line 3:"),
+    ("bad", "-- a cast that fails on a row, not at binding\nSELECT\n  CAST(name AS INTEGER) AS n\n"
+            "FROM {{ ref('people') }}\n", "bad.sql, line 3: Conversion Error"),
+    ("bad", "SELECT 1\nFROM {{ ref('nobody') }}\n", "bad.sql, line 2: ref('nobody') names no model"),
+    ("bad", "SELECT * FROM read_csv('/etc/passwd')\n", "bad.sql, line 1: a model is one read-only SELECT"),
+    ("bad", "SELECT 1; SELECT 2\n", "exactly one statement"),
+    ("bad", "SELECT {{ nonsense }}\n", "bad.sql: 'nonsense' is undefined"),
+    ("bad", "SELECT 1 FROM {{ ref('bad') }}\n", "models ref each other in a cycle: bad (bad.sql)"),
+    ("src_b_teams", "SELECT 1\n", "has the name of a table of the database"),
+    ("bad", "{% if %}\n", "bad.sql, line 1:"),
+])
+def test_a_broken_model_is_named_with_its_file_and_line(warehouse, name, text, message):
+    db, sem = warehouse
+    (sem / "models" / f"{name}.sql").write_text(text)
+    with pytest.raises(ModelError, match=None) as e:
+        with duckdb.connect(str(db), read_only=True) as con:
+            build_views(con, load_models(sem))
+    assert message in str(e.value), str(e.value)
+
+
+def test_a_broken_model_stops_opening_with_the_reason(warehouse, isolated_env):
+    db, sem = warehouse
+    (sem / "models" / "bad.sql").write_text("SELECT 1,\n  nope\nFROM {{ ref('people') }}\n")
+    with pytest.raises(DatabaseError, match="a model of the semantic directory does not build: .*bad.sql, line 2"):
+        open_database(db, load_settings(None, semantic=str(sem)))
+
+
+def test_the_views_live_in_duckasks_session_and_the_users_file_is_unchanged(warehouse, isolated_env):
+    db, sem = warehouse
+    before = sha256(db)
+    settings = load_settings(None, semantic=str(sem))
+    database = open_database(db, settings)
+    assert database.model_rows == {"stg_people": 2, "people": 2}
+    out = database.run("SELECT name FROM people WHERE college = 'Duke'")       # every cursor has the views
+    assert out.ok and out.df["name"].tolist() == ["Ann Lee"]
+    cat = get_catalog(database, settings)
+    assert cat.tables["people"].model and cat.tables["people"].reads == ["stg_people", "src_b_people"]
+    assert "one row per person" in cat.tables["people"].comment
+    assert [c.name for c in cat.tables["people"].columns] == ["name", "birth_date", "height_in", "college"]
+    assert database.con.execute("SELECT count(*) FROM duckdb_views() WHERE NOT internal AND NOT temporary"
+                                ).fetchone()[0] == 0      # nothing of the models in the file's own catalog
+    assert sha256(db) == before
+    # A changed model reopens the connection with it (the database's key carries the models' stamp).
+    (sem / "models" / "people.sql").write_text("SELECT name FROM {{ ref('stg_people') }}\n")
+    again = open_database(db, settings)
+    assert again.run("SELECT * FROM people").df.columns.tolist() == ["name"] and again.key != cat.key
+    assert sha256(db) == before
+
+
+def _selected(db, sem, question, sql="SELECT name FROM people"):
+    llm = ScriptedLLM({"SQLGenerator": [sql], "TableSelector": ["tables: [people]"]})
+    r = ask(question, db=str(db), llm=llm, semantic=str(sem), router="rules", analyzer="template", clarify="off",
+            table_llm_threshold=1, plan_path="off")
+    return r, llm
+
+
+def test_public_models_are_what_table_selection_sees(warehouse, isolated_env):
+    db, sem = warehouse
+    r, _ = _selected(db, sem, "Which people went to Duke?")      # beside (the default): models and tables
+    assert r.ok and r.df["name"].tolist() == ["Ann Lee", "Bo Park"]
+    assert get_catalog(db, load_settings(None, semantic=str(sem))).hidden == set()
+    (sem / "duckask.yaml").write_text("duckask:\n  models: public\n")
+    cat = get_catalog(db, load_settings(None, semantic=str(sem)))
+    assert cat.hidden == {"stg_people", "src_a_people", "src_b_people"}
+    assert cat.visible("Which people went to Duke?") == ["src_b_teams", "people"]
+    assert "src_b_people" in cat.visible("How many rows has src_b_people?")    # named: it comes back
+    r, llm = _selected(db, sem, "Which people went to Duke?", "SELECT name FROM people WHERE college = 'Duke'")
+    assert r.ok and r.df["name"].tolist() == ["Ann Lee"]
+    assert set(r.tables) <= {"people", "src_b_teams"} and "people" in r.tables
+    assert "src_a_people" not in llm.calls[-1]["messages"][1]["content"]
+
+
+def test_models_setting_is_checked(warehouse, isolated_env):
+    db, sem = warehouse
+    (sem / "duckask.yaml").write_text("duckask:\n  models: everything\n")
+    from duckask.utils.schema.descriptions import SemanticFileError
+
+    with pytest.raises(SemanticFileError, match="models: is public .* or beside"):
+        get_catalog(db, load_settings(None, semantic=str(sem)))
+
+
+def test_a_semantic_model_over_a_model_view_answers_a_plan(warehouse, isolated_env):
+    db, sem = warehouse
+    llm = ScriptedLLM({"PlanQuery": ["people_count]\ngroup_by: [person__college]"]})
+    r = ask("What is the people count by college?", db=str(db), llm=llm, semantic=str(sem), analyzer="template")
+    assert r.path == "plan" and sorted(r.df.values.tolist()) == [["Duke", 1], ["UCLA", 1]]
