@@ -12,7 +12,7 @@
 #   spider100    - Spider dev sample100 (spider200: sample200)
 # Usage: bash bench/candidates_runs.sh SET ...   (K=4 CONFIG=on by default)
 # CAL (../shared/tools/calibrate.py) is timed before each set and written beside its records.
-# Writes docs/results/candidates/<set>-<config>.{jsonl,md,json,cal}; RESUME=1 continues a run.
+# Writes docs/results/candidates/<set>-<config><SUFFIX>.{jsonl,md,json,cal}; RESUME=1 continues a run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SPIDER=../shared/benchmarks/spider_dev
@@ -34,7 +34,7 @@ for set in "$@"; do
     spider200)      args=("$SPIDER" --ids "$SPIDER/sample200.txt") ;;
     *) echo "unknown set: $set" >&2; exit 2 ;;
   esac
-  OUT=docs/results/candidates/$set-$CONFIG
+  OUT=docs/results/candidates/$set-$CONFIG${SUFFIX:-}
   [ "${RESUME:-0}" = 1 ] || rm -f "$OUT.jsonl"
   echo "== $set ($CONFIG, candidates $cand)" >&2
   .venv/bin/python -c "import sys; sys.path.insert(0, '../shared/tools'); from calibrate import calibrate; print(calibrate())" \

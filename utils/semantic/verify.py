@@ -39,7 +39,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("path")
     ap.add_argument("--db", required=True)
     args = ap.parse_args(argv)
-    problems = verify_metrics(load_layer(args.path), open_database(args.db, load_settings()))
+    # the directory's models (if any) are built with it, so metrics over them run
+    problems = verify_metrics(load_layer(args.path), open_database(args.db, load_settings(None, semantic=args.path)))
     for name, error in problems:
         print(f"{name}: {error}")
     return 1 if problems else 0
