@@ -145,7 +145,9 @@ def apply_descriptions(catalog: Catalog, path: str | Path) -> Catalog:
         raise SemanticFileError(f"{at('models')}: models: is public (the models are what the model sees) or "
                                 f"beside (the default: models and tables side by side)")
     if data.get("models") == "public":
-        out.hidden = {r for t in out.tables.values() if t.model for r in t.reads}
+        # what the models read, except models other than dbt's staging and intermediate ones (stg_, int_)
+        out.hidden = {r for t in out.tables.values() if t.model for r in t.reads
+                      if r not in out.tables or not out.tables[r].model or r.startswith(("stg_", "int_"))}
     metrics = data.get("metrics") or {}
     if not isinstance(metrics, dict):
         raise SemanticFileError(f"{at('metrics')}: metrics: must map names to an expression")

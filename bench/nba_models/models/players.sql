@@ -42,7 +42,9 @@ LEFT JOIN current_roster AS r ON r.name_key = c.name_key AND abs(date_diff('day'
 QUALIFY row_number() OVER (PARTITION BY c.bbref_id ORDER BY abs(date_diff('day', r.born, c.birth_date)) NULLS LAST,
                                                         abs(date_diff('day', k.born, c.birth_date)) NULLS LAST) = 1
 )
-SELECT * FROM matched
+SELECT m.*, kp.first_name, kp.last_name
+FROM matched AS m
+LEFT JOIN {{ source('nba', 'kaggle_player') }} AS kp ON kp.id = m.nba_person_id
 UNION ALL BY NAME     -- on this season's roster without a game in bbref's career list yet
 SELECT PLAYER_NAME AS player, born AS birth_date, COUNTRY AS country, SCHOOL AS college,
        TRY_CAST(split_part(HEIGHT, '-', 1) AS INTEGER) * 12 + TRY_CAST(split_part(HEIGHT, '-', 2) AS INTEGER)
