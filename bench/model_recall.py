@@ -36,7 +36,8 @@ from duckask.utils.schema.ranker import rank_tables  # noqa: E402
 from duckask.utils.schema.values import match_values  # noqa: E402
 
 KS = (1, 3, 5, 8)
-SETS = {"tuning 30": ROOT / "bench" / "nba_questions.yaml", "held-out 20": ROOT / "bench" / "nba_questions_heldout.yaml"}
+SETS = {"tuning 30": ROOT / "bench" / "nba_questions.yaml",
+        "held-out 20": ROOT / "bench" / "nba_questions_heldout.yaml"}
 KNOWLEDGE = {"raw tables": ROOT / "bench" / "nba_semantic", "models": ROOT / "bench" / "nba_models"}
 
 

@@ -30,6 +30,7 @@ class Context:
     user: str | None = None                           # (None: the OS user)
     semantic: object = None                           # the semantic layer (utils.semantic), None without one
     tools: list = field(default_factory=list)         # read-only outside sources (utils.tools), in preference order
+    started: float = field(default_factory=time.monotonic)   # when the turn began (the time budget counts from it)
 
 
 class TracedNode(Node):
@@ -49,6 +50,18 @@ class TracedNode(Node):
     def can_resample(self, shared) -> bool:
         """Whether a resample (fresh drafts of the first prompt, once a question) is still allowed."""
         return self.ctx.settings.resample_drafts > 0 and not shared.get("resampled")
+
+    def over_budget(self) -> bool:
+        """Whether the turn has spent its ``time_budget_s``: then no node starts more work (a retry, a resample,
+        another path, more drafts); the best answer so far goes on to its confidence."""
+        budget = self.ctx.settings.time_budget_s
+        return bool(budget) and time.monotonic() - self.ctx.started > budget
+
+    def stop_for_budget(self, shared, instead: str) -> None:
+        """Record that this node stopped the turn's work at the budget, and what it would have done (the first
+        stop is kept: a node after it only ends what is left)."""
+        shared.setdefault("budget_stop", {"node": type(self).__name__, "instead_of": instead,
+                                          "after_s": round(time.monotonic() - self.ctx.started, 1)})
 
     def _run(self, shared):
         name = type(self).__name__

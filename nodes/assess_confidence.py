@@ -45,14 +45,14 @@ class AssessConfidence(TracedNode):
         return {"signals": signals, "user": shared.get("sql_source") == "user", "minimum": s.min_confidence,
                 "always": s.confidence_drafts, "on_low": s.resample_drafts, "prompt": shared.get("sql_prompt"),
                 "sql": shared.get("sql_query"), "df": shared.get("query_result"), "question": shared["question"],
-                "temperature": s.resample_temperature, "voted": _voted(shared)}
+                "temperature": s.resample_temperature, "voted": _voted(shared), "over": self.over_budget()}
 
     def exec(self, p):
         if p["user"]:
             return None, []
         conf = assess(p["signals"])
         below = not at_least(conf["level"], p["minimum"])
-        n = p["always"] or (p["on_low"] if below and p["signals"]["drafts"] < 2 else 0)
+        n = 0 if p["over"] else p["always"] or (p["on_low"] if below and p["signals"]["drafts"] < 2 else 0)
         if not n or not p["prompt"]:     # below the minimum with candidates drawn: their two largest groups
             return conf, p["voted"] if below else []
         groups = self._drafts(p, n)

@@ -24,7 +24,8 @@ class ErrorFixer(TracedNode):
                 "retries": shared.get("retry_count", 0), "repairs": shared.get("repair_count", 0),
                 "tried": [a["sql"] for a in shared.get("attempts", [])],
                 "max": self.ctx.settings.max_fix_retries,
-                "resample": self.can_resample(shared), "user": shared.get("sql_source") == "user"}
+                "resample": self.can_resample(shared), "user": shared.get("sql_source") == "user",
+                "over": self.over_budget()}
 
     def exec(self, p):
         cat = self.ctx.catalog
@@ -42,6 +43,8 @@ class ErrorFixer(TracedNode):
                 return {"action": "repaired", "sql": fixed}
         if p["user"]:
             return {"action": "give_up"}  # the user's own SQL: the model does not rewrite it unasked
+        if p["over"]:
+            return {"action": "give_up", "budget": True}   # the time budget is spent: no resample or retry
         if p["resample"] and p["sql"]:
             # Fresh samples of the first prompt before any retry that shows the model its error.
             return {"action": "resample"}
@@ -53,6 +56,8 @@ class ErrorFixer(TracedNode):
 
     def post(self, shared, p, res):
         act = res["action"]
+        if res.get("budget"):
+            self.stop_for_budget(shared, "a resample or retry after the error")
         if act == "repaired":
             shared["repair_count"] = p["repairs"] + 1
             shared["sql_query"] = res["sql"]

@@ -11,7 +11,8 @@ from duckask.utils.sql.errors import error_summary
 
 class ReportError(TracedNode):
     def prep(self, shared):
-        return {"attempts": list(shared.get("attempts", [])), "best": shared.get("best")}
+        return {"attempts": list(shared.get("attempts", [])), "best": shared.get("best"),
+                "budget": shared.get("budget_stop")}
 
     def exec(self, p):
         lines = [f"Could not answer: {len(p['attempts'])} quer{'y' if len(p['attempts']) == 1 else 'ies'} tried."]
@@ -22,6 +23,9 @@ class ReportError(TracedNode):
             if err.startswith(status + ":"):
                 err = err[len(status) + 1:].strip()
             lines.append(f"{i}. [{a.get('source')}] {sql[:300]}\n   -> {status}: {err}")
+        if p["budget"]:
+            lines.append(f"Stopped at the time budget after {p['budget']['after_s']:g} s, before "
+                         f"{p['budget']['instead_of']} (the time_budget_s setting).")
         return "\n".join(lines)
 
     def post(self, shared, p, report):

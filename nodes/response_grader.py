@@ -87,6 +87,11 @@ class ResponseGrader(TracedNode):
         if p["more"]:   # the next group of candidates, already run (SQLExecutor serves it)
             shared.setdefault("candidate_moves", []).append({"from": p["sql"], "why": res["critique"]})
             return "next"
+        if self.over_budget():  # no second path, resample or critique round past the time budget
+            self.stop_for_budget(shared, "another try after the checks objected")
+            shared["grade_status"] = "fail"
+            shared["warning"] = f"The answer may be wrong: {res['critique']} (the time budget ran out first)"
+            return "exhausted"
         if shared.get("path") == "plan" and not shared["plan"].get("raced"):   # a plan judged wrong: the SQL path
             shared["plan"]["fallback"] = f"the grader objected: {res['critique']}"
             shared["path"] = "sql"

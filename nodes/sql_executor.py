@@ -98,6 +98,11 @@ class SQLExecutor(TracedNode):
         if shared.get("path") == "plan" and not p["raced"] and (not out.ok or out.df is None or len(out.df) == 0):
             # The plan's SQL failed or found nothing: the question goes on the SQL path instead.
             shared["plan"]["fallback"] = out.error or "the plan's query found nothing"
+            if self.over_budget():      # no second path past the time budget: the error is reported
+                self.stop_for_budget(shared, "the SQL path after the plan")
+                shared["query_result"], shared["execution_error"] = None, shared["plan"]["fallback"]
+                shared["attempts"][-1]["error"] = shared["plan"]["fallback"]
+                return "error"
             shared["path"] = "sql"
             return "fallback"
         if out.ok:

@@ -77,6 +77,7 @@ class Settings:
     # Graph behaviour
     max_fix_retries: int = 2            # ErrorFixer attempts before giving up
     max_grader_rounds: int = 1          # ResponseGrader critiques sent back to SQLGenerator
+    time_budget_s: float = 180          # per question: no retry, resample or new path starts past it (0 = off)
     clarify: str = "rules"              # rules | llm | off
     grader: str = "auto"                # auto | rules | llm | off  (auto: rules; llm has not earned it)
     analyzer: str = "auto"              # auto | llm | template  (auto: a sentence from the LLM; eval: template)
@@ -162,7 +163,7 @@ _BOUNDS = {"temperature": (0, 2), "resample_temperature": (0, 2), "request_timeo
            "table_shortlist": (1, 50), "table_sure_band": (0, 1), "resample_drafts": (0, 8),
            "confidence_drafts": (0, 8), "candidates": (0, 8), "schema_char_budget": (0, 200_000),
            "wide_table_columns": (1, 1000), "example_count": (0, 20), "example_threshold": (0, 1),
-           "timeout_s": (0.01, 3600), "row_cap": (1, 1_000_000),
+           "timeout_s": (0.01, 3600), "row_cap": (1, 1_000_000), "time_budget_s": (0, 86_400),
            "export_row_cap": (1, 100_000_000), "smtp_port": (1, 65535), "smtp_timeout_s": (0.01, 600)}
 _TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
 
@@ -287,8 +288,7 @@ def load_settings(config_file: str | os.PathLike | None = None, **overrides: Any
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description="Print duckask's effective settings.")
     ap.add_argument("--config")
-    args = ap.parse_args(argv)
-    s = dataclasses.asdict(load_settings(args.config))
+    s = dataclasses.asdict(load_settings(ap.parse_args(argv).config))
     for secret in ("api_key", "smtp_password"):
         if s.get(secret):
             s[secret] = "***"

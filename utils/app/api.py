@@ -173,7 +173,8 @@ def _result(prep: Prepared, shared: dict[str, Any]) -> Result:
                  **({"tool_calls": shared["tool_calls"]} if shared.get("tool_calls") else {})},
         sources=shared.get("sources") or [],
         write=shared.get("write"), path=shared.get("path"), plan=shared.get("plan"),
-        confidence=shared.get("confidence"), alternatives=shared.get("alternatives") or [])
+        confidence=shared.get("confidence"), alternatives=shared.get("alternatives") or [],
+        budget_stop=shared.get("budget_stop"))
 
 
 def confirm_option(confirm: Any, options: dict[str, Any]) -> Callable[[str, list], dict] | None:

@@ -59,6 +59,9 @@ def _add_graph_options(p: argparse.ArgumentParser) -> None:
                         "keep the result most of them agree on (default 4; 0: off)")
     g.add_argument("--max-fix-retries", type=int)
     g.add_argument("--max-grader-rounds", type=int)
+    g.add_argument("--time-budget-s", type=float, metavar="S",
+                   help="seconds a question may take: past them no retry, resample or second path starts, and the "
+                        "best answer so far is given with its confidence (default 180; 0: no budget)")
     g.add_argument("--grader", choices=["auto", "rules", "llm", "off"])
     g.add_argument("--analyzer", choices=["auto", "template", "llm"])
     g.add_argument("--clarify", choices=["rules", "llm", "off"])

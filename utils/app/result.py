@@ -64,6 +64,7 @@ class Result:
     confidence: dict | None = None
     alternatives: list[dict] = field(default_factory=list)   # the not-sure answer's two candidates (sql, df, votes)
     sources: list[dict] = field(default_factory=list)   # a tool's answer: what it cites ({name, url, title})
+    budget_stop: dict | None = None      # the time budget stopped further work: {node, instead_of, after_s}
     _resume: Callable[[dict], Result] | None = field(default=None, repr=False, compare=False)
     _write_sql: Callable[[str], Result] | None = field(default=None, repr=False, compare=False)
 

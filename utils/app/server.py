@@ -50,7 +50,7 @@ PAGE = Path(__file__).resolve().parent / "static" / "index.html"
 MAX_BODY = 64 * 1024
 #: What a request may set in ``options``: graph behaviour only, never the backend, paths or limits.
 REQUEST_OPTIONS = {"resample_drafts", "max_fix_retries", "max_grader_rounds", "grader", "analyzer", "clarify",
-                   "column_pruning", "dialect_notes", "router", "follow_ups"}
+                   "column_pruning", "dialect_notes", "router", "follow_ups", "time_budget_s"}
 #: The page's own headers: no other site may frame it (a click on Approve is the page's own), and it runs
 #: only its own scripts (plotly.js included: served from this origin, never a CDN).
 PAGE_HEADERS = {"X-Frame-Options": "DENY", "X-Content-Type-Options": "nosniff",

@@ -86,6 +86,7 @@ def summarize(records: list[dict[str, Any]]) -> dict[str, Any]:
     s["pipeline"]["happy_path_llm_calls_max"] = max(happy) if happy else None
     resampled = [r for r in records if r.get("resampled")]
     s["pipeline"]["resampled"] = len(resampled)
+    s["pipeline"]["hit_time_budget"] = sum(1 for r in records if r.get("budget_stop"))
     s["pipeline"]["resampled_ex"] = _pct([r["correct"] for r in resampled]) if resampled else None
     wrong_first = [r for r in records if r.get("first_graded_correct") is False]
     right_first = [r for r in records if r.get("first_graded_correct") is True]

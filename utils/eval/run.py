@@ -142,7 +142,7 @@ def evaluate_one(q: Question, db: str, *, llm: LLM, settings: Settings, mode: st
             plan={k: v for k, v in (r.plan or {}).items() if k in ("plan", "why", "fallback", "reached")} or None,
             examples=[{"id": e["id"], "similarity": e["similarity"]} for e in r.examples],
             trace=[{k: t[k] for k in ("node", "action", "ms", "llm_calls")} for t in r.trace],
-            signals=signals_of(r), confidence=confidence_of(r))
+            signals=signals_of(r), confidence=confidence_of(r), budget_stop=r.budget_stop)
     rec["gold_error"] = gold_error
     if baseline == "single-prompt":
         from duckask.utils.eval.baseline import single_prompt
