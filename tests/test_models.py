@@ -166,3 +166,14 @@ def test_a_semantic_model_over_a_model_view_answers_a_plan(warehouse, isolated_e
     llm = ScriptedLLM({"PlanQuery": ["people_count]\ngroup_by: [person__college]"]})
     r = ask("What is the people count by college?", db=str(db), llm=llm, semantic=str(sem), analyzer="template")
     assert r.path == "plan" and sorted(r.df.values.tolist()) == [["Duke", 1], ["UCLA", 1]]
+
+
+def test_semantic_check_builds_the_models_first(warehouse, isolated_env, capsys):
+    from duckask.utils.app.cli import main
+
+    db, sem = warehouse
+    assert main(["semantic", "check", str(sem), "--db", str(db)]) == 0
+    assert "1 of 1 metrics compile and run" in capsys.readouterr().out
+    (sem / "models" / "people.sql").write_text("SELECT 1,\n  nope\nFROM {{ ref('stg_people') }}\n")
+    assert main(["semantic", "check", str(sem), "--db", str(db)]) != 0
+    assert "people.sql, line 2: Binder Error" in capsys.readouterr().err

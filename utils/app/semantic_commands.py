@@ -33,14 +33,19 @@ def add_parser(sub) -> None:
     q.set_defaults(func=cmd_check)
 
 
-def _open(db: str | None):
+def _open(db: str | None, semantic: str | None = None):
+    """The database and its catalog; with ``semantic``, the model files of that directory built (if any)."""
     from duckask.utils.app.commands import _db_or_demo
     from duckask.utils.config import load_settings
-    from duckask.utils.db.database import open_database
+    from duckask.utils.db.database import DatabaseError, open_database
     from duckask.utils.schema import get_catalog
+    from duckask.utils.schema.descriptions import SemanticFileError
 
     settings = load_settings(descriptions=None)
-    database = open_database(_db_or_demo(db), settings)
+    try:
+        database = open_database(_db_or_demo(db), load_settings(descriptions=semantic) if semantic else settings)
+    except DatabaseError as e:      # a model that does not build: its file and line
+        raise SemanticFileError(str(e)) from e
     return database, get_catalog(database, settings)
 
 
@@ -102,7 +107,7 @@ def cmd_check(args) -> int:
     try:
         layer = load_layer(args.path)
         if args.db:
-            database, catalog = _open(args.db)
+            database, catalog = _open(args.db, args.path)
             apply_descriptions(catalog, args.path)
     except SemanticFileError as e:
         print(f"error: {e}", file=sys.stderr)

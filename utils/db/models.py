@@ -195,11 +195,14 @@ def build_views(con: duckdb.DuckDBPyConnection, models: list[Model], *, check_ro
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description="Build a directory's model files as views and count their rows.")
     ap.add_argument("directory")
-    ap.add_argument("--db", required=True, help="a DuckDB file (opened read-only)")
+    ap.add_argument("--db", required=True, help="a DuckDB file or EXPORT DATABASE folder (opened read-only)")
     a = ap.parse_args(argv)
+    from duckask.utils.config import load_settings
+    from duckask.utils.db.sources import resolve_db_file
+
     try:
         models = load_models(a.directory)
-        con = duckdb.connect(a.db, read_only=True)
+        con = duckdb.connect(str(resolve_db_file(a.db, load_settings())), read_only=True)
         for name, n in build_views(con, models).items():
             m = next(x for x in models if x.name == name)
             print(f"{name:24} {n:>9} rows  reads {', '.join(m.reads) or '-'}")
