@@ -5,7 +5,9 @@ Whether the plan path is tried is decided without the model: the question's word
 name or one of its synonyms (``duckask.utils.semantic.catalog.reaches``). The prompt starts with the
 layer's catalog (metrics and dimensions with their meaning), the same bytes for every question on a
 database, so the embedded model keeps its state and a plan costs little more than the question and the
-plan's few tokens. The reply is pre-filled with ``metrics: [`` and stops at a blank line. A plan that
+plan's few tokens. The reply is pre-filled with ``metrics: [`` and stops at a blank line; on the embedded
+model (``plan_grammar: auto``) a grammar of the catalog's names holds it to names that exist
+(``semantic.grammar``). A plan that
 does not parse, names what the catalog lacks, or that MetricFlow cannot compile, sends the question on
 the SQL path ("sql"); SQLExecutor and ResponseGrader send it there too ("fallback") when the plan's SQL
 fails, finds nothing or is judged wrong. ``shared["plan"]`` records what happened and ``shared["path"]``
@@ -20,6 +22,7 @@ from __future__ import annotations
 from duckask.nodes._base import TracedNode
 from duckask.utils.semantic.catalog import catalog_text, reaches
 from duckask.utils.semantic.compile import compile_plan
+from duckask.utils.semantic.grammar import plan_grammar
 from duckask.utils.semantic.plan import PlanError, describe, parse_plan
 
 PREFIX = "metrics: ["
@@ -51,7 +54,8 @@ class PlanQuery(TracedNode):
         off = ("plan_path is off" if mode == "off" else "no semantic file in dbt's format" if layer is None
                else "the semantic file is a draft (review it, then remove draft: true)"
                if layer.draft and mode == "auto" else None)
-        return {"question": shared["question"], "layer": layer, "off": off, "race": self.ctx.settings.candidates > 0}
+        return {"question": shared["question"], "layer": layer, "off": off, "race": self.ctx.settings.candidates > 0,
+                "grammar": self.mode(self.ctx.settings.plan_grammar, "on") == "on" and not self.ctx.llm.is_endpoint}
 
     def exec(self, p):
         if p["off"]:
@@ -61,8 +65,9 @@ class PlanQuery(TracedNode):
         if not reached:
             return {"path": "sql", "why": "the question names no metric of the semantic file"}
         msgs, stable = build_messages(layer, p["question"])
+        grammar = {"grammar": plan_grammar(layer)} if p["grammar"] else {}    # only the catalog's names
         reply = self.ctx.llm.complete(msgs, node="PlanQuery", prefix=PREFIX, stop=["\n\n", "```", "Question:"],
-                                      max_tokens=96, stable=stable)
+                                      max_tokens=96, stable=stable, **grammar)
         text = reply.text if reply.text.startswith(PREFIX) else PREFIX + reply.text
         try:
             plan = parse_plan(text, layer)

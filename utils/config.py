@@ -19,23 +19,12 @@ import yaml
 
 #: Environment variables read, and the setting each one fills.
 ENV_VARS = {
-    "DUCKASK_BASE_URL": "base_url",
-    "OPENAI_BASE_URL": "base_url",
-    "DUCKASK_API_KEY": "api_key",
-    "OPENAI_API_KEY": "api_key",
-    "DUCKASK_MODEL": "model",
-    "DUCKASK_MODEL_PATH": "model_path",
-    "DUCKASK_CACHE_DIR": "cache_dir",
-    "DUCKASK_THREADS": "n_threads",
-    "DUCKASK_BACKEND": "backend",
-    "DUCKASK_DESCRIPTIONS": "descriptions",
-    "DUCKASK_SEMANTIC": "descriptions",
-    "DUCKASK_EXAMPLES": "examples",
-    "DUCKASK_ALLOW_WRITES": "allow_writes",
-    "DUCKASK_AUDIT_FILE": "audit_file",
-    "DUCKASK_SMTP_HOST": "smtp_host",
-    "DUCKASK_SMTP_USER": "smtp_user",
-    "DUCKASK_SMTP_PASSWORD": "smtp_password",
+    "DUCKASK_BASE_URL": "base_url", "OPENAI_BASE_URL": "base_url", "DUCKASK_API_KEY": "api_key",
+    "OPENAI_API_KEY": "api_key", "DUCKASK_MODEL": "model", "DUCKASK_MODEL_PATH": "model_path",
+    "DUCKASK_CACHE_DIR": "cache_dir", "DUCKASK_THREADS": "n_threads", "DUCKASK_BACKEND": "backend",
+    "DUCKASK_DESCRIPTIONS": "descriptions", "DUCKASK_SEMANTIC": "descriptions", "DUCKASK_EXAMPLES": "examples",
+    "DUCKASK_ALLOW_WRITES": "allow_writes", "DUCKASK_AUDIT_FILE": "audit_file", "DUCKASK_SMTP_HOST": "smtp_host",
+    "DUCKASK_SMTP_USER": "smtp_user", "DUCKASK_SMTP_PASSWORD": "smtp_password",
 }
 
 #: The longest question any surface takes, in characters: checked where every turn starts (``api.new_shared``).
@@ -91,6 +80,7 @@ class Settings:
     wide_table_columns: int = 12        # a wider table shows its relevant columns; the others are named in a line
     descriptions: str | None = None     # the semantic file (alias semantic): dbt's spec (file, dir) or older YAML/md
     plan_path: str = "auto"             # auto | on | off  (auto: on for a semantic file in dbt's format, not a draft)
+    plan_grammar: str = "auto"          # auto | on | off: a plan names only catalog names (auto: embedded model)
     min_confidence: str = "off"         # trust (utils/trust/): below this, "unsure" and two candidates shown
     confidence_drafts: int = 0          # sampled drafts drawn for every answer, to measure agreement (a decode each)
     candidates: int = 0                 # sampled drafts beside the greedy one (one batch); the result most give wins
@@ -154,7 +144,8 @@ _CHOICES = {"backend": ("auto", "local", "openai"), "column_pruning": ("budget",
             "dialect_notes": ("auto", "off"), "router": ("auto", "rules", "off"),
             "follow_ups": ("auto", "rules", "llm", "off"), "analyzer": ("auto", "llm", "template"),
             "clarify": ("rules", "llm", "off"), "grader": ("auto", "rules", "llm", "off"),
-            "plan_path": ("auto", "on", "off"), "min_confidence": ("off", "low", "medium", "high")}
+            "plan_path": ("auto", "on", "off"), "plan_grammar": ("auto", "on", "off"),
+            "min_confidence": ("off", "low", "medium", "high")}
 #: Inclusive bounds of the numeric settings: the costly ones (drafts, retries, row caps, timeouts) are held
 #: to what a laptop or a shared server can carry; every other number is at least 0.
 _BOUNDS = {"temperature": (0, 2), "resample_temperature": (0, 2), "request_timeout_s": (0.01, 3600),

@@ -33,11 +33,13 @@ class LLM(Protocol):
     def complete(self, messages: list[dict[str, str]], *, node: str, prefix: str = "",
                  stop: list[str] | None = None, max_tokens: int = 256,
                  temperature: float | None = None, seed: int | None = None,
-                 on_text: Callable[[str], None] | None = None, stable: str = "") -> LLMReply: ...
+                 on_text: Callable[[str], None] | None = None, stable: str = "",
+                 grammar: str | None = None) -> LLMReply: ...
     # ``on_text`` receives the reply's text piece by piece as it is generated (streaming); a backend that
     # cannot stream calls it once with the whole text. ``stable`` is the leading part of the last message
     # that most calls on one database share (instructions, schema): the embedded backend keeps the
-    # prompt state at its end on disk; other backends ignore it (it never changes the prompt).
+    # prompt state at its end on disk; other backends ignore it (it never changes the prompt). ``grammar``
+    # (GBNF) holds the embedded model's reply to it while decoding; endpoints ignore it (no portable way).
 
 
 def complete_many(llm: LLM, messages: list[dict[str, str]], *, n: int, node: str, seed: int = 0,

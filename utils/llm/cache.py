@@ -34,7 +34,8 @@ class CachedLLM(WrappedLLM):
         self.hits = 0
         self.misses = 0
 
-    def key(self, messages, *, node, prefix="", stop=None, max_tokens=256, temperature=None, seed=None) -> str:
+    def key(self, messages, *, node, prefix="", stop=None, max_tokens=256, temperature=None, seed=None,
+            grammar=None) -> str:
         settings = self.settings
         opts = settings.node_options(node) if settings is not None else {}
         if temperature is not None:
@@ -42,7 +43,8 @@ class CachedLLM(WrappedLLM):
         if seed is not None:
             opts = {**opts, "seed": seed}
         blob = json.dumps({"model": self.llm.name, "node": node, "opts": opts, "messages": messages, "prefix": prefix,
-                           "stop": list(stop or []), "max_tokens": max_tokens}, sort_keys=True)
+                           "stop": list(stop or []), "max_tokens": max_tokens,
+                           **({"grammar": grammar} if grammar else {})}, sort_keys=True)
         return hashlib.sha256(blob.encode()).hexdigest()
 
     def _get(self, k: str, node: str) -> list[LLMReply] | None:
@@ -63,15 +65,16 @@ class CachedLLM(WrappedLLM):
             self._con.commit()
 
     def complete(self, messages, *, node, prefix="", stop=None, max_tokens=256, temperature=None,
-                 seed=None, on_text=None, stable="") -> LLMReply:
+                 seed=None, on_text=None, stable="", grammar=None) -> LLMReply:
         k = self.key(messages, node=node, prefix=prefix, stop=stop, max_tokens=max_tokens, temperature=temperature,
-                     seed=seed)
+                     seed=seed, grammar=grammar)
         if (hit := self._get(k, node)) is not None:
             if on_text:
                 on_text(hit[0].text[len(prefix):])
             return hit[0]
         reply = self.llm.complete(messages, node=node, prefix=prefix, stop=stop, max_tokens=max_tokens,
-                                  temperature=temperature, seed=seed, on_text=on_text, stable=stable)
+                                  temperature=temperature, seed=seed, on_text=on_text, stable=stable,
+                                  **({"grammar": grammar} if grammar else {}))
         self._put(k, asdict(reply))
         return reply
 

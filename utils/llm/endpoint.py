@@ -83,7 +83,7 @@ class OpenAIBackend:
                                         temperature=temperature, seed=seed + i) for i in range(len(replies), n)]
 
     def complete(self, messages, *, node, prefix="", stop=None, max_tokens=256, temperature=None, seed=None,
-                 on_text=None, stable="", n=1):
+                 on_text=None, stable="", n=1, grammar=None):
         opts = self.settings.node_options(node)
         if temperature is not None:
             opts["temperature"] = temperature

@@ -60,6 +60,18 @@ def render_chatml(messages: Iterable[dict[str, str]], prefix: str = "") -> str:
     return "".join(out)
 
 
+_GRAMMARS: dict[str, object] = {}
+
+
+def _grammar(text: str):
+    """llama-cpp-python's compiled grammar for a GBNF text (compiled once a text)."""
+    if text not in _GRAMMARS:
+        from llama_cpp import LlamaGrammar
+
+        _GRAMMARS[text] = LlamaGrammar.from_string(text, verbose=False)
+    return _GRAMMARS[text]
+
+
 class LocalBackend:
     is_endpoint = False
 
@@ -131,7 +143,7 @@ class LocalBackend:
             return {"tokens": boundary, "reused": reused, "ms": (time.perf_counter() - t0) * 1000, "stored": stored}
 
     def complete(self, messages, *, node, prefix="", stop=None, max_tokens=256, temperature=None, seed=None,
-                 on_text=None, stable=""):
+                 on_text=None, stable="", grammar=None):
         opts = self.settings.node_options(node)
         if temperature is not None:
             opts["temperature"] = temperature
@@ -147,7 +159,12 @@ class LocalBackend:
             t0 = time.perf_counter()
             probs: list[float] = []
             reused, start = self._restore(messages, stable, tokens)
-            if temp == 0.0:
+            if grammar:      # held to a grammar (llama.cpp's sampler): greedy within what it allows
+                if start < len(tokens) - 1:
+                    llama.eval(tokens[start:-1])
+                prompt_ms = (time.perf_counter() - t0) * 1000
+                text, generated = self._sample(tokens, max_tokens, temp, seed, stops, on_text, grammar)
+            elif temp == 0.0:
                 before = (time.perf_counter() - t0) * 1000
                 text, generated, prompt_ms = greedy_generate(
                     llama, tokens, start, max_tokens=max_tokens, stops=stops, on_text=on_text,
@@ -202,9 +219,12 @@ class LocalBackend:
                                         temperature=temp, seed=seed + i, stable=stable)
                           for i in range(len(drafts), n)]
 
-    def _sample(self, tokens, max_tokens, temp, seed, stops, on_text) -> tuple[str, int]:
-        """A sampled reply (a resample's drafts): llama-cpp-python's sampler, from the restored prefix."""
+    def _sample(self, tokens, max_tokens, temp, seed, stops, on_text, grammar=None) -> tuple[str, int]:
+        """A sampled reply (a resample's drafts; a grammar's reply, greedy at temperature 0): llama-cpp-python's
+        sampler, from the restored prefix."""
         args = dict(max_tokens=max_tokens, temperature=temp, top_k=40, seed=seed, stop=stops)
+        if grammar:
+            args["grammar"] = _grammar(grammar)
         if on_text is None:
             out = self.llama.create_completion(tokens, **args)
             return out["choices"][0]["text"], out.get("usage", {}).get("completion_tokens", 0)

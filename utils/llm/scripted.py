@@ -21,9 +21,9 @@ class ScriptedLLM:
         self.calls: list[dict[str, Any]] = []
 
     def complete(self, messages, *, node, prefix="", stop=None, max_tokens=256, temperature=None, seed=None,
-                 on_text=None, stable=""):
+                 on_text=None, stable="", grammar=None):
         self.calls.append({"node": node, "messages": messages, "prefix": prefix, "temperature": temperature,
-                           "seed": seed})
+                           "seed": seed, "grammar": grammar})
         entry = self.script.get(node)
         if entry is None:
             raise LLMError(f"ScriptedLLM has no reply for node {node}")

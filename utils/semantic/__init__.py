@@ -7,6 +7,7 @@
 - ``plan``: the small plan the model writes (metrics, group_by, where, order_by, limit), checked, and
   its plain filters translated into MetricFlow's where syntax;
 - ``compile``: plan -> DuckDB SQL through MetricFlow's engine (explain only; duckask runs the SQL);
+- ``grammar``: the GBNF grammar of a plan over the layer's names, which holds the embedded model's plan to them;
 - ``draft``: ``duckask semantic init`` (a first draft from the catalog) and ``convert`` (the older
   semantic file into this format);
 - ``verify``: every metric compiled and run on the database (``duckask semantic check --db``).

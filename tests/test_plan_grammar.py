@@ -1,0 +1,79 @@
+"""Plans that name only what exists (issue 33): a GBNF grammar of the semantic file's names, used by PlanQuery
+on the embedded model; on the real model, fixture prompts that tempt unknown names still give only catalog
+names."""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from duckask.utils.app.api import ask
+from duckask.utils.llm import ScriptedLLM
+from duckask.utils.semantic.grammar import plan_grammar
+from duckask.utils.semantic.manifest import load_layer
+
+ROOT = Path(__file__).resolve().parents[1]
+DEMO = ROOT / "data" / "lahman_semantic.yaml"
+HR_2019 = "home_runs]\ngroup_by: [player__full_name]\nwhere: [year = 2019]\norder_by: [-home_runs]\nlimit: 1"
+
+
+@pytest.fixture(scope="module")
+def layer():
+    return load_layer(DEMO)
+
+
+def test_the_grammar_lists_exactly_the_catalogs_names(layer):
+    g = plan_grammar(layer)
+    rules = dict(line.split(" ::= ", 1) for line in g.strip().splitlines())
+    assert set(re.findall(r'"([^"]+)"', rules["metric"])) == set(layer.metrics)
+    assert set(re.findall(r'"([^"]+)"', rules["dim"])) == set(layer.dimensions)
+    assert rules["root"].endswith('"\\n"')          # a plan ends with a newline: then only the end of text
+
+
+def test_llama_cpp_compiles_the_grammar(layer):
+    pytest.importorskip("llama_cpp")
+    from llama_cpp import LlamaGrammar
+
+    assert LlamaGrammar.from_string(plan_grammar(layer), verbose=False) is not None
+
+
+class _Endpoint(ScriptedLLM):
+    is_endpoint = True
+
+
+@pytest.mark.parametrize("llm_class, option, sent", [
+    (ScriptedLLM, {}, True),                          # auto on the embedded model: on
+    (ScriptedLLM, {"plan_grammar": "off"}, False),
+    (_Endpoint, {}, False),                           # endpoints have no portable grammar
+    (_Endpoint, {"plan_grammar": "on"}, False),
+])
+def test_plan_query_sends_the_grammar_where_it_holds(isolated_env, llm_class, option, sent):
+    llm = llm_class({"PlanQuery": [HR_2019], "DataAnalyzer": ["Pete Alonso hit 53."]})
+    r = ask("Who hit the most home runs in 2019?", llm=llm, analyzer="template", **option)
+    call = next(c for c in llm.calls if c["node"] == "PlanQuery")
+    assert bool(call["grammar"]) is sent and r.path == "plan"
+
+
+@pytest.mark.model
+@pytest.mark.parametrize("question", [
+    "What is the average shoe size of players by birth country?",     # no such metric: the nearest name
+    "Which 3 teams had the most wins in 2016?",
+    "How many home runs did players born in Japan hit?",
+])
+def test_on_the_real_model_a_held_plan_names_only_catalog_names(layer, question, tmp_path):
+    from conftest import embedded_model_path
+
+    from duckask.nodes.plan_query import PREFIX, build_messages
+    from duckask.utils.config import load_settings
+    from duckask.utils.llm.local import LocalBackend
+    from duckask.utils.semantic.plan import parse_plan
+
+    backend = LocalBackend(load_settings(model_path=embedded_model_path(), cache_dir=str(tmp_path)))
+    msgs, stable = build_messages(layer, question)
+    reply = backend.complete(msgs, node="PlanQuery", prefix=PREFIX, stop=["\n\n", "```", "Question:"],
+                             max_tokens=96, stable=stable, grammar=plan_grammar(layer))
+    plan = parse_plan(reply.text, layer)          # parses: every name is the catalog's
+    assert set(plan.metrics) <= set(layer.metrics)
+    assert set(plan.group_by) <= set(layer.dimensions)
+    assert {d for d, _, _ in plan.where} <= set(layer.dimensions)

@@ -1,0 +1,63 @@
+"""A plan that can only name what exists: a GBNF grammar (llama.cpp's grammar format) built from the layer's
+catalog, which holds the embedded model's decoding of a plan to the metric and dimension names of the
+semantic file.
+
+The reply PlanQuery asks for is pre-filled with ``metrics: [``; the grammar covers the rest::
+
+    home_runs]
+    group_by: [player__full_name]
+    where: [year = 2019]
+    order_by: [-home_runs]
+    limit: 1
+
+Metrics are exactly the layer's metric names; ``group_by`` and a filter's name exactly its dimension names
+(MetricFlow's time grains among them); ``order_by`` either; each key at most once, in this order, then a
+newline that ends the plan. Filter values stay free text (the data's values are not all in the catalog);
+``parse_plan`` and MetricFlow still check everything, so the grammar removes unknown names, not checking.
+
+Run on its own (print the grammar of a semantic file)::
+
+    python -m duckask.utils.semantic.grammar PATH
+"""
+from __future__ import annotations
+
+import argparse
+import json
+
+from duckask.utils.semantic.manifest import SemanticLayer, load_layer
+
+OPERATORS = ("=", "!=", "<>", ">=", "<=", ">", "<", "like", "not like", "in", "not in", "is not", "is")
+
+
+def _alternatives(names: list[str]) -> str:
+    """A GBNF alternation of literal names (JSON string quoting is GBNF's), longest first."""
+    return " | ".join(json.dumps(n) for n in sorted(set(names), key=lambda n: (-len(n), n)))
+
+
+def plan_grammar(layer: SemanticLayer) -> str:
+    """The GBNF grammar of a plan's text after the pre-filled ``metrics: [``."""
+    ops = _alternatives([f" {o} " for o in OPERATORS])
+    rules = [
+        'root ::= metric (", " metric)* "]" groupby? where? orderby? limit? "\\n"',
+        'groupby ::= "\\ngroup_by: [" dim (", " dim)* "]"',
+        'where ::= "\\nwhere: [" cond (", " cond)* "]"',
+        f"cond ::= dim ({ops}) value",
+        'value ::= "(" [^)\\n]* ")" | "\'" [^\'\\n]* "\'" | [^,\\]\\n(\']+',
+        'orderby ::= "\\norder_by: [" "-"? ordered (", " "-"? ordered)* "]"',
+        "ordered ::= metric | dim",
+        'limit ::= "\\nlimit: " [1-9] [0-9]?[0-9]?',
+        f"metric ::= {_alternatives(list(layer.metrics))}",
+        f"dim ::= {_alternatives(list(layer.dimensions))}",
+    ]
+    return "\n".join(rules) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description="Print the GBNF grammar that holds a plan to a semantic file's names.")
+    ap.add_argument("path")
+    print(plan_grammar(load_layer(ap.parse_args(argv).path)), end="")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
