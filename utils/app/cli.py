@@ -59,12 +59,11 @@ def _add_graph_options(p: argparse.ArgumentParser) -> None:
                         "keep the result most of them agree on (default 4; 0: off)")
     g.add_argument("--max-fix-retries", type=int)
     g.add_argument("--max-grader-rounds", type=int)
-    g.add_argument("--time-budget-s", type=float, metavar="S",
-                   help="seconds a question may take: past them no retry, resample or second path starts, and the "
-                        "best answer so far is given with its confidence (default 180; 0: no budget)")
-    g.add_argument("--grader", choices=["auto", "rules", "llm", "off"])
-    g.add_argument("--analyzer", choices=["auto", "template", "llm"])
-    g.add_argument("--clarify", choices=["rules", "llm", "off"])
+    g.add_argument("--time-budget-s", type=float, metavar="S", help="seconds a question may take: past them no "
+                   "retry, resample or second path starts; the best answer so far stands (default 180; 0: none)")
+    for name, choices in (("grader", ["auto", "rules", "llm", "off"]), ("analyzer", ["auto", "template", "llm"]),
+                          ("clarify", ["rules", "llm", "off"])):
+        g.add_argument(f"--{name}", choices=choices)
     g.add_argument("--router", choices=["auto", "rules", "off"],
                    help="how turns are routed to data/schema/general/sql (default auto: rules, then the LLM)")
     g.add_argument("--follow-ups", choices=["auto", "rules", "llm", "off"],
