@@ -57,8 +57,8 @@ def _add_graph_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--resample-drafts", type=int, metavar="N",
                    help="when the first query fails or finds nothing, sample N more from the same prompt and "
                         "keep the result most of them agree on (default 4; 0: off)")
-    g.add_argument("--max-fix-retries", type=int)
-    g.add_argument("--max-grader-rounds", type=int)
+    for flag in ("--max-fix-retries", "--max-grader-rounds", "--row-cap"):
+        g.add_argument(flag, type=int)
     g.add_argument("--time-budget-s", type=float, metavar="S", help="seconds a question may take: past them no "
                    "retry, resample or second path starts; the best answer so far stands (default 180; 0: none)")
     for name, choices in (("grader", ["auto", "rules", "llm", "off"]), ("analyzer", ["auto", "template", "llm"]),
@@ -72,7 +72,6 @@ def _add_graph_options(p: argparse.ArgumentParser) -> None:
                    help="show generated SQL and wait for yes / no / edit before it runs")
     g.add_argument("--timeout", "--timeout-s", dest="timeout_s", type=float, metavar="SECONDS",
                    help="stop a query after this many seconds")
-    g.add_argument("--row-cap", type=int)
     g.add_argument("--base-url", help="OpenAI-compatible endpoint (else the embedded model)")
     g.add_argument("--model", help="endpoint model name")
     g.add_argument("--model-path", help="your own GGUF file for the embedded backend")
