@@ -2,7 +2,9 @@
 SQL) and MetricFlow compiles it; otherwise, or when the plan does not hold, the SQL path runs as before.
 
 Whether the plan path is tried is decided without the model: the question's words must reach a metric's
-name or one of its synonyms (``duckask.utils.semantic.catalog.reaches``). The prompt starts with the
+name or one of its synonyms (``duckask.utils.semantic.catalog.reaches``), or ask for a list of an entity the
+file models ("List the teams in California": ``reaches_list``), which a plan without a metric answers (the
+values of its dimensions, MetricFlow's dimension-values query). The prompt starts with the
 layer's catalog (metrics and dimensions with their meaning), the same bytes for every question on a
 database, so the embedded model keeps its state and a plan costs little more than the question and the
 plan's few tokens. The reply is pre-filled with ``metrics: [`` and stops at a blank line; on the embedded
@@ -20,7 +22,7 @@ votes over all of them; the path is then the one whose query the vote chose.
 from __future__ import annotations
 
 from duckask.nodes._base import TracedNode
-from duckask.utils.semantic.catalog import catalog_text, reaches
+from duckask.utils.semantic.catalog import catalog_text, reaches, reaches_list
 from duckask.utils.semantic.compile import compile_plan
 from duckask.utils.semantic.grammar import plan_grammar
 from duckask.utils.semantic.plan import PlanError, describe, parse_plan
@@ -42,10 +44,14 @@ def example(layer) -> str:
            f"metrics: [{m}]\ngroup_by: [{d}]\norder_by: [-{m}]\nlimit: 5"
 
 
-def build_messages(layer, question: str) -> tuple[list[dict], str]:
+#: After a question that asks for a list of things (``reaches_list``) and names no metric.
+LIST_NOTE = "\n(A list of names, no number asked: write metrics: [] and group_by the dimension to list.)"
+
+
+def build_messages(layer, question: str, listing: bool = False) -> tuple[list[dict], str]:
     stable = f"Catalog:\n{catalog_text(layer)}\nExample:\n{example(layer)}\n\n"
     return [{"role": "system", "content": SYSTEM},
-            {"role": "user", "content": f"{stable}Question: {question}"}], stable
+            {"role": "user", "content": f"{stable}Question: {question}" + (LIST_NOTE if listing else "")}], stable
 
 
 class PlanQuery(TracedNode):
@@ -61,10 +67,10 @@ class PlanQuery(TracedNode):
         if p["off"]:
             return {"path": "sql", "why": p["off"]}
         layer = p["layer"]
-        reached = reaches(p["question"], layer)
+        reached = reaches(p["question"], layer) or [f"list of {e}" for e in reaches_list(p["question"], layer)]
         if not reached:
             return {"path": "sql", "why": "the question names no metric of the semantic file"}
-        msgs, stable = build_messages(layer, p["question"])
+        msgs, stable = build_messages(layer, p["question"], listing=reached[0].startswith("list of "))
         grammar = {"grammar": plan_grammar(layer)} if p["grammar"] else {}    # only the catalog's names
         reply = self.ctx.llm.complete(msgs, node="PlanQuery", prefix=PREFIX, stop=["\n\n", "```", "Question:"],
                                       max_tokens=96, stable=stable, **grammar)

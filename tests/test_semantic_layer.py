@@ -18,11 +18,11 @@ from duckask.utils.knowledge.demo import DATA
 from duckask.utils.llm import ScriptedLLM
 from duckask.utils.schema import get_catalog
 from duckask.utils.schema.descriptions import SemanticFileError, load_semantic
-from duckask.utils.semantic.catalog import as_descriptions, reaches
+from duckask.utils.semantic.catalog import as_descriptions, reaches, reaches_list
 from duckask.utils.semantic.compile import compile_plan
 from duckask.utils.semantic.draft import convert, draft_documents, render
 from duckask.utils.semantic.manifest import load_layer
-from duckask.utils.semantic.plan import PlanError, parse_plan, where_filters
+from duckask.utils.semantic.plan import PlanError, describe, parse_plan, where_filters
 
 DEMO = DATA / "lahman_semantic.yaml"
 LEGACY = DATA / "lahman_semantic_legacy.yaml"
@@ -160,6 +160,12 @@ def test_the_draft_is_valid_and_keys_become_entities(tmp_path):
     ("metrics: [awards_won]\ngroup_by: [award_id]", {"metrics": ["awards_won"], "group_by": ["award_win__award"],
                                                      "where": [], "order_by": [], "limit": None}),
     ("metrics: []", "names no metric"),
+    # A plan without a metric lists the values of its dimensions (MetricFlow's dimension-values query).
+    ("metrics: []\ngroup_by: [full_name]\nwhere: [birth_country = Japan]",
+     {"metrics": [], "group_by": ["player__full_name"], "where": ["player__birth_country = Japan"], "order_by": [],
+      "limit": None}),
+    ("metrics: []\ngroup_by: [full_name]\nwhere: [year = 2019]", "cannot use year"),
+    ("metrics: []\ngroup_by: [birth_country]\nwhere: [birth_country = Japan]", "no dimension to list"),
     ("metrics: [home_runs]\ngroup_by: [shoe_size]", "unknown dimension 'shoe_size'"),
     ("metrics: [home_runs]\nwhere: [home_runs > 30]", "is on a metric"),
     ("metrics: [home_runs]\nwhere: [2019]", "write it as name operator value"),
@@ -235,6 +241,17 @@ def test_which_questions_reach_a_metric(layer):
     assert "home_runs" in reaches("Who hit the most home runs in 2019?", layer)
     assert "total_salary" in reaches("Which team had the highest payroll in 2010?", layer)
     assert reaches("Where was Babe Ruth born?", layer) == []
+    assert reaches_list("Which players were born in Japan?", layer) == ["people"]
+    assert reaches_list("List the teams that won a pennant", layer)
+    assert reaches_list("Where was Babe Ruth born?", layer) == []        # not asked as a list
+    assert reaches_list("Which months are the warmest?", layer) == []    # names no entity of the file
+
+
+def test_a_list_plan_compiles_and_runs(layer, demo):
+    plan = parse_plan("metrics: []\ngroup_by: [full_name]\nwhere: [birth_country = Japan]", layer)
+    assert describe(plan, layer) == "the values of player__full_name; where player__birth_country = Japan"
+    names = [r[0] for r in demo.execute(compile_plan(layer, plan)).fetchall()]
+    assert "Yu Darvish" in names and "Ichiro Suzuki" in names and len(names) > 50
 
 
 # ------------------------------------------------------------------------------------------ the graph
@@ -283,6 +300,15 @@ def test_the_grader_objecting_sends_a_plan_to_the_sql_path(isolated_env):
                                                                                    "where: [year = 2019]"]})
     graded = [g for g in r.grades if g["verdict"] == "fail"]
     assert (r.path == "plan" and not graded) or (r.path == "sql" and "grader objected" in r.plan["fallback"])
+
+
+def test_a_question_asking_for_a_list_is_answered_by_a_plan_without_a_metric(isolated_env):
+    r, llm = _ask("List the franchises that are still active", {"PlanQuery": [
+        "]\ngroup_by: [franchise__franchise_name]\nwhere: [franchise__active = Y]"]})
+    assert r.path == "plan" and "Boston Red Sox" in r.df.iloc[:, 0].tolist() and len(r.df) == 30
+    assert r.plan["reached"] == ["list of franchises"]
+    assert r.derivation.startswith("the values of franchise__franchise_name")
+    assert "metrics: []" in llm.calls[0]["messages"][1]["content"]          # the list note, after the question
 
 
 # With candidates on, a plan and the SQL path's drafts are candidates of each other (issue 32).

@@ -68,6 +68,26 @@ def reaches(question: str, layer: SemanticLayer) -> list[str]:
     return [m.name for m in layer.metrics.values() if any(t <= words for t in _terms(m))]
 
 
+#: How a question asks for a list of things ("List the teams in California", "Which players were born in Japan?").
+LIST_ASKED = re.compile(r"^\s*(list|which|name|show( me)?|give me|what are( the)?|who are( the)?)\b", re.I)
+
+
+def reaches_list(question: str, layer: SemanticLayer) -> list[str]:
+    """The entities a question asks to list: it starts like a request for a list and names a semantic model (its
+    name, primary entity or a synonym, stemmed). Such a plan may have no metric (the values of a dimension)."""
+    if not LIST_ASKED.match(question):
+        return []
+    words = set(question_terms(question))
+    out = []
+    for sm in layer.manifest.semantic_models:
+        meta = dict(getattr(sm.config, "meta", None) or {}) if sm.config else {}
+        names = [sm.name, sm.primary_entity or ""] + [e.name for e in sm.entities if e.type.value == "primary"]
+        terms = [set(question_terms(n.replace("_", " "))) for n in names + list(meta.get("synonyms") or []) if n]
+        if any(t and t <= words for t in terms):
+            out.append(sm.name)
+    return out
+
+
 def _column(expr: str | None, name: str) -> str | None:
     """The column a dimension or measure reads when it is a plain column, else None."""
     col = unquote(expr) if expr is not None else name

@@ -10,7 +10,9 @@ The reply PlanQuery asks for is pre-filled with ``metrics: [``; the grammar cove
     order_by: [-home_runs]
     limit: 1
 
-Metrics are exactly the layer's metric names; ``group_by`` and a filter's name exactly its dimension names
+A plan without a metric (``metrics: []``) must group by a dimension: a list of values ("List the teams in
+California": ``]`` then ``group_by: [team__name]``, ``where: [team__state = CA]``). Metrics are exactly the
+layer's metric names; ``group_by`` and a filter's name exactly its dimension names
 (MetricFlow's time grains among them); ``order_by`` either; each key at most once, in this order, then a
 newline that ends the plan. Filter values stay free text (the data's values are not all in the catalog);
 ``parse_plan`` and MetricFlow still check everything, so the grammar removes unknown names, not checking.
@@ -38,7 +40,7 @@ def plan_grammar(layer: SemanticLayer) -> str:
     """The GBNF grammar of a plan's text after the pre-filled ``metrics: [``."""
     ops = _alternatives([f" {o} " for o in OPERATORS])
     rules = [
-        'root ::= metric (", " metric)* "]" groupby? where? orderby? limit? "\\n"',
+        'root ::= (metric (", " metric)* "]" groupby? | "]" groupby) where? orderby? limit? "\\n"',
         'groupby ::= "\\ngroup_by: [" dim (", " dim)* "]"',
         'where ::= "\\nwhere: [" cond (", " cond)* "]"',
         f"cond ::= dim ({ops}) value",

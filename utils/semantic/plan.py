@@ -133,7 +133,7 @@ def parse_plan(text: str, layer: SemanticLayer) -> Plan:
     # A dimension listed among the metrics is meant as a grouping.
     moved = [m for m in metrics if m not in layer.metrics and _is_dimension(m, layer)]
     metrics = [m for m in metrics if m not in moved]
-    if not metrics:
+    if not metrics and not groups_named + moved:
         raise PlanError("the plan names no metric")
     bad = [m for m in metrics if m not in layer.metrics]
     if bad:
@@ -151,6 +151,11 @@ def parse_plan(text: str, layer: SemanticLayer) -> Plan:
         if name not in plan.metrics and name not in plan.group_by:
             (plan.metrics if name in layer.metrics else plan.group_by).append(name)
         plan.order_by.append(("-" if desc else "") + name)
+    if not plan.metrics and not plan.group_by:
+        raise PlanError("the plan names no metric, and no dimension to list")
+    if not plan.metrics and {*plan.group_by, *(d for d, _, _ in plan.where)} & set(GRAINS):
+        # A list of values has no time of its own: MetricFlow would read its time spine, not the entity's dates.
+        raise PlanError("a list of values (a plan without a metric) cannot use year, month, ...: name a metric")
     limit = data.get("limit")
     if limit is not None:
         if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
@@ -218,8 +223,9 @@ def where_filters(plan: Plan, layer: SemanticLayer) -> list[str]:
 
 def describe(plan: Plan, layer: SemanticLayer) -> str:
     """The derivation in words: 'home_runs = sum of batting.hr; by player__full_name; where year = 2019'."""
-    parts = ["; ".join(f"{m} = {layer.metrics[m].formula}" for m in plan.metrics)]
-    if plan.group_by:
+    parts = ["; ".join(f"{m} = {layer.metrics[m].formula}" for m in plan.metrics) or "the values of "
+             + ", ".join(plan.group_by)]
+    if plan.group_by and plan.metrics:
         parts.append("by " + ", ".join(plan.group_by))
     if plan.where:
         parts.append("where " + " and ".join(f"{d} {op} {v}" for d, op, v in plan.where))
