@@ -177,3 +177,39 @@ def test_semantic_check_builds_the_models_first(warehouse, isolated_env, capsys)
     (sem / "models" / "people.sql").write_text("SELECT 1,\n  nope\nFROM {{ ref('stg_people') }}\n")
     assert main(["semantic", "check", str(sem), "--db", str(db)]) != 0
     assert "people.sql, line 2: Binder Error" in capsys.readouterr().err
+
+
+FAMILIES = """
+CREATE TABLE alpha_player (id INTEGER, name VARCHAR, height VARCHAR);
+INSERT INTO alpha_player VALUES (1, 'Ann Lee', '70'), (2, 'Bo Park', 'NA'), (3, 'Cy Young', '74');
+CREATE TABLE beta_player_stats (player_id INTEGER, season INTEGER, pts VARCHAR);
+INSERT INTO beta_player_stats VALUES (1, 2020, '10'), (1, 2021, '12'), (2, 2021, '3');
+CREATE TABLE beta_team (id INTEGER, team VARCHAR);
+INSERT INTO beta_team VALUES (1, 'Hornets');
+CREATE TABLE alpha_team_info (team_id INTEGER, arena VARCHAR);
+INSERT INTO alpha_team_info VALUES (1, 'Spectrum');
+CREATE TABLE gamma_weather (day DATE, rain VARCHAR);
+"""
+
+
+def test_semantic_init_proposes_a_draft_model_per_entity_of_the_families(tmp_path, isolated_env):
+    from duckask.utils.app.cli import main
+
+    db = tmp_path / "fam.duckdb"
+    with duckdb.connect(str(db)) as con:
+        con.execute(FAMILIES)
+    out = tmp_path / "knowledge"
+    assert main(["semantic", "init", "--db", str(db), "-o", str(out / "semantic.yaml"), "--models", str(out)]) == 0
+    drafts = sorted(p.name for p in (out / "models").glob("*.sql"))
+    assert drafts == ["players.sql", "teams.sql"]               # gamma_weather is one family's alone
+    players = (out / "models" / "players.sql").read_text()
+    assert players.startswith("-- DRAFT") and "from alpha_player (3 rows)" in players   # one row per id
+    assert "beta_player_stats (3 rows" in players
+    assert "TRY_CAST(CASE WHEN trim(\"height\") IN ('NA'" in players and '"name"' in players
+    assert load_models(out) == []                               # a draft is not built
+    (out / "models" / "players.sql").write_text(players.replace("-- DRAFT", "-- reviewed", 1))
+    database = open_database(db, load_settings(None, semantic=str(out)))
+    assert database.model_rows == {"players": 3}
+    assert database.run("SELECT sum(height) AS h FROM players").df["h"].tolist() == [144]   # 'NA' became NULL
+    assert main(["semantic", "init", "--db", str(db), "-o", str(tmp_path / "again.yaml"), "--models", str(out)]) == 0
+    assert (out / "models" / "players.sql").read_text().startswith("-- reviewed")      # never overwritten

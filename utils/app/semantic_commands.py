@@ -1,6 +1,7 @@
 """``duckask semantic``: write a first semantic file for a database, convert the older one, check one.
 
-    duckask semantic init --db DB [-o FILE]          a draft from the catalog (dbt's semantic model spec)
+    duckask semantic init --db DB [-o FILE] [--models DIR]   a draft from the catalog (dbt's semantic model
+                                                     spec); --models: a draft model per entity of a table family
     duckask semantic convert OLD.yaml --db DB [-o]   the older semantic file in dbt's spec, nothing lost
     duckask semantic check PATH [--db DB]            MetricFlow's validation; with --db, every table and
                                                      column must exist and every metric must compile and run
@@ -26,6 +27,9 @@ def add_parser(sub) -> None:
         q.add_argument("--db", help="DuckDB file, EXPORT DATABASE folder or SQLite file (default: the Lahman demo DB)")
         q.add_argument("-o", "--out", help="file to write (default: print it)")
         q.add_argument("--force", action="store_true", help="overwrite --out if it exists")
+        if name == "init":
+            q.add_argument("--models", metavar="DIR", help="also propose a model file per entity that several "
+                           "table families describe, as drafts in DIR/models/ (never over an existing file)")
         q.set_defaults(func=func)
     q = ss.add_parser("check", help="validate a semantic file; with --db, compile and run every metric")
     q.add_argument("path", help="a semantic file or a directory of them")
@@ -80,7 +84,26 @@ def cmd_init(args) -> int:
     from duckask.utils.semantic.draft import draft_documents, render
 
     database, catalog = _open(args.db)
+    if args.models:
+        _write_models(database, catalog, Path(args.models), args.force)
     return _write(render(draft_documents(database, catalog), str(args.db or "the demo database")), args.out, args.force)
+
+
+def _write_models(database, catalog, directory: Path, force: bool) -> None:
+    from duckask.utils.semantic.families import propose_models
+
+    drafts = propose_models(database, catalog)
+    (directory / "models").mkdir(parents=True, exist_ok=True)
+    for name, text in drafts.items():
+        p = directory / "models" / name
+        if p.exists() and not force:
+            print(f"{p} exists: kept (--force overwrites)", file=sys.stderr)
+            continue
+        p.write_text(text, encoding="utf-8")
+        print(f"wrote {p}: a draft model, built once you review it and delete its -- DRAFT line", file=sys.stderr)
+    if not drafts:
+        print("no table families found (tables of two prefixes about the same thing): no models proposed",
+              file=sys.stderr)
 
 
 def cmd_convert(args) -> int:

@@ -17,6 +17,9 @@ Why not dbt itself: dbt-core with dbt-duckdb materializes into a database it wri
 dependency tree and takes seconds to start; duckask needs views over a file it may only read. Jinja renders
 the same ``ref``/``source`` syntax, so a dbt project's plain SELECT models work unchanged.
 
+A file whose first line says ``-- DRAFT`` (``duckask semantic init --models``) is not built until someone has
+reviewed it and deleted that line.
+
 Run on its own (build a directory's models over a database and count each one's rows)::
 
     python -m duckask.utils.db.models DIRECTORY --db PATH
@@ -127,9 +130,15 @@ def _render(m: Model, names: set[str]) -> None:
         raise ModelError(f"{m.path}: the file holds no SELECT")
 
 
+def is_draft(text: str) -> bool:
+    """A proposed model not yet reviewed (``duckask semantic init --models``): its first line says ``-- DRAFT``."""
+    return bool(re.match(r"\s*--\s*DRAFT\b", text))
+
+
 def load_models(directory: str | Path) -> list[Model]:
-    """The directory's models, rendered and in build order (a model after every model it refs)."""
-    files = model_files(directory)
+    """The directory's models, rendered and in build order (a model after every model it refs); drafts not yet
+    reviewed are left out, as the plan path leaves out a draft semantic file."""
+    files = [f for f in model_files(directory) if not is_draft(f.read_text("utf-8"))]
     models: dict[str, Model] = {}
     for f in files:
         name = f.stem
@@ -206,6 +215,9 @@ def main(argv: list[str] | None = None) -> int:
         for name, n in build_views(con, models).items():
             m = next(x for x in models if x.name == name)
             print(f"{name:24} {n:>9} rows  reads {', '.join(m.reads) or '-'}")
+        for f in model_files(a.directory):
+            if is_draft(f.read_text("utf-8")):
+                print(f"{f.stem:24} not built: a draft (review it, then delete its -- DRAFT line)")
     except ModelError as e:
         print(f"error: {e}")
         return 1

@@ -9,7 +9,7 @@
 - ``compile``: plan -> DuckDB SQL through MetricFlow's engine (explain only; duckask runs the SQL);
 - ``grammar``: the GBNF grammar of a plan over the layer's names, which holds the embedded model's plan to them;
 - ``draft``: ``duckask semantic init`` (a first draft from the catalog) and ``convert`` (the older
-  semantic file into this format);
+  semantic file into this format); ``families``: draft model files for entities several table families describe;
 - ``verify``: every metric compiled and run on the database (``duckask semantic check --db``).
 
 Run on its own (check a semantic file and print its catalog)::
