@@ -60,7 +60,9 @@ class PlanQuery(TracedNode):
         off = ("plan_path is off" if mode == "off" else "no semantic file in dbt's format" if layer is None
                else "the semantic file is a draft (review it, then remove draft: true)"
                if layer.draft and mode == "auto" else None)
-        return {"question": shared["question"], "layer": layer, "off": off, "race": self.ctx.settings.candidates > 0,
+        # Raced only when nothing is confirmed by hand: with confirm on, the user sees the one query that runs.
+        race = self.ctx.settings.candidates > 0 and not self.ctx.settings.confirm
+        return {"question": shared["question"], "layer": layer, "off": off, "race": race,
                 "grammar": self.mode(self.ctx.settings.plan_grammar, "on") == "on" and not self.ctx.llm.is_endpoint}
 
     def exec(self, p):

@@ -215,3 +215,17 @@ def test_the_world_series_question_is_answered_by_its_own_rows(model_opts):
     names = " ".join(str(v) for row in r.df.itertuples(index=False) for v in row)
     assert "Chicago Cubs" in names and "White Sox" not in names, (r.path, r.sql, r.df)
     assert r.confidence["signals"]["drafts"] >= 2 or r.path == "plan"
+
+
+def test_an_nba_question_through_the_clean_models(model_opts):
+    """Issue 33: the NBA warehouse through bench/nba_models (models: public). The model sees the clean
+    models, not the 52 raw tables; the executed rows are the four California franchises."""
+    from duckask import ask
+
+    r = ask("List the teams based in California.", db=_nba(), semantic=str(ROOT / "bench" / "nba_models"),
+            column_pruning="wide", **model_opts)
+    assert r.status == "answered", r.answer
+    names = {str(v) for row in r.df.itertuples(index=False) for v in row}
+    assert {"Golden State Warriors", "Los Angeles Clippers", "Los Angeles Lakers", "Sacramento Kings"} <= names \
+        or {"Warriors", "Clippers", "Lakers", "Kings"} <= names, (r.sql, r.df)
+    assert len(r.df) == 4 and not any(t.startswith(("kaggle_", "nbacom_", "bbref_")) for t in r.tables), r.tables

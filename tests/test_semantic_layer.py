@@ -346,6 +346,11 @@ def test_a_raced_plan_the_checks_reject_moves_to_the_sql_group(isolated_env):
     assert llm.count("SQLGenerator") == 2 and llm.count("PlanQuery") == 1
 
 
+def test_with_confirm_on_a_plan_is_not_raced(isolated_env):
+    r, llm = _ask("Who hit the most home runs in 2019?", {"PlanQuery": [HR_2019]}, candidates=1, confirm=True)
+    assert "PlanQuery:planned" in _nodes(r) and r.status == "pending" and not llm.count("SQLGenerator")
+
+
 def test_when_the_sql_path_cannot_draft_the_raced_plan_answers(isolated_env):
     r, _ = _ask("Who hit the most home runs in 2019?", {"PlanQuery": [HR_2019],
                                                         "SQLGenerator": [RuntimeError("endpoint down")]}, candidates=1)
