@@ -27,7 +27,6 @@ Run on its own (build a directory's models over a database and count each one's 
 from __future__ import annotations
 
 import argparse
-import hashlib
 import re
 from dataclasses import dataclass, field
 from graphlib import CycleError, TopologicalSorter
@@ -79,14 +78,10 @@ def _models_dir(settings) -> Path | None:
 def models_stamp(settings) -> str:
     """What identifies the settings' models' state ("" without any): part of the database's key, so a
     changed model reopens the connection and refreshes the catalog."""
+    from duckask.utils.db.sources import fingerprint
+
     d = _models_dir(settings)
-    if d is None:
-        return ""
-    h = hashlib.sha256()
-    for f in model_files(d):
-        st = f.stat()
-        h.update(f"{f}:{st.st_size}:{st.st_mtime_ns};".encode())
-    return f"|models:{h.hexdigest()[:12]}"
+    return f"|models:{fingerprint(model_files(d))[:12]}" if d else ""
 
 
 def models_for(settings) -> tuple[list[Model], str]:

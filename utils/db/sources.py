@@ -32,7 +32,8 @@ class DatabaseError(RuntimeError):
     """The database could not be found or opened; the message says why."""
 
 
-def _fingerprint(paths: list[Path]) -> str:
+def fingerprint(paths: list[Path]) -> str:
+    """What identifies the files' state: names, sizes and modification times (a cache key)."""
     h = hashlib.sha256()
     for p in sorted(paths):
         st = p.stat()
@@ -74,7 +75,7 @@ def resolve_db_file(db: str | os.PathLike, settings: Settings | None = None) -> 
             raise DatabaseError(f"{path} is a folder but not a DuckDB EXPORT DATABASE (schema.sql + load.sql); "
                                 "for a folder of CSV/Parquet files run `duckask import` first")
         files = [p for p in path.iterdir() if p.is_file()]
-        target = cache / f"{path.name}-{_fingerprint(files)}.duckdb"
+        target = cache / f"{path.name}-{fingerprint(files)}.duckdb"
 
         def build(tmp: Path) -> None:
             con = duckdb.connect(str(tmp))
@@ -87,7 +88,7 @@ def resolve_db_file(db: str | os.PathLike, settings: Settings | None = None) -> 
 
         return _build_cached(target, build)
     if is_sqlite_file(path):
-        target = cache / f"{path.stem}-{_fingerprint([path])}.duckdb"
+        target = cache / f"{path.stem}-{fingerprint([path])}.duckdb"
 
         def build_sqlite(tmp: Path) -> None:
             from duckask.utils.db.importer import import_source
