@@ -12,10 +12,12 @@ The reply PlanQuery asks for is pre-filled with ``metrics: [``; the grammar cove
 
 A plan without a metric (``metrics: []``) must group by a dimension: a list of values ("List the teams in
 California": ``]`` then ``group_by: [team__name]``, ``where: [team__state = CA]``). Metrics are exactly the
-layer's metric names; ``group_by`` and a filter's name exactly its dimension names
-(MetricFlow's time grains among them); ``order_by`` either; each key at most once, in this order, then a
-newline that ends the plan. Filter values stay free text (the data's values are not all in the catalog);
-``parse_plan`` and MetricFlow still check everything, so the grammar removes unknown names, not checking.
+layer's metric names; ``group_by`` and a filter's name exactly its dimension names (MetricFlow's time
+grains among them); ``order_by`` either; each key at most once, in this order, then the end (at most a
+blank line: the model's own "\\n\\n" token must stay allowed there, or it would be pushed to the next
+allowed token, a digit after ``limit: 1``). Filter values stay free text (the data's values are not all
+in the catalog); ``parse_plan`` and MetricFlow still check everything, so the grammar removes unknown
+names, not checking.
 
 Run on its own (print the grammar of a semantic file)::
 
@@ -40,7 +42,9 @@ def plan_grammar(layer: SemanticLayer) -> str:
     """The GBNF grammar of a plan's text after the pre-filled ``metrics: [``."""
     ops = _alternatives([f" {o} " for o in OPERATORS])
     rules = [
-        'root ::= (metric (", " metric)* "]" groupby? | "]" groupby) where? orderby? limit? "\\n"',
+        # The end: the model's own "\n\n" is one token; a grammar that wanted a single "\n" there would push it
+        # to the next allowed token instead (a digit after "limit: 1": "limit: 100").
+        'root ::= (metric (", " metric)* "]" groupby? | "]" groupby) where? orderby? limit? "\\n"? "\\n"?',
         'groupby ::= "\\ngroup_by: [" dim (", " dim)* "]"',
         'where ::= "\\nwhere: [" cond (", " cond)* "]"',
         f"cond ::= dim ({ops}) value",
