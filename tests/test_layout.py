@@ -23,7 +23,7 @@ HELPERS = {"duckask.utils.app", "duckask.utils.db", "duckask.utils.tools", "duck
            "duckask.utils.llm.base", "duckask.utils.llm.endpoint", "duckask.utils.llm.local",
            "duckask.utils.llm.scripted", "duckask.utils.schema.catalog", "duckask.utils.schema.introspect",
            "duckask.utils.schema.values", "duckask.utils.schema.semantic_md", "duckask.utils.sql.edit",
-           "duckask.utils.sql.facts",
+           "duckask.utils.sql.facts", "duckask.utils.settings",
            "duckask.utils.sql.join_repair"}
 
 

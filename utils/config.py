@@ -11,11 +11,15 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import os
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import yaml
+
+from .settings import Settings, default_cache_dir
+
+__all__ = ["Settings", "default_cache_dir", "load_settings", "check_setting", "check_settings", "with_options",
+           "SettingError", "takes", "ENV_VARS", "MAX_QUESTION", "ALIASES"]
 
 #: Environment variables read, and the setting each one fills.
 ENV_VARS = {
@@ -31,112 +35,9 @@ ENV_VARS = {
 MAX_QUESTION = 2000
 
 
-def default_cache_dir() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "duckask"
-
-
 def default_config_file() -> Path:
     base = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
     return Path(base) / "duckask" / "config.yaml"
-
-
-@dataclass
-class Settings:
-    # LLM backend: "auto" uses an OpenAI-compatible endpoint when base_url is set, otherwise the
-    # embedded model. "openai" forces the endpoint (OpenAI's own when base_url is empty).
-    backend: str = "auto"               # auto | local | openai
-    base_url: str | None = None
-    api_key: str | None = None
-    model: str | None = None            # endpoint model name; defaults to gpt-4o-mini for OpenAI
-    temperature: float = 0.0
-    request_timeout_s: float = 60.0
-    max_http_retries: int = 4
-    # Per-node overrides: {"SQLGenerator": {"model": "...", "temperature": 0.2}}
-    nodes: dict[str, dict[str, Any]] = field(default_factory=dict)
-    tools: list[dict[str, Any]] = field(default_factory=list)   # read-only outside sources (utils/tools); none: off
-    # Embedded model
-    model_path: str | None = None       # your own GGUF; default: assembled from the PyPI parts
-    cache_dir: str | None = None
-    n_threads: int | None = None
-    n_ctx: int = 4096
-    kv_cache_mb: int = 1024             # RAM for reusable prompt states (0 = only the last prompt)
-    prompt_cache_mb: int = 2048         # disk for prompt states that outlive the process (0 = off)
-    draft_tokens: int = 0               # prompt-lookup guesses per greedy step (0 = plain: faster on a 2-core CPU)
-    # Graph behaviour
-    max_fix_retries: int = 2            # ErrorFixer attempts before giving up
-    max_grader_rounds: int = 1          # ResponseGrader critiques sent back to SQLGenerator
-    time_budget_s: float = 180          # per question: no retry, resample or new path starts past it (0 = off)
-    clarify: str = "rules"              # rules | llm | off
-    grader: str = "auto"                # auto | rules | llm | off  (auto: rules; llm has not earned it)
-    analyzer: str = "auto"              # auto | llm | template  (auto: a sentence from the LLM; eval: template)
-    table_llm_threshold: int = 12       # more tables than this: the LLM picks from a short list
-    table_shortlist: int = 8            # pre-ranked candidates shown to the LLM
-    table_sure_band: float = 0.3        # 1-5 tables over this share of the top score: taken without the LLM (0: off)
-    resample_drafts: int = 4            # when the first query fails or finds nothing: sampled drafts to vote on
-    resample_temperature: float = 0.7   # their temperature, and that of a retry that repeats a failed query
-    schema_char_budget: int = 3600      # column_pruning "budget": above this, wide tables show only relevant columns
-    column_pruning: str = "budget"      # budget | wide | off  (wide: every table over wide_table_columns, always)
-    wide_table_columns: int = 12        # a wider table shows its relevant columns; the others are named in a line
-    descriptions: str | None = None     # the semantic file (alias semantic): dbt's spec (file, dir) or older YAML/md
-    plan_path: str = "auto"             # auto | on | off  (auto: on for a semantic file in dbt's format, not a draft)
-    plan_grammar: str = "auto"          # auto | on | off: a plan names only catalog names (auto: embedded model)
-    min_confidence: str = "off"         # trust (utils/trust/): below this, "unsure" and two candidates shown
-    confidence_drafts: int = 0          # sampled drafts drawn for every answer, to measure agreement (a decode each)
-    candidates: int = 0                 # sampled drafts beside the greedy one (one batch); the result most give wins
-    # Knowledge: verified example question -> SQL pairs
-    examples: str | None = None         # YAML/JSONL file of pairs for this database
-    knowledge_file: str | None = None   # the store of taught pairs (default <cache_dir>/knowledge.duckdb)
-    example_count: int = 3              # pairs shown to SQLGenerator at most
-    example_threshold: float = 0.3      # least similarity (0..1) for a pair to be shown
-    # Conversations
-    router: str = "auto"                # auto | rules | off  (IntentRouter: rules, then one LLM call if undecided)
-    follow_ups: str = "auto"            # auto | rules | llm | off  (ResolveFollowUp)
-    confirm: bool = False               # show generated SQL and wait for yes / no / edit before it runs
-    dialect_notes: str = "auto"         # auto: the DuckDB reference lines a question calls for (sql.reference)
-    # Safe execution
-    timeout_s: float = 20.0
-    row_cap: int = 1000
-    memory_limit: str = "2GB"
-    # Writes (off by default; docs/design.md "The write path")
-    allow_writes: bool = False          # T1 data and T2 schema changes, each only after an explicit approval
-    write_tolerance: str = "0"          # rows (or "N%") the actual count may differ from the estimate; else rollback
-    audit_file: str | None = None       # the audit log of write attempts (default <cache_dir>/audit.duckdb)
-    export_row_cap: int = 1_000_000     # rows an export (--out, /export, the page's download) may hold
-    # Delivery by email (SMTP)
-    smtp_host: str | None = None
-    smtp_port: int = 587
-    smtp_user: str | None = None
-    smtp_password: str | None = None    # better from $DUCKASK_SMTP_PASSWORD than in a config file
-    smtp_starttls: bool = True          # upgrade the connection with STARTTLS before logging in
-    smtp_from: str | None = None        # sender address (default: smtp_user, else duckask@<hostname>)
-    smtp_timeout_s: float = 30.0
-
-    def node_options(self, node: str) -> dict[str, Any]:
-        """Model and temperature for one node (per-node override, else the global ones)."""
-        opts = {"model": self.model, "temperature": self.temperature}
-        opts.update({k: v for k, v in (self.nodes.get(node) or {}).items() if v is not None})
-        return opts
-
-    @property
-    def uses_endpoint(self) -> bool:
-        return self.backend == "openai" or (self.backend == "auto" and bool(self.base_url))
-
-    @property
-    def resolved_cache_dir(self) -> Path:
-        return Path(self.cache_dir).expanduser() if self.cache_dir else default_cache_dir()
-
-    @property
-    def resolved_knowledge_file(self) -> Path:
-        if self.knowledge_file:
-            return Path(self.knowledge_file).expanduser()
-        return self.resolved_cache_dir / "knowledge.duckdb"
-
-    @property
-    def resolved_audit_file(self) -> Path:
-        if self.audit_file:
-            return Path(self.audit_file).expanduser()
-        return self.resolved_cache_dir / "audit.duckdb"
 
 
 _FIELDS = {f.name: f for f in dataclasses.fields(Settings)}

@@ -202,7 +202,7 @@ def ask(question: str | None = None, db: str | None = None, *, sql: str | None =
     ``confirm=callable(sql, drafts) -> {"decision": "yes"|"no"|"edit", "comment", "sql"}`` answers in place.
     ``on_text`` receives the answer sentence as it is written. A ``sql`` that would change the database
     is a write: blocked unless ``allow_writes=True``, and then a pending Result to ``approve()`` or
-    ``reject()`` (``docs/design.md``, "The write path"); ``approve_write=callable(card) -> {"decision":
+    ``reject()`` (``docs/writes.md``, "How the write path works"); ``approve_write=callable(card) -> {"decision":
     "yes"|"no"|"edit", "sql"}`` decides in place (only "yes" writes).
     """
     if question is None and not (sql or "").strip():
