@@ -7,9 +7,9 @@ the question is "given" (the records keep no conversation), so ``unasked_literal
 examples or data hints gave a literal.
 
     .venv/bin/python bench/answer_checks_replay.py \\
-        docs/results/confidence/fit.jsonl=../shared/benchmarks/spider_dev/dbs/{db} \\
-        docs/results/idioms/dev-notes-auto.jsonl={db} docs/results/confidence/nba.jsonl=../shared/data/nba \\
-        docs/results/confidence/lahman.jsonl=data/lahman.duckdb
+        docs/results/spider-fit400/shipped.jsonl=../shared/benchmarks/spider_dev/dbs/{db} \\
+        docs/results/idioms-dev/shipped.jsonl={db} docs/results/nba-heldout/raw-examples.jsonl=../shared/data/nba \\
+        docs/results/lahman/shipped.jsonl=data/lahman.duckdb
 """
 from __future__ import annotations
 

@@ -1,7 +1,8 @@
 """Fit the confidence model on labelled eval records and write ``utils/trust/weights.json``.
 
 The records are an eval run's (each has ``signals`` and ``correct``); only the fit set is read
-(default: ``docs/results/confidence/fit.jsonl``, 400 Spider dev questions outside sample100/200).
+(default: the files the shipped weights were fitted on, their ``fitted_on`` list: Spider, NBA, idioms and Lahman
+runs, each as KIND=RECORDS.jsonl).
 A logistic regression (scikit-learn, L2, C=0.5) maps the features of ``duckask.utils.trust.confidence``
 to P(right). The thresholds come from 5-fold cross-validated scores on the same records, so they are
 not set on scores the model was fitted to (five 5-fold splits, averaged): ``high`` is the lowest score
@@ -10,7 +11,8 @@ above which the held-out folds were at least ``--high-target`` right (default 0.
 to 43 % of answers, so it cut coverage to 15 % for no measurable gain),
 ``low`` the highest score below which they were at most ``--low-target`` right (default 0.30).
 
-    .venv/bin/python bench/fit_confidence.py [docs/results/confidence/fit.jsonl ...] [--out PATH]
+    .venv/bin/python bench/fit_confidence.py [KIND=RECORDS.jsonl ...] [--out PATH] [--loko FILE]
+    .venv/bin/python bench/run.py run confidence-loko      # the leave-one-kind-out report, shipped records
 
 Needs the ``bench`` extra (scikit-learn).
 """
@@ -153,7 +155,7 @@ def screen(recs: list[dict]) -> list[dict]:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("records", nargs="*", default=[str(ROOT / "docs/results/confidence/fit.jsonl")])
+    ap.add_argument("records", nargs="*", default=json.loads(WEIGHTS.read_text())["fitted_on"])
     ap.add_argument("--out", default=str(WEIGHTS))
     ap.add_argument("--c", type=float, default=0.5)
     ap.add_argument("--high-target", type=float, default=0.91)
@@ -178,7 +180,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"| {kind} | {t['n']} | {t['ex']:.0%} | " + " | ".join(cells) + " |")
     if len(recs) < 50:
         ap.error(f"{len(recs)} labelled records with signals in {a.records}: too few to fit (run "
-                 "bench/confidence_runs.sh fit first)")
+                 "bench/run.py run spider-fit400 first)")
     w = fit(recs, c=a.c, high_target=a.high_target, low_target=a.low_target, drop=drop)
     w["fitted_on"] = [str(Path(p).resolve().relative_to(ROOT)) if Path(p).resolve().is_relative_to(ROOT) else p
                       for p in a.records]

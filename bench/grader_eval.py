@@ -7,7 +7,7 @@ to the LLM grader (``llm_verdict``, the code ResponseGrader runs with ``grader: 
 grader cannot use counts as a pass, as in the graph. No SQL is generated, so the figure is the grader's
 alone. CAL (../shared/tools/calibrate.py) is timed in the same run and written beside the output.
 
-    .venv/bin/python bench/grader_eval.py docs/results/confidence/spider100.jsonl \\
+    .venv/bin/python bench/grader_eval.py docs/results/spider-sample200/shipped.jsonl \\
         --questions ../shared/benchmarks/spider_dev --out docs/results/confidence/grader
 """
 from __future__ import annotations

@@ -10,9 +10,9 @@
 3. When the pre-ranker is sure (``sure_tables``: at most ``SURE_MAX`` tables score more than
    ``table_sure_band`` times the top score), those tables (and their parents, ``with_parents``)
    are taken: no LLM call.
-   Chosen without an LLM on 61 tuning questions (``bench/table_skip.py``): it fires on 43 % of them
-   and keeps every gold table of each; on the 45 held-out Lahman and NBA questions it fired on 24
-   and kept every gold table of 21, exactly as many as the LLM's recorded choices on those 24.
+   Chosen without an LLM on 61 tuning questions (``bench/table_skip.py``, in git history at 3aea155):
+   it fires on 43 % of them and keeps every gold table of each; on the 45 held-out Lahman and NBA
+   questions it fired on 24 and kept every gold table of 21, as many as the LLM's recorded choices.
 4. Otherwise the LLM picks from the ``table_shortlist`` best candidates (YAML: tables). Invalid or
    malformed replies are retried, then the pre-ranker's top three are used.
 """

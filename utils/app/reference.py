@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import ast
 import dataclasses
-import os
+import functools
 from pathlib import Path
 
 from ..config import takes
@@ -53,9 +53,11 @@ def cli_help() -> str:
     """``duckask --help`` and each command's ``--help``, as the terminal shows them at 100 columns."""
     from .cli import build_parser
 
-    os.environ["COLUMNS"] = "100"
     parser = build_parser()
     sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    parsers = [parser, *sub.choices.values()]
+    for p in parsers:       # the width a terminal of 100 columns gives, whatever this one is
+        p.formatter_class = functools.partial(p.formatter_class, width=100)
     parts = ["```text\n" + parser.format_help().rstrip() + "\n```\n"]
     for name, command in sub.choices.items():
         parts.append(f"## duckask {name}\n\n```text\n{command.format_help().rstrip()}\n```\n")

@@ -8,9 +8,9 @@ pairs (IDF), and a pair scores the share of the question's weight it covers (0..
 the user asks the pair shows how to ask. Pairs below ``threshold`` are left out, since an unrelated
 example costs prompt seconds and can mislead a small model.
 
-Chosen on the 30 NBA tuning questions (``bench/retrieval_quality.py``): at threshold 0.3 it shows a
-pair for 19 of 30 (the question-only cosine it replaced: 15) and the first pair reads a gold table for
-10 (was 5); on the 20 held-out questions, 14 and 9 (were 9 and 6). This is the one function an
+Chosen on the 30 NBA tuning questions (``bench/retrieval_quality.py``, in git history at 3aea155): at
+threshold 0.3 it shows a pair for 19 of 30 (the question-only cosine it replaced: 15) and the first pair
+reads a gold table for 10 (was 5); on the 20 held-out questions, 14 and 9 (were 9 and 6). This is the one function an
 embedding-based retriever would replace.
 
 Run on its own::
