@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from duckask.nodes._base import TracedNode
 from duckask.utils.tools.base import TEXT_CHARS
+from duckask.utils.turn import finish
 
 PROMPT = """Answer the question in one or two sentences using ONLY the information below, which came from
 {tool}. If it does not contain the answer, say that it does not.
@@ -42,7 +43,7 @@ class AnswerFromTool(TracedNode):
         return f"{p['tool']} answered: {p['text'][:400]}"
 
     def post(self, shared, p, sentence):
-        shared.update({"final_answer": f"{sentence} {cite(p['sources'])}", "status": "answered", "sql_query": None,
-                       "query_result": None, "sources": p["sources"],
-                       "derivation": f"from the {p['tool']} tool, not from your database"})
+        shared["sources"] = p["sources"]
+        finish(shared, "answered", f"{sentence} {cite(p['sources'])}",
+               f"from the {p['tool']} tool, not from your database", no_query=True)
         return None

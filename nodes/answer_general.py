@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from duckask.nodes._base import TracedNode
 from duckask.utils.dialogue.general import answer_general
+from duckask.utils.turn import finish
 
 
 class AnswerGeneral(TracedNode):
@@ -16,6 +17,5 @@ class AnswerGeneral(TracedNode):
         return answer_general(text, self.ctx.catalog, example)
 
     def post(self, shared, text, answer):
-        shared.update({"final_answer": answer, "status": "answered", "sql_query": None, "query_result": None,
-                       "derivation": ""})
+        finish(shared, "answered", answer, "", no_query=True)
         return None

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from duckask.nodes._base import TracedNode
 from duckask.utils.dialogue.schema_answer import answer_schema
+from duckask.utils.turn import finish
 
 
 class AnswerSchema(TracedNode):
@@ -16,6 +17,6 @@ class AnswerSchema(TracedNode):
 
     def post(self, shared, text, res):
         answer, df, shape = res
-        shared.update({"final_answer": answer, "query_result": df, "status": "answered", "sql_query": None,
-                       "derivation": f"From the schema ({shape.replace('_', ' ')}); no query was run on the data."})
+        how = f"From the schema ({shape.replace('_', ' ')}); no query was run on the data."
+        finish(shared, "answered", answer, how, no_query=True, rows=df)
         return None

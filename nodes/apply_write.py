@@ -11,6 +11,8 @@ import dataclasses
 
 from duckask.nodes._base import TracedNode
 from duckask.utils.db import writes
+from duckask.utils.turn import card as card_of
+from duckask.utils.turn import finish
 
 
 class ApplyWrite(TracedNode):
@@ -25,7 +27,6 @@ class ApplyWrite(TracedNode):
         return {"outcome": card.outcome, "rows": card.actual_rows} if card else {"outcome": None, "rows": None}
 
     def post(self, shared, card, done):
-        shared["write"] = done
-        shared["status"] = done.status
-        shared["final_answer"] = done.summary()
+        card_of(shared, done)
+        finish(shared, done.status, done.summary())
         return None

@@ -7,6 +7,7 @@ and the clarifying question as the answer.
 from __future__ import annotations
 
 from duckask.nodes._base import TracedNode
+from duckask.utils.turn import finish, restate
 
 
 class AskUser(TracedNode):
@@ -20,10 +21,8 @@ class AskUser(TracedNode):
 
     def post(self, shared, p, answer):
         if answer is None:
-            shared["status"] = "needs_clarification"
-            shared["final_answer"] = p["clarifying_question"]
+            finish(shared, "needs_clarification", p["clarifying_question"])
             return None
-        shared["clarification"]["answer"] = answer
-        shared["question"] = f"{shared['question']} ({answer})" if shared.get("question") else answer
-        shared["clarified"] = True
+        restate(shared, f"{shared['question']} ({answer})" if shared.get("question") else answer)
+        shared["clarified"] = answer
         return "answered"

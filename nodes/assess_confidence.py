@@ -19,6 +19,7 @@ from duckask.utils.sql.tidy import tidy_sql
 from duckask.utils.sql.voting import vote
 from duckask.utils.trust.confidence import assess, at_least, unsure_answer
 from duckask.utils.trust.signals import collect
+from duckask.utils.turn import finish
 
 SEEDS = 101   # drafts drawn here use seeds 101.. (a resample's are 1..): other samples than a resample's
 
@@ -90,6 +91,5 @@ class AssessConfidence(TracedNode):
         if not at_least(conf["level"], p["minimum"]):
             best = groups[:2] if groups else [{"members": [0], "sql": p["sql"], "df": p["df"], "answer": True}]
             shared["alternatives"] = [{"sql": g["sql"], "df": g["df"], "drafts": len(g["members"])} for g in best]
-            shared["status"] = "unsure"
-            shared["final_answer"] = unsure_answer(conf, shared["alternatives"], p["minimum"])
+            finish(shared, "unsure", unsure_answer(conf, shared["alternatives"], p["minimum"]))
         return "default"

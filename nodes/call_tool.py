@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from duckask.nodes._base import TracedNode
 from duckask.utils.tools.route import database_values, fill_args
+from duckask.utils.turn import finish
 
 
 class CallTool(TracedNode):
@@ -53,6 +54,6 @@ class CallTool(TracedNode):
         withheld = any(t.get("withheld") for t in res["tried"])
         hint = (" A tool gets values from your database only when its config says send_database_values: true."
                 if withheld else "")
-        shared.update({"final_answer": f"I could not get an answer from outside the database ({why}).{hint}",
-                       "status": "error", "sql_query": None, "query_result": None, "derivation": "", "sources": []})
+        finish(shared, "error", f"I could not get an answer from outside the database ({why}).{hint}", "",
+               no_query=True)
         return "failed"

@@ -15,6 +15,7 @@ Someone to ask is the ``confirm`` callback in the Context (the CLI's prompt). Wi
 from __future__ import annotations
 
 from duckask.nodes._base import TracedNode
+from duckask.utils.turn import KEEP, ask_again, finish, mark_attempt, restate, set_query, take, tried
 
 MAX_ROUNDS = 5
 
@@ -48,26 +49,25 @@ class ConfirmSQL(TracedNode):
 
     def post(self, shared, p, res):
         kind = res["decision"]
-        shared["decision"] = None  # a decision handed in by the Result is used once
+        take(shared, "decision")  # a decision handed in by the Result is used once
         shared.setdefault("confirmations", []).append({"sql": p["sql"], **res})
         if kind == "yes":
             return "run"
         if kind == "edit":
-            shared.update({"sql_query": res["sql"], "sql_candidates": None, "sql_source": "user"})
-            shared["attempts"].append({"sql": res["sql"], "source": "user edit", "after": "confirm"})
+            set_query(shared, res["sql"], "user")
+            tried(shared, res["sql"], source="user edit", after="confirm")
             return "run"
         if kind == "pending":
-            shared["status"] = "pending"
-            shared["final_answer"] = "Waiting for your approval before running this SQL (approve, edit or reject it)."
+            finish(shared, "pending", "Waiting for your approval before running this SQL (approve, edit or reject it).")
             return None
         if kind == "declined":
-            shared["status"] = "declined"
-            shared["final_answer"] = "Not run: you declined the query."
+            finish(shared, "declined", "Not run: you declined the query.")
             return None
         shared["confirm_rounds"] = p["rounds"] + 1
-        shared["feedback"] = {"kind": "user", "sql": p["sql"], "message": res["comment"]}
-        shared["attempts"][-1].update(status="declined", error=f"declined by the user: {res['comment']}")
-        if p["user"] or not p["has_schema"]:
-            shared.update({"question": res["comment"], "sql_source": None, "resolved_question": res["comment"]})
+        ask_again(shared, {"kind": "user", "sql": p["sql"], "message": res["comment"]})
+        mark_attempt(shared, status="declined", error=f"declined by the user: {res['comment']}")
+        if p["user"] or not p["has_schema"]:       # the comment is the question now; the next query is the model's
+            restate(shared, res["comment"], resolved=res["comment"])
+            set_query(shared, p["sql"], None, candidates=KEEP)
             return "replan"
         return "revise"

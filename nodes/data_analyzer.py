@@ -15,6 +15,7 @@ from __future__ import annotations
 from duckask.nodes._base import TracedNode
 from duckask.utils.dialogue.sentence import MAX_ROWS, check_sentence, prompt
 from duckask.utils.dialogue.template import derivation, template_answer
+from duckask.utils.turn import finish
 
 
 class DataAnalyzer(TracedNode):
@@ -50,10 +51,8 @@ class DataAnalyzer(TracedNode):
                 "check": {"by": "template", "problems": [f"the LLM call failed: {exc}"]}}
 
     def post(self, shared, p, res):
-        shared["final_answer"] = res["answer"]
-        shared["derivation"] = res["derivation"]
+        finish(shared, "answered", res["answer"], res["derivation"])
         shared["answer_check"] = res["check"]
-        shared["status"] = "answered"
         shared["best"] = {"sql": p["sql"], "df": p["df"], "answer": res["answer"], "derivation": res["derivation"],
                           "truncated": p["truncated"]}
         return "default"

@@ -13,6 +13,7 @@ from duckask.utils.sql.errors import column_hint, error_summary, value_hint
 from duckask.utils.sql.facts import SchemaFacts
 from duckask.utils.sql.repair import repair
 from duckask.utils.sql.tidy import tidy_sql
+from duckask.utils.turn import KEEP, ask_again, set_query, tried
 
 MAX_REPAIRS = 3
 
@@ -60,11 +61,11 @@ class ErrorFixer(TracedNode):
             self.stop_for_budget(shared, "a resample or retry after the error")
         if act == "repaired":
             shared["repair_count"] = p["repairs"] + 1
-            shared["sql_query"] = res["sql"]
-            shared["attempts"].append({"sql": res["sql"], "source": "repair", "after": "error"})
+            set_query(shared, res["sql"], candidates=KEEP)
+            tried(shared, res["sql"], source="repair", after="error")
         elif act == "resample":
-            shared["resample"] = True
+            ask_again(shared, resample=True)
         elif act == "retry":
             shared["retry_count"] = p["retries"] + 1
-            shared["feedback"] = {"kind": "error", "sql": p["sql"], "message": res["message"]}
+            ask_again(shared, {"kind": "error", "sql": p["sql"], "message": res["message"]})
         return act

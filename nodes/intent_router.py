@@ -14,6 +14,7 @@ from duckask.nodes._base import TracedNode
 from duckask.utils.db.tiers import is_write
 from duckask.utils.dialogue.followup import is_follow_up
 from duckask.utils.dialogue.intent import PROMPT, classify, parse_intent, sql_of
+from duckask.utils.turn import route, set_query, tried
 
 
 class IntentRouter(TracedNode):
@@ -47,16 +48,13 @@ class IntentRouter(TracedNode):
         return {"intent": shared.get("intent"), "by": shared.get("intent_by")}
 
     def post(self, shared, p, res):
-        shared["intent"] = res["intent"]
+        route(shared, res["intent"])
         shared["intent_by"] = res["by"]
         shared["follow_up"] = res["follow_up"]
         if res["intent"] == "sql":
             sql = p["given_sql"] or sql_of(p["text"])
-            shared["sql_query"] = sql
-            shared["sql_source"] = "user"
-            shared["sql_candidates"] = None
-            shared.setdefault("attempts", []).append({"sql": sql, "source": "user", "after": "question"})
-            shared.setdefault("first_sql", sql)
+            set_query(shared, sql, "user")
+            tried(shared, sql, first=True, source="user", after="question")
             if is_write(sql):
                 return "write"       # ReviewWrite: tiers, approval, audit (a read-only query never goes there)
         return res["intent"]

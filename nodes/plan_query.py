@@ -26,6 +26,7 @@ from duckask.utils.semantic.catalog import catalog_text, reaches, reaches_list
 from duckask.utils.semantic.compile import compile_plan
 from duckask.utils.semantic.grammar import plan_grammar
 from duckask.utils.semantic.plan import PlanError, describe, parse_plan
+from duckask.utils.turn import answered_by, set_query, tried
 
 PREFIX = "metrics: ["
 SYSTEM = ("You turn a question into a query plan over named metrics and dimensions. Answer with YAML only: "
@@ -90,14 +91,14 @@ class PlanQuery(TracedNode):
 
     def post(self, shared, p, res):
         shared["plan"] = {k: v for k, v in res.items() if k != "sql"}
-        shared["path"] = res["path"]
+        answered_by(shared, res["path"])
         if res["path"] != "plan":
             return "sql"
-        shared.setdefault("attempts", []).append({"sql": res["sql"], "source": "plan", "after": "question"})
-        shared.setdefault("first_sql", res["sql"])
+        tried(shared, res["sql"], first=True, source="plan", after="question")
         if p["race"]:       # the SQL path drafts too; SQLExecutor votes over the plan's query and its drafts
-            shared["plan"]["raced"], shared["path"] = True, "sql"
+            shared["plan"]["raced"] = True
+            answered_by(shared, "sql")
             shared["plan_sql"] = {"sql": res["sql"], "logprob": res.get("logprob")}
             return "both"
-        shared["sql_query"], shared["sql_candidates"], shared["generation_error"] = res["sql"], [res["sql"]], None
+        set_query(shared, res["sql"], candidates=[res["sql"]], error=None)
         return "planned"

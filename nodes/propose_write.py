@@ -20,6 +20,7 @@ from duckask.utils.db.tiers import is_write
 from duckask.utils.knowledge.examples import shown
 from duckask.utils.schema.values import hints
 from duckask.utils.sql.ast import statement_types
+from duckask.utils.turn import KEEP, finish, route, set_query, tried
 
 PROMPT = """You maintain a DuckDB database for its administrator. The tables this request touches:
 {schema}
@@ -88,14 +89,13 @@ class ProposeWrite(TracedNode):
 
     def post(self, shared, p, res):
         if not res["sql"]:
-            shared["status"] = "error"
-            shared["final_answer"] = (f"I could not turn this request into one SQL statement ({res['error']}). "
-                                      "Rephrase it, or write the statement yourself (it gets the same card).")
+            finish(shared, "error", f"I could not turn this request into one SQL statement ({res['error']}). "
+                                    "Rephrase it, or write the statement yourself (it gets the same card).")
             return None
-        shared.setdefault("attempts", []).append({"sql": res["sql"], "source": "model change", "after": "request"})
+        tried(shared, res["sql"], first=res["write"], source="model change", after="request")
         if not res["write"]:                 # a question after all: answered as one
-            shared["intent"] = "data"
+            route(shared, "data")
             return "read"
-        shared.update({"sql_query": res["sql"], "sql_source": "model", "change_request": p["request"],
-                       "change_explanation": res["explanation"], "first_sql": res["sql"]})
+        set_query(shared, res["sql"], "model", candidates=KEEP)
+        shared.update({"change_request": p["request"], "change_explanation": res["explanation"]})
         return "write"

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from duckask.nodes._base import TracedNode
 from duckask.utils.sql.errors import error_summary
+from duckask.utils.turn import KEEP, finish, grade, set_query, show_rows
 
 
 class ReportError(TracedNode):
@@ -31,12 +32,10 @@ class ReportError(TracedNode):
     def post(self, shared, p, report):
         best = p["best"]
         if best:
-            shared.update({"sql_query": best["sql"], "query_result": best["df"], "final_answer": best["answer"],
-                           "derivation": best["derivation"], "truncated": best["truncated"], "status": "answered",
-                           "grade_status": "fail",
-                           "warning": "A retry after the grader's critique failed; this is the earlier answer.\n"
-                                      + report})
+            set_query(shared, best["sql"], candidates=KEEP)
+            show_rows(shared, best["df"], best["truncated"])
+            finish(shared, "answered", best["answer"], best["derivation"])
+            grade(shared, "fail", "A retry after the grader's critique failed; this is the earlier answer.\n" + report)
         else:
-            shared["status"] = "error"
-            shared["final_answer"] = report
+            finish(shared, "error", report)
         return None

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from duckask.nodes._base import TracedNode
 from duckask.utils.dialogue.followup import PROMPT, clean_rewrite, rewrite
+from duckask.utils.turn import restate
 
 
 def _previous(history: list[dict]) -> dict | None:
@@ -58,11 +59,10 @@ class ResolveFollowUp(TracedNode):
         return {"resolved_question": shared.get("resolved_question"), "by": shared.get("resolved_by")}
 
     def post(self, shared, p, res):
-        shared["resolved_question"] = res["question"]
         shared["resolved_by"] = res["by"]
         prev = p["previous"]
         if res["by"] is not None and prev and prev.get("sql") and prev.get("status") == "answered":
             shared["previous_turn"] = {"question": prev.get("resolved_question") or prev.get("text"),
                                        "sql": prev["sql"], "tables": prev.get("tables") or []}
-        shared["question"] = res["question"]
+        restate(shared, res["question"], resolved=res["question"])
         return "default"

@@ -19,6 +19,7 @@ from duckask.utils.llm.yaml_reply import parse_yaml
 from duckask.utils.schema.terms import split_ident
 from duckask.utils.sql.checks import failed_check
 from duckask.utils.sql.voting import next_group, substantive
+from duckask.utils.turn import ask_again, fall_back, grade
 
 PROMPT = """Question: {question}
 SQL: {sql}
@@ -82,29 +83,26 @@ class ResponseGrader(TracedNode):
     def post(self, shared, p, res):
         shared.setdefault("grades", []).append({**res, "sql": p["sql"]})
         if res["verdict"] == "pass":
-            shared["grade_status"] = "pass"
+            grade(shared, "pass")
             return "pass"
         if p["more"]:   # the next group of candidates, already run (SQLExecutor serves it)
             shared.setdefault("candidate_moves", []).append({"from": p["sql"], "why": res["critique"]})
             return "next"
         if self.over_budget():  # no second path, resample or critique round past the time budget
             self.stop_for_budget(shared, "another try after the checks objected")
-            shared["grade_status"] = "fail"
-            shared["warning"] = f"The answer may be wrong: {res['critique']} (the time budget ran out first)"
+            grade(shared, "fail", f"The answer may be wrong: {res['critique']} (the time budget ran out first)")
             return "exhausted"
         if shared.get("path") == "plan" and not shared["plan"].get("raced"):   # a plan judged wrong: the SQL path
-            shared["plan"]["fallback"] = f"the grader objected: {res['critique']}"
-            shared["path"] = "sql"
+            fall_back(shared, f"the grader objected: {res['critique']}")
             return "fallback"
         if p["resample"] and not substantive(p["df"]):
             # Nothing found: fresh samples of the first prompt first (once a question, no round used).
-            shared["resample"] = True
+            ask_again(shared, resample=True)
             return "resample"
         if p["rounds"] >= p["max"]:
-            shared["grade_status"] = "fail"
-            shared["warning"] = f"The answer may be wrong: {res['critique']}"
+            grade(shared, "fail", f"The answer may be wrong: {res['critique']}")
             return "exhausted"
-        shared["grade_status"] = "retry"
+        grade(shared, "retry")
         shared["grader_rounds"] = p["rounds"] + 1
-        shared["feedback"] = {"kind": "grader", "sql": p["sql"], "message": res["critique"]}
+        ask_again(shared, {"kind": "grader", "sql": p["sql"], "message": res["critique"]})
         return "fail"

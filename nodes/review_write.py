@@ -17,6 +17,8 @@ from __future__ import annotations
 
 from duckask.nodes._base import TracedNode
 from duckask.utils.db import writes
+from duckask.utils.turn import KEEP, finish, set_query, take, tried
+from duckask.utils.turn import card as card_of
 
 
 class ReviewWrite(TracedNode):
@@ -52,20 +54,19 @@ class ReviewWrite(TracedNode):
         return {"tier": card.tier, "decision": card.decision} if card else {"tier": None, "decision": None}
 
     def post(self, shared, p, res):
-        shared["decision"] = None          # a decision handed in by the Result is used once
+        take(shared, "decision")          # a decision handed in by the Result is used once
         card, action = res["card"], res["action"]
-        shared["write"] = card
+        card_of(shared, card)
         if action == "approved":
             return "approved"
         if action == "edit":
-            shared.update({"sql_query": res["sql"], "write": None})
-            shared["attempts"].append({"sql": res["sql"], "source": "user edit", "after": "review"})
+            set_query(shared, res["sql"], candidates=KEEP)
+            card_of(shared, None)
+            tried(shared, res["sql"], source="user edit", after="review")
             return "edit"
         if action == "pending":
-            shared["status"] = "pending"
-            shared["final_answer"] = (f"Waiting for your approval: {card.explanation} Approve or reject it; "
+            finish(shared, "pending", f"Waiting for your approval: {card.explanation} Approve or reject it; "
                                       "nothing has changed yet.")
             return None
-        shared["status"] = "blocked" if action == "blocked" else "rejected"
-        shared["final_answer"] = card.summary()
+        finish(shared, "blocked" if action == "blocked" else "rejected", card.summary())
         return None

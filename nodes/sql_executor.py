@@ -19,6 +19,7 @@ from duckask.utils.db.database import QueryOutcome
 from duckask.utils.sql.pivot import run_pivot
 from duckask.utils.sql.repair import run_repaired
 from duckask.utils.sql.voting import next_group, vote
+from duckask.utils.turn import KEEP, answered_by, fall_back, mark_attempt, set_query, show_rows, take
 
 
 class SQLExecutor(TracedNode):
@@ -77,7 +78,7 @@ class SQLExecutor(TracedNode):
 
     def post(self, shared, p, res):
         out, voted = res
-        shared["sql_candidates"] = None
+        take(shared, "sql_candidates")
         if voted or p["next"] is not None:
             if voted:       # a fresh vote: its groups, the first one served
                 shared["vote"], shared["candidate_groups"] = voted["ballot"], voted["groups"]
@@ -87,30 +88,31 @@ class SQLExecutor(TracedNode):
             served = shared["candidate_groups"][at] if shared.get("candidate_groups") else {}
             for i, b in enumerate(shared["vote"]):
                 b["chosen"], b["agrees"] = i == served.get("lead", 0), i in served.get("members", [])
-            shared["attempts"][-1]["sql"] = out.sql
+            mark_attempt(shared, sql=out.sql)
         else:               # one query ran (a repair, a retry): no other groups to move to
             shared["candidate_groups"] = []
         if p["raced"]:      # a plan raced with the SQL path: the path is the served query's
-            shared["plan_sql"] = None
+            take(shared, "plan_sql")
             served = shared["candidate_groups"][shared["candidate_at"]] if shared["candidate_groups"] else {}
-            shared["path"] = "plan" if served.get("plan") or (not voted and out.sql == p["plan"]) else "sql"
-        shared["attempts"][-1].update({"status": out.status, "error": out.error, "ms": round(out.ms, 1)})
+            answered_by(shared, "plan" if served.get("plan") or (not voted and out.sql == p["plan"]) else "sql")
+        mark_attempt(shared, status=out.status, error=out.error, ms=round(out.ms, 1))
         if shared.get("path") == "plan" and not p["raced"] and (not out.ok or out.df is None or len(out.df) == 0):
             # The plan's SQL failed or found nothing: the question goes on the SQL path instead.
-            shared["plan"]["fallback"] = out.error or "the plan's query found nothing"
+            why = out.error or "the plan's query found nothing"
             if self.over_budget():      # no second path past the time budget: the error is reported
                 self.stop_for_budget(shared, "the SQL path after the plan")
-                shared["query_result"], shared["execution_error"] = None, shared["plan"]["fallback"]
-                shared["attempts"][-1]["error"] = shared["plan"]["fallback"]
+                fall_back(shared, why, to_sql=False)
+                show_rows(shared, None)
+                shared["execution_error"] = why
+                mark_attempt(shared, error=why)
                 return "error"
-            shared["path"] = "sql"
+            fall_back(shared, why)
             return "fallback"
         if out.ok:
-            shared["sql_query"] = out.sql
-            shared["query_result"] = out.df
-            shared["truncated"] = out.truncated
+            set_query(shared, out.sql, candidates=KEEP)
+            show_rows(shared, out.df, out.truncated)
             shared["execution_error"] = None
             return "success"
-        shared["query_result"] = None
+        show_rows(shared, None)
         shared["execution_error"] = out.error
         return "error"

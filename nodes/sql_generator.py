@@ -21,6 +21,7 @@ from duckask.utils.sql.dialect import question_hints
 from duckask.utils.sql.extract import extract_sql
 from duckask.utils.sql.reference import lookup
 from duckask.utils.sql.tidy import tidy_sql
+from duckask.utils.turn import set_query, take, tried
 
 MAX_VALUE_HINTS = 4
 FENCE = {"prefix": "```sql\n", "stop": ["```"], "max_tokens": 256}   # the reply is the query, nothing else
@@ -104,17 +105,13 @@ class SQLGenerator(TracedNode):
         return {"sql": "", "candidates": [""], "error": f"the LLM call failed: {exc}", "certainty": {}}
 
     def post(self, shared, p, res):
-        shared["sql_query"] = res["sql"]
-        shared["sql_candidates"] = res["candidates"]
+        set_query(shared, res["sql"], candidates=res["candidates"], error=res["error"])
         shared["candidate_scores"] = res.get("scores")
-        shared["generation_error"] = res["error"]
         after = "resample" if p["resample"] else (p["feedback"] or {}).get("kind", "question")
-        shared.setdefault("attempts", []).append({"sql": res["sql"], "source": "llm", "after": after,
-                                                  **res.get("certainty", {})})
+        tried(shared, res["sql"], first=True, source="llm", after=after, **res.get("certainty", {}))
         if res.get("messages"):   # the prompt, for drafts drawn later to weigh this answer (AssessConfidence)
             shared["sql_prompt"] = {"messages": res["messages"], "stable": res["stable"]}
-        shared.setdefault("first_sql", res["sql"])
-        if p["resample"]:
-            shared["resample"], shared["resampled"] = False, True
-        shared["feedback"] = None
+        if take(shared, "resample"):
+            shared["resampled"] = True
+        take(shared, "feedback")
         return "default"

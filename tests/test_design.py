@@ -1,8 +1,7 @@
-"""docs/design.md is the source of truth and must match the code: the flow's edges and the shared store's
-keys. (Settings, environment variables and the module map: tests/test_docs.py.)"""
+"""docs/design.md is the source of truth and must match the code: the flow's edges.
+(The turn state: tests/test_turn.py; settings, environment variables and the module map: tests/test_docs.py.)"""
 from __future__ import annotations
 
-import ast
 import re
 from pathlib import Path
 
@@ -63,33 +62,3 @@ def test_the_mermaid_diagram_draws_exactly_the_edges_flow_py_wires():
     # Edges to the end are actions with no successor in the code.
     for src, action, _ in drawn - wired:
         assert (src, action) not in {(s, a) for s, a, _ in code_edges()}
-
-
-# --------------------------------------------------------------------------- the shared store
-def store_keys() -> tuple[set[str], set[str]]:
-    """Keys of ``shared`` read and written in the nodes and the API."""
-    read, written = set(), set()
-    for path in [*(ROOT / "nodes").glob("*.py"), ROOT / "utils" / "app" / "api.py"]:
-        for node in ast.walk(ast.parse(path.read_text())):
-            if isinstance(node, ast.Subscript) and getattr(node.value, "id", None) == "shared" \
-                    and isinstance(node.slice, ast.Constant):
-                (written if isinstance(node.ctx, ast.Store) else read).add(node.slice.value)
-            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
-                    and getattr(node.func.value, "id", None) == "shared":
-                if node.func.attr in ("get", "setdefault") and isinstance(node.args[0], ast.Constant):
-                    read.add(node.args[0].value)
-                    if node.func.attr == "setdefault":
-                        written.add(node.args[0].value)
-                elif node.func.attr == "update" and isinstance(node.args[0], ast.Dict):
-                    written |= {k.value for k in node.args[0].keys if isinstance(k, ast.Constant)}
-            elif isinstance(node, ast.AnnAssign) and getattr(node.target, "id", None) == "shared" \
-                    and isinstance(node.value, ast.Dict):
-                written |= {k.value for k in node.value.keys if isinstance(k, ast.Constant)}
-    return read, written
-
-
-def test_the_shared_store_table_lists_exactly_the_keys_that_are_read():
-    read, written = store_keys()
-    assert first_cells(section("5. Shared store")) == read
-    assert written - read == set(), "keys written that nobody reads"
-    assert read - written == set(), "keys read that nobody writes"

@@ -16,7 +16,7 @@ from duckask.utils.config import ENV_VARS
 from duckask.utils.settings import Settings, field_docs
 
 ROOT = Path(__file__).resolve().parents[1]
-GENERATED = [ROOT / "docs" / "reference" / n for n in ("settings.md", "cli.md", "modules.md")] + [
+GENERATED = [ROOT / "docs" / "reference" / n for n in ("settings.md", "cli.md", "modules.md", "store.md")] + [
     ROOT / "docs" / "benchmarks.md"]
 
 

@@ -1,5 +1,5 @@
-"""The layout promises: every utility module with a job runs on its own (``python -m``), only the
-``duckask`` package is installed, and files stay small enough to read."""
+"""The layout promises: the modules that are tools run on their own (``python -m``) and only they have a main(),
+only the ``duckask`` package is installed, and files stay small enough to read."""
 from __future__ import annotations
 
 import importlib
@@ -15,22 +15,29 @@ import duckask.utils
 ROOT = Path(__file__).resolve().parents[1]
 MODULES = sorted(m.name for m in pkgutil.walk_packages(duckask.utils.__path__, "duckask.utils.")
                  if not m.name.endswith("__main__"))
-HELPERS = {"duckask.utils.app", "duckask.utils.db", "duckask.utils.tools", "duckask.utils.eval", "duckask.utils.sql",
-           "duckask.utils.knowledge", "duckask.utils.dialogue", "duckask.utils.delivery", "duckask.utils.app.terminal",
-           "duckask.utils.app.commands", "duckask.utils.app.write_commands", "duckask.utils.app.deliver",
-           "duckask.utils.app.queue",
-           "duckask.utils.db.sqlite_source", "duckask.utils.db.table_builder",
-           "duckask.utils.llm.base", "duckask.utils.llm.endpoint", "duckask.utils.llm.local",
-           "duckask.utils.llm.scripted", "duckask.utils.schema.catalog", "duckask.utils.schema.introspect",
-           "duckask.utils.schema.values", "duckask.utils.schema.semantic_md", "duckask.utils.sql.edit",
-           "duckask.utils.sql.facts", "duckask.utils.settings",
-           "duckask.utils.sql.join_repair"}
+#: The modules that are tools of their own (``python -m duckask.utils...``): only these have a main().
+TOOLS = {"duckask.utils.config", "duckask.utils.llm", "duckask.utils.llm.model_store", "duckask.utils.llm.cache",
+         "duckask.utils.schema", "duckask.utils.schema.ranker", "duckask.utils.schema.descriptions",
+         "duckask.utils.schema.ddl", "duckask.utils.semantic.manifest", "duckask.utils.sql.reference",
+         "duckask.utils.sql.tidy", "duckask.utils.db.models", "duckask.utils.db.tiers", "duckask.utils.db.writes",
+         "duckask.utils.db.importer", "duckask.utils.db.airtable", "duckask.utils.db.airtable_api",
+         "duckask.utils.db.airtable_schema", "duckask.utils.delivery.mail", "duckask.utils.delivery.export",
+         "duckask.utils.tools.registry", "duckask.utils.knowledge.examples", "duckask.utils.knowledge.store",
+         "duckask.utils.trust.confidence", "duckask.utils.app.cli", "duckask.utils.app.server",
+         "duckask.utils.app.mcp_server", "duckask.utils.app.reference", "duckask.utils.semantic",
+         "duckask.utils.trust"}
 
 
-@pytest.mark.parametrize("name", [m for m in MODULES if m not in HELPERS])
-def test_each_utility_runs_on_its_own(name, capsys):
+def test_a_main_only_where_a_module_is_a_tool():
+    """A main() elsewhere would be a second way in that nothing documents, and it drew surfaces' imports into
+    modules below them (present, result and trust_view once imported the API for theirs)."""
+    with_main = {m for m in MODULES if callable(getattr(importlib.import_module(m), "main", None))}
+    assert with_main == TOOLS
+
+
+@pytest.mark.parametrize("name", sorted(TOOLS))
+def test_each_tool_runs_on_its_own(name, capsys):
     module = importlib.import_module(name)
-    assert callable(getattr(module, "main", None)), f"{name} has no main()"
     with pytest.raises(SystemExit) as done:
         module.main(["--help"])
     assert done.value.code == 0
@@ -49,15 +56,15 @@ def test_python_m_runs_a_module_once(name):
     assert "RuntimeWarning" not in done.stderr
 
 
-@pytest.mark.parametrize("name", sorted(HELPERS))
-def test_helper_modules_say_what_they_are_for(name):
+@pytest.mark.parametrize("name", MODULES)
+def test_every_module_says_what_it_is_for(name):
     assert (importlib.import_module(name).__doc__ or "").strip(), f"{name} has no docstring"
 
 
 def test_files_stay_small():
-    """About 300 lines a utility file and 120 a node file (docs/design.md)."""
-    too_long = [f"{p.relative_to(ROOT)}: {n}" for p in [*ROOT.glob("utils/**/*.py"), *ROOT.glob("flow/*.py")]
-                if (n := len(p.read_text().splitlines())) > 300]
+    """At most 400 lines a file of the product and its benchmarks, 120 a node file (docs/design.md)."""
+    code = [*ROOT.glob("utils/**/*.py"), *ROOT.glob("flow/*.py"), *ROOT.glob("data/*.py"), *ROOT.glob("bench/*.py")]
+    too_long = [f"{p.relative_to(ROOT)}: {n}" for p in code if (n := len(p.read_text().splitlines())) > 400]
     too_long += [f"{p.relative_to(ROOT)}: {n}" for p in ROOT.glob("nodes/*.py")
                  if (n := len(p.read_text().splitlines())) > 120]
     assert not too_long

@@ -5,14 +5,9 @@ A rebuildable file (the knowledge store, a prompt state) that turns out damaged 
 ``<file>.corrupt-<UTC time>`` and a new, empty one is started, with a warning on stderr naming both paths:
 nothing is lost, and the next command works. The audit log is never set aside or replaced (it is the record
 of past writes): ``audit.AuditLog`` refuses to write to a damaged log instead.
-
-Run on its own to check a file (read-only: nothing is changed or moved)::
-
-    python -m duckask.utils.damaged ~/.cache/duckask/audit.duckdb
 """
 from __future__ import annotations
 
-import argparse
 import datetime as dt
 import os
 import sys
@@ -71,21 +66,3 @@ def read_whole(path: str | os.PathLike) -> None:
 
 def _quote(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
-
-
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description="Say whether a DuckDB file of duckask's (the knowledge store, the "
-                                             "audit log) is damaged. Read-only: nothing is changed or moved.")
-    ap.add_argument("file")
-    args = ap.parse_args(argv)
-    try:
-        read_whole(args.file)
-    except duckdb.Error as e:
-        print(f"{args.file}: {'damaged' if is_damaged(e) else 'not readable'}: {str(e).splitlines()[0]}")
-        return 1
-    print(f"{args.file}: readable")
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

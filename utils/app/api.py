@@ -3,19 +3,15 @@
 ``prepare`` opens the database, catalog and LLM once; ``run_turn`` runs the graph on one shared store
 and builds the ``Result`` (``result.py``); ``ask`` is the two for one question (``Conversation`` reuses
 them).
-
-Run on its own::
-
-    python -m duckask.utils.app.api --db PATH "question"
 """
 from __future__ import annotations
 
-import argparse
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from duckask.utils import turn
 from duckask.utils.app.result import Result
 from duckask.utils.config import MAX_QUESTION, Settings, load_settings, with_options
 from duckask.utils.db.database import open_database
@@ -107,10 +103,7 @@ def new_shared(question: str, history: list[dict] | None = None, sql: str | None
     (``QuestionTooLong``), before any LLM call; the user's own ``sql`` is not a question."""
     if sql is None:
         check_question(question)
-    shared: dict[str, Any] = {}
-    shared.update({"question": question, "original_question": question, "given_sql": sql,
-                   "history": list(history or []), "retry_count": 0, "grader_rounds": 0, "trace": [], "attempts": []})
-    return shared
+    return turn.start_turn(question, history, sql)
 
 
 def run_turn(prep: Prepared, shared: dict[str, Any], *, ask_user: Callable[[str], str] | None = None,
@@ -129,15 +122,15 @@ def run_turn(prep: Prepared, shared: dict[str, Any], *, ask_user: Callable[[str]
                   ask_user=ask_user, on_node=on_node, examples=examples_for(prep.database, prep.settings),
                   confirm=confirm, on_text=on_text, approve_write=approve_write, session=session, user=user,
                   semantic=layer_for(prep.settings), tools=prep.tools)
-    shared.pop("status", None)
+    turn.reopen(shared)
     build_flow(ctx, entry).run(shared)
-    shared["seconds"] = shared.get("seconds", 0.0) + time.perf_counter() - t0
-    result = _result(prep, shared)
+    turn.clock(shared, time.perf_counter() - t0)
+    result = Result.from_turn(shared, db=prep.db, settings=prep.settings)
     again = {"ask_user": ask_user, "confirm": confirm, "on_node": on_node, "on_text": on_text,
              "on_result": on_result, "approve_write": approve_write, "session": session, "user": user}
     if result.status == "pending":
         def resume(decision: dict) -> Result:
-            shared["decision"] = decision
+            turn.decide(shared, decision)
             return run_turn(prep, shared, entry="write" if shared.get("write") else "confirm", **again)
 
         result._resume = resume
@@ -146,35 +139,6 @@ def run_turn(prep: Prepared, shared: dict[str, Any], *, ask_user: Callable[[str]
     if on_result:
         on_result(result)
     return result
-
-
-def _result(prep: Prepared, shared: dict[str, Any]) -> Result:
-    status = shared.get("status", "error")
-    ok = status == "answered"
-    question = shared.get("original_question") or shared.get("question") or ""
-    return Result(
-        question=question, status=status, answer=shared.get("final_answer") or "",
-        sql=shared.get("sql_query") or None,
-        df=shared.get("query_result") if ok else None,
-        tables=shared.get("selected_tables", []), derivation=shared.get("derivation", "") if ok else "",
-        warning=shared.get("warning"),
-        clarifying_question=((shared.get("clarification") or {}).get("question")
-                             if status == "needs_clarification" else None),
-        trace=shared.get("trace", []), llm_calls=shared.get("llm_calls", []), attempts=shared.get("attempts", []),
-        grades=shared.get("grades", []), grade_status=shared.get("grade_status"), first_sql=shared.get("first_sql"),
-        vote=shared.get("vote") or [], candidate_moves=shared.get("candidate_moves") or [],
-        truncated=bool(shared.get("truncated")),
-        seconds=shared.get("seconds", 0.0), db=prep.db, examples=shared.get("examples") or [],
-        settings=prep.settings, intent=shared.get("intent") or "data",
-        resolved_question=shared.get("resolved_question"), answer_check=shared.get("answer_check") or {},
-        confirmations=shared.get("confirmations") or [],
-        routing={"intent_by": shared.get("intent_by"), "resolved_by": shared.get("resolved_by"),
-                 **({"source": shared["source"]} if shared.get("source") else {}),
-                 **({"tool_calls": shared["tool_calls"]} if shared.get("tool_calls") else {})},
-        sources=shared.get("sources") or [],
-        write=shared.get("write"), path=shared.get("path"), plan=shared.get("plan"),
-        confidence=shared.get("confidence"), alternatives=shared.get("alternatives") or [],
-        budget_stop=shared.get("budget_stop"))
 
 
 def confirm_option(confirm: Any, options: dict[str, Any]) -> Callable[[str, list], dict] | None:
@@ -212,17 +176,3 @@ def ask(question: str | None = None, db: str | None = None, *, sql: str | None =
     prep = prepare(db, llm=llm, settings=settings, config=config, **options)
     return run_turn(prep, shared, ask_user=ask_user, confirm=confirm, on_node=on_node, on_text=on_text,
                     approve_write=approve_write)
-
-
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description="Ask one question (Python API).")
-    ap.add_argument("--db")
-    ap.add_argument("--sql", help="run this SQL instead of a question")
-    ap.add_argument("question", nargs="?")
-    args = ap.parse_args(argv)
-    print(repr(ask(args.question, db=args.db, sql=args.sql)))
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

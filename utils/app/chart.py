@@ -8,14 +8,9 @@
 ``choose_chart(df)`` returns the spec ``{kind, x, y}`` (also in ``Result.to_dict()["chart"]``, which
 the web page draws with the plotly.js the ``plotly`` package ships: nothing from a CDN);
 ``figure(df, spec, kind=None)`` builds the plotly Figure (``Result.chart()``, ``ask --chart FILE``).
-
-Run on its own::
-
-    python -m duckask.utils.app.chart --db PATH "SELECT year_id, sum(hr) FROM batting GROUP BY 1"
 """
 from __future__ import annotations
 
-import argparse
 import re
 
 import pandas as pd
@@ -106,26 +101,3 @@ def chart_for_cli(df: pd.DataFrame, path: str) -> int:
     except (ValueError, ImportError) as e:
         print(f"duckask ask: no chart: {e}", file=sys.stderr)
         return 1
-
-
-def main(argv: list[str] | None = None) -> int:
-    from duckask.utils.config import load_settings
-    from duckask.utils.db.database import open_database
-
-    ap = argparse.ArgumentParser(description="Which chart a query's result gets.")
-    ap.add_argument("--db", required=True)
-    ap.add_argument("--out", help="write the chart (.html)")
-    ap.add_argument("sql")
-    args = ap.parse_args(argv)
-    out = open_database(args.db, load_settings()).run(args.sql)
-    if not out.ok:
-        print(out.error)
-        return 1
-    print(choose_chart(out.df))
-    if args.out:
-        print(save_chart(out.df, args.out))
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -202,14 +202,3 @@ def _deliver(cmd: str, arg: str, conv, ui, args):
     ok, message = (deliver.export if cmd == "/export" else deliver.email)(last, arg)
     print(f"{cmd}: {message}", file=sys.stderr if not ok else sys.stdout)
     return None
-
-
-def main(argv: list[str] | None = None) -> int:
-    """``python -m duckask.utils.app.chat`` is ``duckask chat``."""
-    from duckask.utils.app.cli import main as cli_main
-
-    return cli_main(["chat", *(argv or [])])
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -114,17 +114,17 @@ def _add_delivery_options(p: argparse.ArgumentParser) -> None:
 
 
 def cmd_serve(args) -> int:
-    from duckask.utils.app.commands import _db_or_demo
+    from duckask.utils.app.commands import db_or_demo
     from duckask.utils.app.server import serve_command
 
-    return serve_command(args, _db_or_demo(args.db))
+    return serve_command(args, db_or_demo(args.db))
 
 
 def cmd_mcp(args) -> int:
-    from duckask.utils.app.commands import _db_or_demo
+    from duckask.utils.app.commands import db_or_demo
     from duckask.utils.app.mcp_server import main as mcp_main
 
-    return mcp_main(["--db", _db_or_demo(args.db), *(["--config", args.config] if args.config else []),
+    return mcp_main(["--db", db_or_demo(args.db), *(["--config", args.config] if args.config else []),
                      *(["--allow-writes"] if args.allow_writes else [])])
 
 

@@ -12,7 +12,7 @@ from duckask.utils.app.present import EXIT_CLARIFY, EXIT_FAIL, EXIT_OK, EXIT_USA
 DEMO_QUESTION = "Who hit the most home runs in 2019?"
 
 
-def _settings_options(args: argparse.Namespace) -> dict[str, Any]:
+def settings_options(args: argparse.Namespace) -> dict[str, Any]:
     keys = ("resample_drafts", "max_fix_retries", "max_grader_rounds", "grader", "analyzer", "clarify", "timeout_s",
             "row_cap", "base_url", "model", "model_path", "descriptions", "examples", "column_pruning", "dialect_notes",
             "router", "follow_ups", "confirm", "allow_writes", "plan_path", "min_confidence",
@@ -44,7 +44,7 @@ def _interactive_prompt(json_mode: bool):
     return ask_user
 
 
-def _db_or_demo(db: str | None) -> str:
+def db_or_demo(db: str | None) -> str:
     if db:
         return db
     from duckask.data.lahman import demo_db_path
@@ -98,12 +98,12 @@ def cmd_ask(args) -> int:
     from duckask.utils.app.terminal import Stream, confirm_prompt
 
     stream = Stream() if not args.json and sys.stdout.isatty() else None
-    options = _settings_options(args)
+    options = settings_options(args)
     # --confirm: the prompt on a terminal; elsewhere the setting alone, and the Result is pending.
     confirm = (confirm_prompt(args.json) or True) if options.pop("confirm", None) else None
     from duckask.utils.app.deliver import write_prompt
 
-    r = ask(question, db=_db_or_demo(args.db), sql=args.sql, config=args.config,
+    r = ask(question, db=db_or_demo(args.db), sql=args.sql, config=args.config,
             ask_user=_interactive_prompt(args.json), confirm=confirm, approve_write=write_prompt(args.json),
             on_node=_progress(args.json), on_text=stream, **options)
     code = _print_result(r, args, stream.text if stream else "")
@@ -114,7 +114,7 @@ def cmd_ask(args) -> int:
     if r.status == "pending" and not args.json:
         print("\nNot run: it needs a terminal to approve on; nothing was changed.", file=sys.stderr)
     if r.status == "answered":
-        from duckask.utils.app.write_commands import after_answer
+        from duckask.utils.app.deliver import after_answer
 
         code = code or after_answer(r, args)
     return code
@@ -123,7 +123,7 @@ def cmd_ask(args) -> int:
 def cmd_chat(args) -> int:
     from duckask.utils.app.chat import run_chat
 
-    return run_chat(args, _settings_options(args))
+    return run_chat(args, settings_options(args))
 
 
 def cmd_schema(args) -> int:
@@ -134,8 +134,8 @@ def cmd_schema(args) -> int:
     from duckask.utils.semantic.catalog import catalog_text, summary
     from duckask.utils.semantic.manifest import layer_for
 
-    db = _db_or_demo(args.db)
-    settings = demo_knowledge(load_settings(args.config, **_settings_options(args)), db)
+    db = db_or_demo(args.db)
+    settings = demo_knowledge(load_settings(args.config, **settings_options(args)), db)
     cat = get_catalog(db, settings)
     tables = args.tables.split(",") if args.tables else None
     unknown = [t for t in tables or [] if t not in cat.tables]
@@ -164,7 +164,7 @@ def cmd_warm(args) -> int:
     from duckask.utils.app.warm import warm
 
     t0 = time.perf_counter()
-    recs = warm(_db_or_demo(args.db), limit=args.limit, config=args.config,
+    recs = warm(db_or_demo(args.db), limit=args.limit, config=args.config,
                 progress=lambda m: print(m, file=sys.stderr))
     if not recs:
         print("duckask warm: nothing to do (only the embedded model keeps prompt states)", file=sys.stderr)
@@ -181,7 +181,7 @@ def cmd_eval(args) -> int:
 
     df = evaluate(args.questions, db=args.db, db_dir=args.db_dir, ids=args.ids, out=args.out, mode=args.mode,
                   baseline=args.baseline, workers=args.workers, cache=args.cache, report=args.report,
-                  limit=args.limit, config=args.config, semantic_dir=args.semantic_dir, **_settings_options(args))
+                  limit=args.limit, config=args.config, semantic_dir=args.semantic_dir, **settings_options(args))
     summary = df.attrs["summary"]
     if args.json:
         print(json.dumps(summary))
@@ -196,7 +196,7 @@ def cmd_teach(args) -> int:
     from duckask.utils.knowledge import ExampleError, teach
 
     try:
-        ex = teach(args.question, args.sql, _db_or_demo(args.db), load_settings(args.config))
+        ex = teach(args.question, args.sql, db_or_demo(args.db), load_settings(args.config))
     except ExampleError as e:
         print(f"duckask teach: not stored: {e}", file=sys.stderr)
         return EXIT_FAIL
@@ -212,8 +212,8 @@ def cmd_examples(args) -> int:
     from duckask.utils.db.database import open_database
     from duckask.utils.knowledge import KnowledgeStore, database_identity, examples_for
 
-    settings = load_settings(args.config, **_settings_options(args))
-    db = _db_or_demo(args.db)
+    settings = load_settings(args.config, **settings_options(args))
+    db = db_or_demo(args.db)
     store, key = KnowledgeStore(settings.resolved_knowledge_file), database_identity(db)
     if args.remove is not None:
         if not store.remove(key, args.remove):

@@ -11,16 +11,10 @@ grader state never leak from one turn to the next); only the history carries ove
 text, resolved question, intent, status, SQL, tables, a one-line answer and the first rows. The
 database, catalog and LLM are opened once. ``ask()`` returns the same ``Result`` as ``duckask.ask``.
 A session file is JSON (``SESSION_VERSION``); loading checks it and says what is wrong.
-
-Run on its own (one turn per line of stdin)::
-
-    python -m duckask.utils.app.conversation --db PATH < questions.txt
 """
 from __future__ import annotations
 
-import argparse
 import json
-import sys
 import uuid
 from collections.abc import Callable
 from pathlib import Path
@@ -133,20 +127,3 @@ class Conversation:
         """Resume a saved session (on its database unless ``db`` names another)."""
         data = cls.read_session(path)
         return cls(db or data.get("db"), history=data["turns"], **kw)
-
-
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description="A conversation, one turn per line of stdin.")
-    ap.add_argument("--db")
-    args = ap.parse_args(argv)
-    conv = Conversation(args.db)
-    for line in sys.stdin:
-        if line.strip():
-            r = conv.ask(line.strip())
-            print(json.dumps({"turn": line.strip(), "resolved_question": r.resolved_question, "intent": r.intent,
-                              "status": r.status, "answer": r.answer, "sql": r.sql}))
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

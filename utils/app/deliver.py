@@ -64,3 +64,28 @@ def email(result, to: str) -> tuple[bool, str]:
 def into_table(result, name: str):
     """The pending (or, with a terminal callback, decided) Result of ``CREATE TABLE name AS <its SQL>``."""
     return result.to_table(name)
+
+
+def after_answer(r, args) -> int:
+    """``ask --out / --email / --into-table``: each on an answered Result; returns an exit code (0: all done)."""
+    from duckask.utils.app.present import EXIT_CLARIFY, EXIT_FAIL, EXIT_OK, exit_code
+
+    code = EXIT_OK
+    wanted = [(getattr(args, "out", None), export), (getattr(args, "email", None), email)]
+    for target, action in wanted:
+        if target:
+            ok, message = action(r, target)
+            print(f"duckask: {message}", file=sys.stderr)
+            code = code if ok else EXIT_FAIL
+    if getattr(args, "into_table", None):
+        if not r.ok:
+            print(f"duckask: no table made: the question was not answered ({r.status})", file=sys.stderr)
+            return EXIT_FAIL
+        w = into_table(r, args.into_table)
+        print(w.answer, file=sys.stderr)
+        if w.status == "pending":
+            print("Not written: --into-table needs a terminal to approve on (or use Python's Result.to_table and "
+                  "approve()).", file=sys.stderr)
+            return EXIT_CLARIFY
+        code = code or exit_code(w.status)
+    return code

@@ -8,10 +8,6 @@ out is the only way to decide it, so it is decided once. Each proposer (``card.u
 (``NoRoom``, a 429 on the server) and no one else's card is ever pushed out. A card waits ``PENDING_TTL_S``;
 an older one is recorded in the audit log as ``expired`` (decided by no one) and can no longer run. The
 cards live in this process: a restart forgets them (their audit entries stay pending).
-
-Run on its own (the caps and what a full proposer is told)::
-
-    python -m duckask.utils.app.pending
 """
 from __future__ import annotations
 
@@ -132,19 +128,3 @@ class PendingWrites:
         except NoRoom as e:
             expire(card, prep.settings, f"not held: {e}")
             raise HTTPException(429, str(e)) from e
-
-
-def main(argv: list[str] | None = None) -> int:
-    import argparse
-
-    argparse.ArgumentParser(description="The caps on the writes a server holds for a decision.").parse_args(argv)
-    held = PendingWrites(per_proposer=1)
-    held.add(WriteCard(sql="DELETE FROM t", tier=1, tier_name="T1 data change", kind="DELETE", target="t",
-                       reason="a data change", db="demo", session="cli", user="ann", checks_rows=True, id=1))
-    print(f"per proposer {MAX_PENDING_PER_PROPOSER}, in all {MAX_PENDING}, each for {PENDING_TTL_S / 60:g} minutes")
-    print("a full proposer is told:", held.no_room_for("ann"))
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

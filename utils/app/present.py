@@ -10,14 +10,9 @@ parts once (``parts``), and each surface renders those parts its own way:
 
 Rows become JSON in one function (``rows_json``), and a status becomes an exit code in one map
 (``exit_code``). To change how an answer looks, change this file.
-
-Run on its own (your SQL through the graph, shown in every form)::
-
-    python -m duckask.utils.app.present --db PATH "SELECT 42 AS answer"
 """
 from __future__ import annotations
 
-import argparse
 import html as _html
 import json
 from dataclasses import dataclass, field
@@ -269,19 +264,3 @@ def for_agent(r, max_rows: int) -> dict[str, Any]:
     if r.df is not None:
         out.update(columns=d["columns"], rows=d["rows"], row_count=d["row_count"], truncated=d["truncated"])
     return out
-
-
-def main(argv: list[str] | None = None) -> int:
-    from duckask.utils.app.api import ask
-
-    ap = argparse.ArgumentParser(description="Run your SQL through the graph and show the Result in every form.")
-    ap.add_argument("--db")
-    ap.add_argument("sql")
-    args = ap.parse_args(argv)
-    r = ask(sql=args.sql, db=args.db)
-    print(text(r), "", html(r), "", json.dumps(as_json(r, 20), default=str), sep="\n")
-    return exit_code(r.status)
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

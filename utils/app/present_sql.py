@@ -1,14 +1,8 @@
 """How the user's own SQL, run by the safe executor (a ``QueryOutcome``), is shown: ``duckask sql`` (text and
 ``--json``), ``/api/sql`` and MCP ``run_sql`` (the answers to questions are ``present.py``'s).
-
-Run on its own (prints the JSON of your SQL's outcome)::
-
-    python -m duckask.utils.app.present_sql --db PATH "SELECT 42 AS answer"
 """
 from __future__ import annotations
 
-import argparse
-import json
 from typing import Any
 
 from duckask.utils.app.present import rows_json
@@ -33,18 +27,3 @@ def outcome_text(out, max_rows: int = 20) -> tuple[str, str]:
         return f"(no rows; columns: {', '.join(map(str, out.df.columns))})", ""
     more = f"... {len(out.df)}{'+' if out.truncated else ''} rows" if len(out.df) > max_rows or out.truncated else ""
     return out.df.head(max_rows).to_string(index=False), more
-
-
-def main(argv: list[str] | None = None) -> int:
-    from duckask.utils.db.database import open_database
-
-    ap = argparse.ArgumentParser(description="Run your SQL on the safe executor and print its outcome as JSON.")
-    ap.add_argument("--db", required=True)
-    ap.add_argument("sql")
-    a = ap.parse_args(argv)
-    print(json.dumps(outcome_json(open_database(a.db).run(a.sql)), default=str))
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

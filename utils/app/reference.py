@@ -12,6 +12,7 @@ import argparse
 import ast
 import dataclasses
 import functools
+import inspect
 from pathlib import Path
 
 from ..config import takes
@@ -88,7 +89,89 @@ def module_map(root: Path = ROOT) -> str:
     return "\n".join(parts)
 
 
-PAGES = {"settings": settings_table, "cli": cli_help, "modules": module_map}
+# --------------------------------------------------------------------------- the turn state
+MUTATORS = {"append", "update", "extend", "pop", "clear", "insert", "setdefault", "remove"}
+def _key_of(node) -> str | None:
+    """The shared-store key an expression reaches into: ``shared["k"]``, ``shared["k"][i]["x"]``..."""
+    while isinstance(node, ast.Subscript):
+        if getattr(node.value, "id", None) == "shared" and isinstance(node.slice, ast.Constant):
+            return node.slice.value
+        node = node.value
+    return None
+
+
+def writes(tree: ast.AST) -> set[str]:
+    """Every key written in ``tree``: assigned, updated, set by default, popped, or changed inside."""
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Subscript) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            found.add(_key_of(node))
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in MUTATORS:
+            target = node.func.value
+            if getattr(target, "id", None) == "shared":       # shared.update({...}), shared.pop("k"), ...
+                args = node.args[0] if node.args else None
+                if isinstance(args, ast.Dict):
+                    found |= {k.value for k in args.keys if isinstance(k, ast.Constant)}
+                elif isinstance(args, ast.Constant):
+                    found.add(args.value)
+            else:
+                found.add(_key_of(target))
+    return found - {None}
+
+
+def reads(tree: ast.AST) -> set[str]:
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load) and _key_of(node):
+            found.add(_key_of(node))
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get" \
+                and getattr(node.func.value, "id", None) == "shared" and node.args \
+                and isinstance(node.args[0], ast.Constant):
+            found.add(node.args[0].value)
+        elif isinstance(node, ast.Call) and getattr(node.func, "id", None) == "take" and len(node.args) > 1:
+            found.add(node.args[1].value)
+    return found
+
+
+def node_files(root: Path = ROOT) -> dict[str, ast.Module]:
+    """Each node's class name (TracedNode for the base) and its file's tree."""
+    out = {}
+    for path in sorted((root / "nodes").glob("*.py")):
+        tree = ast.parse(path.read_text())
+        names = [c.name for c in tree.body if isinstance(c, ast.ClassDef) and (
+            c.name == "TracedNode" or any(getattr(b, "id", "") == "TracedNode" for b in c.bases))]
+        if names:
+            assert len(names) == 1, f"{path.name}: one node per file"
+            out[names[0]] = tree
+    return out
+
+
+
+def store_tables() -> str:
+    """The turn state by group: each key's type, owner, the nodes that read it, and what it holds."""
+    from ..turn import GROUPS, owners
+
+    who = owners()
+    readers: dict[str, set[str]] = {}
+    for node, tree in node_files().items():
+        for key in reads(tree):
+            readers.setdefault(key, set()).add(node)
+    parts = []
+    for group in GROUPS:
+        body = ast.parse(inspect.getsource(group)).body[0].body
+        hints = {a.target.id: ast.unparse(a.annotation.slice.elts[0]) for a in body if isinstance(a, ast.AnnAssign)}
+        parts.append(f"## {group.__name__}: {_cell(group.__doc__ or '')}\n")
+        rows = ["| key | type | owner | read by | what it holds |", "|---|---|---|---|---|"]
+        docs = field_docs(group)
+        for key, hint in hints.items():
+            kind = hint.replace(" | ", " or ")
+            rows.append(f"| `{key}` | `{kind}` | {who[key]} | {', '.join(sorted(readers.get(key, ()))) or 'the API'} "
+                        f"| {_cell(docs.get(key, ''))} |")
+        parts.append("\n".join(rows) + "\n")
+    return "\n".join(parts)
+
+
+PAGES = {"settings": settings_table, "cli": cli_help, "modules": module_map, "store": store_tables}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -6,17 +6,11 @@ A pending Result continues with ``approve()`` / ``edit(sql)`` / ``reject()`` (a 
 emailed (``email``) or stored as a new table of the database (``to_table``: a T2 write, pending until
 approved). ``to_dict`` is the ``--json`` object and the HTML repr the notebook view, both from
 ``present.py``.
-
-Run on its own (prints a Result's JSON for your SQL)::
-
-    python -m duckask.utils.app.result --db PATH "SELECT 42 AS answer"
 """
 from __future__ import annotations
 
-import argparse
-import json
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
@@ -25,6 +19,11 @@ from duckask.utils.config import Settings
 
 if TYPE_CHECKING:
     from duckask.utils.db.write_card import WriteCard
+
+
+#: Result fields read from a turn key of another name (every other field: the key of its own name, or computed in
+#: ``Result.from_turn``).
+FROM_TURN = {"answer": "final_answer", "sql": "sql_query", "df": "query_result", "tables": "selected_tables"}
 
 
 @dataclass
@@ -67,6 +66,30 @@ class Result:
     budget_stop: dict | None = None      # the time budget stopped further work: {node, instead_of, after_s}
     _resume: Callable[[dict], Result] | None = field(default=None, repr=False, compare=False)
     _write_sql: Callable[[str], Result] | None = field(default=None, repr=False, compare=False)
+
+    @classmethod
+    def from_turn(cls, shared: dict[str, Any], *, db: str | None = None, settings: Settings | None = None) -> Result:
+        """The Result of a turn, read from its state (``utils/turn.py``): each field from the key of its name,
+        or of the name ``FROM_TURN`` gives; the rows and the derivation only of an answered turn."""
+        status = shared.get("status", "error")
+        values: dict[str, Any] = {"db": db, "settings": settings, "status": status}
+        for f in fields(cls):
+            key = FROM_TURN.get(f.name, f.name)
+            if f.name not in values and not f.name.startswith("_") and shared.get(key) is not None:
+                values[f.name] = shared[key]
+        if status != "answered":
+            values.pop("df", None)
+            values.pop("derivation", None)
+        clarification = shared.get("clarification") or {}
+        values.update(
+            question=shared.get("original_question") or shared.get("question") or "",
+            answer=shared.get("final_answer") or "", sql=shared.get("sql_query") or None,
+            truncated=bool(shared.get("truncated")), intent=shared.get("intent") or "data",
+            clarifying_question=clarification.get("question") if status == "needs_clarification" else None,
+            routing={"intent_by": shared.get("intent_by"), "resolved_by": shared.get("resolved_by"),
+                     **({"source": shared["source"]} if shared.get("source") else {}),
+                     **({"tool_calls": shared["tool_calls"]} if shared.get("tool_calls") else {})})
+        return cls(**values)
 
     # -- confirm-before-run: a "pending" Result waits for one of these ---------------------------------
     def _continue(self, decision: dict) -> Result:
@@ -178,18 +201,3 @@ class Result:
         from duckask.utils.app.present import html
 
         return html(self)
-
-
-def main(argv: list[str] | None = None) -> int:
-    from duckask.utils.app.api import ask
-
-    ap = argparse.ArgumentParser(description="Run your SQL through the graph and print the Result as JSON.")
-    ap.add_argument("--db")
-    ap.add_argument("sql")
-    args = ap.parse_args(argv)
-    print(json.dumps(ask(sql=args.sql, db=args.db).to_dict(max_rows=20), default=str))
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -8,7 +8,6 @@
 """
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 
@@ -39,7 +38,7 @@ def add_parser(sub) -> None:
 
 def _open(db: str | None, semantic: str | None = None):
     """The database and its catalog; with ``semantic``, the model files of that directory built (if any)."""
-    from duckask.utils.app.commands import _db_or_demo
+    from duckask.utils.app.commands import db_or_demo
     from duckask.utils.config import load_settings
     from duckask.utils.db.database import DatabaseError, open_database
     from duckask.utils.schema import get_catalog
@@ -47,7 +46,7 @@ def _open(db: str | None, semantic: str | None = None):
 
     settings = load_settings(descriptions=None)
     try:
-        database = open_database(_db_or_demo(db), load_settings(descriptions=semantic) if semantic else settings)
+        database = open_database(db_or_demo(db), load_settings(descriptions=semantic) if semantic else settings)
     except DatabaseError as e:      # a model that does not build: its file and line
         raise SemanticFileError(str(e)) from e
     return database, get_catalog(database, settings)
@@ -144,14 +143,3 @@ def cmd_check(args) -> int:
         print(f"error: metric {name!r} does not run: {error}", file=sys.stderr)
     print(f"{len(layer.metrics) - len(problems)} of {len(layer.metrics)} metrics compile and run on {args.db}")
     return EXIT_FAIL if problems else EXIT_OK
-
-
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="duckask")
-    add_parser(ap.add_subparsers(dest="cmd", required=True))
-    args = ap.parse_args(argv)
-    return args.func(args)
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -24,10 +24,6 @@ as questions. Pending cards live in this process, so a restart forgets them: at 
 ``MAX_PENDING_PER_PROPOSER`` per proposer and ``MAX_PENDING`` in all (a proposal past either is refused with
 a 429; nobody's card is ever pushed out), each for ``PENDING_TTL_S``: an older one is recorded in the audit
 log as ``expired`` (decided by no one) and can no longer be approved.
-
-Run on its own (the whole server, as ``duckask serve``)::
-
-    python -m duckask.utils.app.server_actions --db PATH [--allow-writes]
 """
 # No "from __future__ import annotations": FastAPI reads the route functions' annotations (see server.py).
 
@@ -211,14 +207,3 @@ def add_action_routes(app, prep, gate, read_json, *, keys=None) -> PendingWrites
 
     app.state.pending_writes = pending
     return pending
-
-
-def main(argv: list[str] | None = None) -> int:
-    """The whole server (these routes included), as ``python -m duckask.utils.app.server``."""
-    from duckask.utils.app.server import main as server_main
-
-    return server_main(argv)
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

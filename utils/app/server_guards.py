@@ -20,10 +20,6 @@ the browser marks as coming from the server's own page (``Sec-Fetch-Site: same-o
 client that does not send that header, an ``Origin`` equal to the server's own). Who is asking:
 ``user_of`` (the key's user; on a server without keys an admin named by address), ``who`` (session and
 user for the audit), ``check_bind`` (a server reachable from other machines needs a key).
-
-Run on its own (checks a Host and an Origin as a server on 127.0.0.1:8000 without keys would)::
-
-    python -m duckask.utils.app.server_guards HOST [ORIGIN]
 """
 from __future__ import annotations
 
@@ -273,23 +269,3 @@ def check_bind(host: str, api_key: str | None) -> None:
     if host not in LOOPBACK_NAMES and not api_key:
         raise ValueError(f"listening on {host} makes duckask reachable from other machines: give --api-key KEY "
                          "(or DUCKASK_SERVER_KEY), or keep the default --host 127.0.0.1")
-
-
-def main(argv: list[str] | None = None) -> int:
-    """Say whether a Host (and an Origin, for a POST) would pass on a server at 127.0.0.1:8000 without keys."""
-    import argparse
-
-    ap = argparse.ArgumentParser(description="Check a Host header and an Origin as duckask serve would.")
-    ap.add_argument("host")
-    ap.add_argument("origin", nargs="?")
-    ap.add_argument("--allowed-host", action="append", default=[])
-    args = ap.parse_args(argv)
-    headers = {"host": args.host, **({"origin": args.origin} if args.origin else {})}
-    why = host_refusal(args.host, HostNames("127.0.0.1", args.allowed_host), 8000)
-    why = why or ((403, w) if (w := origin_refusal("POST", headers, ())) else None)
-    print(f"{why[0]}: {why[1]}" if why else "allowed")
-    return 1 if why else 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

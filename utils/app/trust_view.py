@@ -1,13 +1,8 @@
 """How an answer's confidence and a not-sure answer's candidates are shown: one place for every surface
 (``present.py`` calls it for text, rich, HTML and JSON; the page and MCP read that JSON).
-
-Run on its own (prints the confidence line of a question)::
-
-    python -m duckask.utils.app.trust_view --db PATH "How many teams are there?"
 """
 from __future__ import annotations
 
-import argparse
 import html as _html
 from typing import TYPE_CHECKING, Any
 
@@ -63,18 +58,3 @@ def badge_html(conf: dict | None) -> str:
 def candidates_json(r, rows_json, max_rows: int | None) -> list[dict[str, Any]]:
     return [{"label": label, "sql": sql, "columns": [str(c) for c in df.columns], "rows": rows_json(df, max_rows),
              "row_count": len(df)} for label, sql, df in candidates(r)]
-
-
-def main(argv: list[str] | None = None) -> int:
-    from duckask.utils.app.api import ask
-
-    ap = argparse.ArgumentParser(description="Ask a question and print its confidence line.")
-    ap.add_argument("--db", default=None)
-    ap.add_argument("question")
-    a = ap.parse_args(argv)
-    print(confidence_line(ask(a.question, db=a.db).confidence) or "(not assessed)")
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -9,15 +9,9 @@ else the pair's own tables, with their parents). Distinct prefixes only, the mos
 most ``limit``; when the database has a semantic layer the plan path uses, PlanQuery's catalog (the
 start of every plan prompt) comes first, within the limit. Only the embedded model keeps prompt states;
 with an endpoint there is nothing to do.
-
-Run on its own::
-
-    python -m duckask.utils.app.warm [--db PATH] [--limit N]
 """
 from __future__ import annotations
 
-import argparse
-import sys
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -86,16 +80,3 @@ def warm(db: str | None = None, *, limit: int = 8, progress: Callable[[str], Non
             progress(f"warm {i}/{len(prompts)}: {rec['tokens']} tokens ({rec['reused']} already stored), "
                      f"{rec['seconds']:.1f}s")
     return out
-
-
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description="Keep the prompt states of a database's common prefixes on disk.")
-    ap.add_argument("--db")
-    ap.add_argument("--limit", type=int, default=8)
-    args = ap.parse_args(argv)
-    warm(args.db, limit=args.limit, progress=lambda m: print(m, file=sys.stderr))
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import sys
 
-from duckask.utils.app.commands import EXIT_CLARIFY, EXIT_FAIL, EXIT_OK, _db_or_demo, _settings_options
+from duckask.utils.app.commands import EXIT_CLARIFY, EXIT_FAIL, EXIT_OK, db_or_demo, settings_options
 
 
 def _print_rows(out, args) -> None:
@@ -34,8 +34,8 @@ def cmd_sql(args) -> int:
     from duckask.utils.db.database import open_database
     from duckask.utils.db.tiers import is_write
 
-    settings = load_settings(args.config, **_settings_options(args))
-    database = open_database(_db_or_demo(args.db), settings)
+    settings = load_settings(args.config, **settings_options(args))
+    database = open_database(db_or_demo(args.db), settings)
     if is_write(args.sql):
         return _write(args, database, settings)
     out = run_sql(database, settings, args.sql, export=bool(getattr(args, "out", None)))
@@ -99,7 +99,7 @@ def cmd_decide(args) -> int:
     from duckask.utils.db.database import open_database
 
     settings = load_settings(args.config, allow_writes=True)
-    database = open_database(_db_or_demo(args.db), settings)
+    database = open_database(db_or_demo(args.db), settings)
     try:
         card = writes.recorded(args.id, database, settings)
         if card.decision != "pending":
@@ -133,29 +133,3 @@ def cmd_users(args) -> int:
     print(f"added {args.name} ({args.role}) to {args.file}: give them this key; it is not stored and not shown again",
           file=sys.stderr)
     return EXIT_OK
-
-
-def after_answer(r, args) -> int:
-    """``ask --out / --email / --into-table``: each on an answered Result; returns an exit code (0: all done)."""
-    from duckask.utils.app import deliver
-    from duckask.utils.app.present import exit_code
-
-    code = EXIT_OK
-    wanted = [(getattr(args, "out", None), deliver.export), (getattr(args, "email", None), deliver.email)]
-    for target, action in wanted:
-        if target:
-            ok, message = action(r, target)
-            print(f"duckask: {message}", file=sys.stderr)
-            code = code if ok else EXIT_FAIL
-    if getattr(args, "into_table", None):
-        if not r.ok:
-            print(f"duckask: no table made: the question was not answered ({r.status})", file=sys.stderr)
-            return EXIT_FAIL
-        w = deliver.into_table(r, args.into_table)
-        print(w.answer, file=sys.stderr)
-        if w.status == "pending":
-            print("Not written: --into-table needs a terminal to approve on (or use Python's Result.to_table and "
-                  "approve()).", file=sys.stderr)
-            return EXIT_CLARIFY
-        code = code or exit_code(w.status)
-    return code

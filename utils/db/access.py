@@ -18,14 +18,9 @@ the table named. ``four_eyes: true`` (in the file) stops anyone approving their 
     roles:
       reader: {tables: [teams, batting]}
     four_eyes: true
-
-Run on its own::
-
-    python -m duckask.utils.db.access add FILE NAME --role reader     # prints the new key once
 """
 from __future__ import annotations
 
-import argparse
 import hashlib
 import hmac
 import re
@@ -226,19 +221,3 @@ class ScopedDatabase:
 
     def __getattr__(self, name):
         return getattr(self._database, name)
-
-
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description="Add a user to a duckask users file; prints the key once.")
-    sub = ap.add_subparsers(dest="command", required=True)
-    p = sub.add_parser("add")
-    p.add_argument("file")
-    p.add_argument("name")
-    p.add_argument("--role", required=True, choices=ROLES)
-    a = ap.parse_args(argv)
-    print(add_user(a.file, a.name, a.role))
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

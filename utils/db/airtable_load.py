@@ -7,22 +7,18 @@ left out. ``apply`` brings an imported file up to date with a refresh's records:
 the ones no longer listed deleted, and the join rows of every touched record replaced (link rows first,
 committed, since DuckDB checks a foreign key against rows deleted in the same transaction). Rows go in
 through a temporary JSON Lines file read with the columns' own types. Run on its own to build a file from a
-saved schema and records, without the API (no import state is kept, so it cannot be refreshed)::
-
-    python -m duckask.utils.db.airtable_load schema.json records.json --out base.duckdb
+saved schema and records, without the API (no import state is kept, so it cannot be refreshed):
 """
 from __future__ import annotations
 
-import argparse
 import json
 import os
-import sys
 import tempfile
 from pathlib import Path
 
 import duckdb
 
-from duckask.utils.db.airtable_schema import Link, TablePlan, cell, ddl, plan
+from duckask.utils.db.airtable_schema import Link, TablePlan, cell, ddl
 from duckask.utils.db.quoting import quote_ident as _q
 from duckask.utils.db.quoting import quote_literal as _lit
 
@@ -132,34 +128,3 @@ def apply(path: Path, plans: list[TablePlan], links: list[Link], changed: dict[s
 def _delete_ids(con, table: str, col: str, ids: set[str]) -> None:
     if ids:
         con.execute(f"DELETE FROM {_q(table)} WHERE {_q(col)} IN (SELECT unnest(?::VARCHAR[]))", [sorted(ids)])
-
-
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description="Build a DuckDB file from an Airtable base schema and its records "
-                                 "saved as JSON (no API call; the file is not an import a refresh can update).")
-    ap.add_argument("schema", help="a JSON file with the base schema endpoint's answer")
-    ap.add_argument("records", help="a JSON file: each table id -> its records as the API lists them "
-                    "(id, createdTime, fields keyed by field id)")
-    ap.add_argument("--out", "-o", required=True, metavar="DB", help="the DuckDB file to create (must not exist)")
-    args = ap.parse_args(argv)
-    out = Path(args.out)
-    if out.exists():
-        print(f"error: {out} exists", file=sys.stderr)
-        return 1
-    try:
-        with open(args.schema, encoding="utf-8") as fh:
-            plans, links = plan(json.load(fh))
-        with open(args.records, encoding="utf-8") as fh:
-            records = json.load(fh)
-        build(out, plans, links, records)
-    except (ValueError, KeyError, TypeError, OSError, duckdb.Error) as exc:
-        out.unlink(missing_ok=True)
-        print(f"error: {exc}", file=sys.stderr)
-        return 1
-    print(f"{out}: {len(plans)} tables, {len(links)} join tables, "
-          f"{sum(len(records.get(p.id, [])) for p in plans)} records")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -5,20 +5,16 @@ descriptions, each select's options as its values). ``place_draft`` says where i
 (``<out>.semantic.yaml``) only while that is missing or still what duckask last wrote there (its hash is kept
 in the import's state, ``airtable_schema.save_state``); otherwise a person may have reviewed or edited it, so
 it is never touched and the draft goes beside it as ``<out>.semantic.new.yaml``. ``write_draft`` writes a
-draft whole or not at all. Run on its own to see which case an imported file is in::
-
-    python -m duckask.utils.db.airtable_semantic base.duckdb
+draft whole or not at all. Run on its own to see which case an imported file is in:
 """
 from __future__ import annotations
 
-import argparse
 import hashlib
 import os
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from duckask.utils.db.airtable_schema import TablePlan, read_state
+from duckask.utils.db.airtable_schema import TablePlan
 
 
 def semantic_path(out: Path) -> Path:
@@ -91,30 +87,3 @@ def write_draft(path: Path, text: str) -> None:
         os.replace(tmp, path)
     finally:
         tmp.unlink(missing_ok=True)
-
-
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description="Say whether the semantic file beside an Airtable import is still "
-                                 "the draft duckask wrote there (the next import replaces it) or was edited since "
-                                 "(the next import's draft goes beside it).")
-    ap.add_argument("db", help="a DuckDB file made by `duckask import airtable`")
-    args = ap.parse_args(argv)
-    out = Path(args.db)
-    try:
-        last = read_state(out)["semantic_sha"]
-    except ValueError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 1
-    path = semantic_path(out)
-    if not path.exists():
-        print(f"{path}: missing (the next import writes its draft there)")
-    elif _file_sha(path) == last:
-        print(f"{path}: the draft duckask wrote there (the next import replaces it)")
-    else:
-        print(f"{path}: not the draft duckask last wrote there (reviewed or edited?), so it is kept; "
-              f"the next import's draft goes to {_beside(path)}")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

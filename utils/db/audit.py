@@ -18,14 +18,9 @@ left as it is; questions and read-only SQL do not touch the log and still work.
 Entries are keyed by ``database_key``: a file's resolved path, or a connection string redacted, the same
 when written and when read (``duckask audit --db``). ``render`` escapes control and bidi characters, so that
 a statement or request in the log cannot drive the terminal that shows it.
-
-Run on its own::
-
-    python -m duckask.utils.db.audit [--db PATH] [--json]
 """
 from __future__ import annotations
 
-import argparse
 import datetime as dt
 import getpass
 import json
@@ -241,21 +236,3 @@ def _printable_entry(entry: dict[str, Any]) -> dict[str, Any]:
 
 def as_json(entries: list[dict[str, Any]]) -> str:
     return json.dumps([{**e, "status": status_of(e)} for e in entries], default=str)
-
-
-def main(argv: list[str] | None = None) -> int:
-    from duckask.utils.config import load_settings
-
-    ap = argparse.ArgumentParser(description="Show the audit log of write attempts.")
-    ap.add_argument("--db", help="only this database's attempts (its path or connection string)")
-    ap.add_argument("--json", action="store_true")
-    ap.add_argument("--limit", type=int)
-    args = ap.parse_args(argv)
-    log = AuditLog(load_settings().resolved_audit_file)
-    entries = log.entries(database_key(args.db) if args.db else None, args.limit)
-    print(as_json(entries) if args.json else render(entries))
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -8,19 +8,12 @@ Every connection has ``enable_external_access=false`` (no read_csv/read_text/COP
 a memory limit and ``lock_configuration=true`` (no SET/PRAGMA can undo it). ``Database.run`` adds the
 statement allowlist (``duckask.utils.db.safety``), a wall-clock timeout that interrupts the query, and a
 row cap.
-
-Run on its own::
-
-    python -m duckask.utils.db.database --db PATH "SELECT 42"
 """
 from __future__ import annotations
 
-import argparse
 import atexit
 import contextlib
-import json
 import os
-import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -239,20 +232,3 @@ def open_database(db: str | os.PathLike, settings: Settings | None = None) -> Da
             database.key != file_key(file) + models_stamp(settings):     # the file or its models changed
         database.reconfigure(settings)  # the latest caller's memory limit holds, not the first opener's
     return database
-
-
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description="Run one query through duckask's safe executor.")
-    ap.add_argument("--db", required=True)
-    ap.add_argument("sql")
-    args = ap.parse_args(argv)
-    out = open_database(args.db).run(args.sql)
-    print(out.df.to_string(index=False) if out.ok else out.error, file=sys.stdout if out.ok else sys.stderr)
-    if not out.ok:
-        return 2
-    print(json.dumps({"rows": len(out.df), "truncated": out.truncated, "ms": round(out.ms, 1)}), file=sys.stderr)
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

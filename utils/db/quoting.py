@@ -4,14 +4,9 @@
 - ``quote_literal(text)``: a single-quoted string literal; ``sql_literal(value)``: any value, nested ones too;
 - ``ident(name)``: the name as is when DuckDB accepts it bare, else quoted (reserved words, unusual
   characters), so the DDL the model reads stays short.
-
-Run on its own::
-
-    python -m duckask.utils.db.quoting "order" "player_id"
 """
 from __future__ import annotations
 
-import argparse
 import datetime as dt
 import decimal
 import threading
@@ -66,15 +61,3 @@ def ident(name: str) -> str:
     if name.isidentifier() and name.isascii() and name.lower() not in _RESERVED:
         return name
     return quote_ident(name)
-
-
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description="Show how duckask writes identifiers in SQL.")
-    ap.add_argument("names", nargs="+")
-    for name in ap.parse_args(argv).names:
-        print(ident(name))
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -9,14 +9,9 @@ carry ``redact(db)``.
 duckask never downloads an extension (autoinstall is off): where the extension is not installed, the
 error names it and says how to install it. This machine cannot (no internet, and PyPI's
 ``duckdb-extension-<name>`` wheels exist only for DuckDB 1.x), so here only that error path runs.
-
-Run on its own (what duckask would do with a connection string, the password hidden)::
-
-    python -m duckask.utils.db.remote "postgres://ann:secret@db.example.com/shop"
 """
 from __future__ import annotations
 
-import argparse
 import hashlib
 import re
 from pathlib import Path
@@ -103,24 +98,3 @@ def snapshot(db: str, cache: Path) -> Path:
         con.close()
     tmp.replace(target)
     return target
-
-
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description="What duckask does with a remote connection string.")
-    ap.add_argument("db")
-    a = ap.parse_args(argv)
-    found = kind_of(a.db)
-    print(f"{redact(a.db)}: " + (f"through DuckDB's {found[0]} extension" if found else "not a connection string"))
-    if found:
-        con = duckdb.connect(config={"autoinstall_known_extensions": False, "autoload_known_extensions": False})
-        try:
-            _load(con, found[0], a.db)
-            print("the extension loads here")
-        except RuntimeError as e:
-            print(e)
-            return 1
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

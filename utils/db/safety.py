@@ -11,15 +11,9 @@ duckask's own introspection never goes through here.
 This is one of two layers. The other is the connection itself (see ``duckask.utils.db.database``):
 read-only, ``enable_external_access=false`` (no file or network reads such as read_csv or
 read_text), ``lock_configuration=true`` (no SET), a memory limit, a wall-clock timeout and a row cap.
-
-Run on its own::
-
-    python -m duckask.utils.db.safety "SELECT 1; DROP TABLE t"
 """
 from __future__ import annotations
 
-import argparse
-import sys
 from collections.abc import Collection
 
 import duckdb
@@ -119,19 +113,3 @@ def check_sql(sql: str, user_tables: Collection[str] = ()) -> str:
     if why:
         raise UnsafeSQLError(why)
     return text
-
-
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description="Check whether duckask would run a SQL string.")
-    ap.add_argument("sql")
-    args = ap.parse_args(argv)
-    try:
-        print(check_sql(args.sql))
-        return 0
-    except UnsafeSQLError as e:
-        print(e, file=sys.stderr)
-        return 2
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

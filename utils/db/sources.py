@@ -9,14 +9,9 @@
 
 A cached file is built through a temp file, so a crash never leaves a half-built database. Messages
 never carry a password (``remote.redact``).
-
-Run on its own::
-
-    python -m duckask.utils.db.sources PATH      # prints the DuckDB file duckask would open
 """
 from __future__ import annotations
 
-import argparse
 import hashlib
 import os
 from pathlib import Path
@@ -97,14 +92,3 @@ def resolve_db_file(db: str | os.PathLike, settings: Settings | None = None) -> 
 
         return _build_cached(target, build_sqlite)
     return path
-
-
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description="Print the DuckDB file duckask opens for a database argument.")
-    ap.add_argument("db")
-    print(resolve_db_file(ap.parse_args(argv).db))
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

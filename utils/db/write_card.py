@@ -1,14 +1,9 @@
 """The write card: what a proposed write is, what it will do, and what became of it. One type passed
 between the write path (``writes``), the nodes (ReviewWrite, ApplyWrite), the surfaces that show it for
 approval and the server that holds it until it is decided; ``public()`` is its JSON.
-
-Run on its own (the card of a statement, without proposing it)::
-
-    python -m duckask.utils.db.write_card "DELETE FROM t WHERE id = 3"
 """
 from __future__ import annotations
 
-import argparse
 import dataclasses
 from dataclasses import dataclass
 from typing import Any
@@ -106,19 +101,3 @@ class WriteCard:
             f"estimated rows: {estimate}",
             f"audit entry:    #{self.id}",
         ])
-
-
-def main(argv: list[str] | None = None) -> int:
-    """Classify a statement and show the card it would get (nothing is proposed, recorded or run)."""
-    from duckask.utils.db.tiers import classify
-
-    ap = argparse.ArgumentParser(description="Show the write card a statement would get (nothing runs).")
-    ap.add_argument("sql")
-    args = ap.parse_args(argv)
-    card = WriteCard.of(classify(args.sql), args.sql, db="(not proposed)", session="-", user="-")
-    print(card.text())
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

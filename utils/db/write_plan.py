@@ -12,20 +12,14 @@ and the reads behind it checked like any query.
   user's allowlist check as they check any query (``sql.reads``: CTEs resolved by scope): a write cannot
   read files, the server's settings, or a table its proposer may not read either.
 - ``explain(c, rows)``: one or two sentences, from small functions by kind (``EXPLAINERS``).
-
-Run on its own::
-
-    python -m duckask.utils.db.write_plan "UPDATE people SET age = age + 1 WHERE name = 'Ann'"
 """
 from __future__ import annotations
 
-import argparse
-import json
 from collections.abc import Callable
 
 from sqlglot import exp
 
-from duckask.utils.db.tiers import Classification, classify
+from duckask.utils.db.tiers import Classification
 
 _D = "duckdb"
 
@@ -211,20 +205,3 @@ def explain(c: Classification, rows: int | None) -> str:
     if c.tier == 3:
         return f"Blocked ({c.tier_name}): {c.reason}."
     return EXPLAINERS[c.kind](c, rows)
-
-
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description="Show how duckask would estimate and explain a write.")
-    ap.add_argument("sql")
-    args = ap.parse_args(argv)
-    c = classify(args.sql)
-    plan = {**c.as_dict()}
-    if c.tier in (1, 2):
-        plan.update(estimate_sql=estimate_sql(c), counted_rows=counted_rows(c), reads_sql=reads_sql(c),
-                    explanation=explain(c, counted_rows(c)))
-    print(json.dumps(plan, indent=2))
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -12,14 +12,9 @@ deterministic rewrite for the two shapes it handles reliably, run from one list 
 Everything else (a new subject, "he", "them", "how many of those ...") returns None and goes to the
 LLM with ``PROMPT``: the previous question, a line of its answer, and the turn. Which shapes the rules
 take is measured on bench/lahman_conversations.yaml (docs/benchmarks.md).
-
-Run on its own::
-
-    python -m duckask.utils.dialogue.followup "Who hit the most home runs in 2019?" "and in 2018?"
 """
 from __future__ import annotations
 
-import argparse
 import re
 from collections.abc import Callable
 
@@ -161,18 +156,3 @@ def clean_rewrite(reply: str, text: str, previous: str) -> str:
     if not line or len(line) > 400:
         raise ValueError(f"unusable rewrite {reply[:80]!r}")
     return line
-
-
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description="Rewrite a follow-up with the deterministic rules (no LLM).")
-    ap.add_argument("previous")
-    ap.add_argument("text")
-    args = ap.parse_args(argv)
-    out, rule = rewrite(args.text, args.previous)
-    print(f"follow-up: {is_follow_up(args.text)}")
-    print(f"{out}  [{rule}]" if out else "(no rule applies: the LLM rewrites it)")
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -3,14 +3,9 @@
 Greetings and thanks get a greeting or "you're welcome"; "who are you" and "what can you do" get what
 duckask does here; anything else off-topic gets a line saying it is out of scope, with the tables this
 database has and a question one could ask instead.
-
-Run on its own::
-
-    python -m duckask.utils.dialogue.general --db PATH "what's the weather in Boston tomorrow?"
 """
 from __future__ import annotations
 
-import argparse
 import re
 
 from duckask.utils.schema.catalog import Catalog
@@ -49,18 +44,3 @@ def answer_general(text: str, cat: Catalog, example: str | None = None) -> str:
     try_this = f' You could ask, for example: "{example}"' if example else ""
     return (f"That is outside what I can answer: I only answer questions about the data in this database "
             f"({len(cat.tables)} tables: {_tables(cat)}).{try_this}")
-
-
-def main(argv: list[str] | None = None) -> int:
-    from duckask.utils.schema import get_catalog
-
-    ap = argparse.ArgumentParser(description="The polite answer to general talk.")
-    ap.add_argument("--db", required=True)
-    ap.add_argument("text")
-    args = ap.parse_args(argv)
-    print(answer_general(args.text, get_catalog(args.db)))
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

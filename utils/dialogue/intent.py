@@ -17,14 +17,9 @@ none does, the result is ``None`` and IntentRouter asks the LLM (one short call)
    the text also asks for a count or other figure from the rows ("how many rows are in batting?");
 6. ``about_data``: a schema word, a literal value from the data, a year or a number, or a request too
    vague to attempt ("show me the data": ClarifyQuery asks back): data.
-
-Run on its own::
-
-    python -m duckask.utils.dialogue.intent --db PATH "what tables are there?"
 """
 from __future__ import annotations
 
-import argparse
 import re
 from collections.abc import Callable
 
@@ -230,20 +225,3 @@ def parse_intent(reply: str) -> str:
     if not m:
         raise ValueError(f"no intent in reply {reply[:60]!r}")
     return m.group(1)
-
-
-def main(argv: list[str] | None = None) -> int:
-    from duckask.utils.schema import get_catalog
-
-    ap = argparse.ArgumentParser(description="Classify a chat turn with the rules (no LLM).")
-    ap.add_argument("--db", required=True)
-    ap.add_argument("--follow-up", action="store_true", help="as if a conversation were going")
-    ap.add_argument("text")
-    args = ap.parse_args(argv)
-    intent, rule = classify(args.text, get_catalog(args.db), args.follow_up)
-    print(f"{intent or '(undecided: the LLM decides)'}  [{rule}]")
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -10,14 +10,9 @@ from the model and no query on the data.
   and the columns that matched;
 - ``list_tables``: everything else ("what tables are there?"): each table with rows and description.
 Each returns a short answer and a DataFrame to show.
-
-Run on its own::
-
-    python -m duckask.utils.dialogue.schema_answer --db PATH "what does hbp mean?"
 """
 from __future__ import annotations
 
-import argparse
 import re
 
 import pandas as pd
@@ -130,20 +125,3 @@ def answer_schema(text: str, cat: Catalog) -> tuple[str, pd.DataFrame, str]:
             return out[0], out[1], shape.__name__
     answer, df = list_tables(text, cat)
     return answer, df, "list_tables"
-
-
-def main(argv: list[str] | None = None) -> int:
-    from duckask.utils.schema import get_catalog
-
-    ap = argparse.ArgumentParser(description="Answer a question about the schema from the catalog.")
-    ap.add_argument("--db", required=True)
-    ap.add_argument("text")
-    args = ap.parse_args(argv)
-    answer, df, shape = answer_schema(args.text, get_catalog(args.db))
-    print(f"[{shape}] {answer}")
-    print(df.to_string(index=False))
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -11,17 +11,11 @@ then compares every number and every capitalised name in the sentence with the r
   its column names or the question.
 
 Anything else is a disagreement, and DataAnalyzer falls back to the deterministic template.
-
-Run on its own::
-
-    python -m duckask.utils.dialogue.sentence "Who hit the most in 2019?" "Pete Alonso hit 53." name=Pete%20Alonso hr=53
 """
 from __future__ import annotations
 
-import argparse
 import math
 import re
-import urllib.parse
 
 import pandas as pd
 
@@ -124,26 +118,3 @@ def _sentences(text: str):
     for part in re.split(r"(?<=[.!?])\s+", text.strip()):
         yield pos, part
         pos += len(part) + 1
-
-
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description="Check a sentence against a one-row result given as col=value pairs.")
-    ap.add_argument("question")
-    ap.add_argument("sentence")
-    ap.add_argument("cells", nargs="*", help="column=value (URL-quoted)")
-    args = ap.parse_args(argv)
-    row = {}
-    for cell in args.cells:
-        k, _, v = cell.partition("=")
-        v = urllib.parse.unquote(v)
-        try:
-            row[k] = float(v) if "." in v else int(v)
-        except ValueError:
-            row[k] = v
-    problems = check_sentence(args.sentence, pd.DataFrame([row]), args.question)
-    print("agrees" if not problems else "\n".join(problems))
-    return 0 if not problems else 1
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

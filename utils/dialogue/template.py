@@ -3,14 +3,9 @@
 ``template_answer(df, truncated)`` states a one-value result as a sentence and lists small results;
 ``derivation(sql)`` names the tables, filters, grouping, order and limit, read from DuckDB's parser.
 DataAnalyzer uses both; how a Result is shown is ``utils/app/present.py``.
-
-Run on its own::
-
-    python -m duckask.utils.dialogue.template "SELECT name FROM ship WHERE tonnage = 't' ORDER BY name LIMIT 3"
 """
 from __future__ import annotations
 
-import argparse
 import math
 
 import pandas as pd
@@ -64,15 +59,3 @@ def derivation(sql: str) -> str:
     if s.limit:
         parts.append(f"keeping the first {s.limit}")
     return "Derived " + "; ".join(parts) + "."
-
-
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description="Say how a query derives its answer.")
-    ap.add_argument("sql")
-    args = ap.parse_args(argv)
-    print(derivation(args.sql))
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -15,14 +15,9 @@ schema is the tool's job. A question is asked back only when a careful analyst w
 
 Measured on bench/clarify_heldout.yaml (clear questions from Spider dev and the NBA set, vague ones
 written for it): docs/benchmarks.md.
-
-Run on its own::
-
-    python -m duckask.utils.dialogue.vague --db PATH "who is the best?"
 """
 from __future__ import annotations
 
-import argparse
 import re
 from collections.abc import Callable
 
@@ -144,19 +139,3 @@ def vagueness(question: str, catalog: Catalog, history: bool = False) -> Found |
         if found:
             return {**found, "rule": rule.__name__}
     return None
-
-
-def main(argv: list[str] | None = None) -> int:
-    from duckask.utils.schema import get_catalog
-
-    ap = argparse.ArgumentParser(description="Would ClarifyQuery's rules ask back?")
-    ap.add_argument("--db", required=True)
-    ap.add_argument("question")
-    args = ap.parse_args(argv)
-    found = vagueness(args.question, get_catalog(args.db))
-    print("clear: attempted" if not found else f"vague [{found['rule']}]: {found['reason']}\n-> {found['question']}")
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

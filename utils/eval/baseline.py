@@ -3,14 +3,9 @@
 This is the plain text-to-SQL that the graph must beat: the same model and executor, the schema of
 every table as compact DDL (keys, no sample values, no comments, no value hints), and no table
 selection, repair, retry or grading.
-
-Run on its own::
-
-    python -m duckask.utils.eval.baseline --db PATH "question"
 """
 from __future__ import annotations
 
-import argparse
 import time
 from dataclasses import dataclass
 
@@ -56,23 +51,3 @@ def single_prompt(llm: LLM, db: Database, catalog: Catalog, question: str) -> Ba
     return BaselineResult(sql=sql, status=out.status if out else "error", df=out.df if out and out.ok else None,
                           error=(out.error if out else "no SQL"), seconds=time.perf_counter() - t0,
                           prompt_tokens=reply.prompt_tokens, completion_tokens=reply.completion_tokens)
-
-
-def main(argv: list[str] | None = None) -> int:
-    from duckask.utils.db.database import open_database
-    from duckask.utils.llm import get_llm
-    from duckask.utils.schema import get_catalog
-
-    ap = argparse.ArgumentParser(description="Answer one question with the single-prompt baseline.")
-    ap.add_argument("--db", required=True)
-    ap.add_argument("question")
-    args = ap.parse_args(argv)
-    db = open_database(args.db)
-    r = single_prompt(get_llm(), db, get_catalog(db), args.question)
-    print(r.sql)
-    print(r.df if r.df is not None else r.error)
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -9,14 +9,9 @@ Formats:
   ``database/<db_id>/<db_id>.sqlite`` (imported through Python's sqlite3).
 - The SpiderMan/DuckDB layout: a folder with ``questions.jsonl`` and ``dbs/<db_id>/`` EXPORT DATABASE
   folders.
-
-Run on its own to list what a file holds::
-
-    python -m duckask.utils.eval.questions PATH [--ids FILE] [--db-dir DIR]
 """
 from __future__ import annotations
 
-import argparse
 import csv
 import json
 from dataclasses import dataclass, field
@@ -137,24 +132,3 @@ def select(questions: list[Question], ids: list[str] | None) -> list[Question]:
         raise ValueError(f"{len(missing)} id(s) not in the question file, e.g. {missing[0]!r}")
     wanted = set(ids)
     return [q for q in questions if q.id in wanted]
-
-
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description="List the questions a file holds.")
-    ap.add_argument("path")
-    ap.add_argument("--ids")
-    ap.add_argument("--db-dir")
-    args = ap.parse_args(argv)
-    qs, default_dir = load_questions(args.path)
-    qs = select(qs, read_ids(args.ids) if args.ids else None)
-    for q in qs:
-        try:
-            where = resolve_db(q, db_dir=args.db_dir or default_dir)
-        except ValueError as e:
-            where = f"? ({e})"
-        print(f"{q.id}\t{where}\t{q.question}")
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -1,13 +1,8 @@
 """Eval records: one JSON object per question, appended and fsynced as each question finishes, so a
 kill loses nothing that had finished; ``.gz`` files (large committed runs) are read too.
-
-Run on its own::
-
-    python -m duckask.utils.eval.records RECORDS.jsonl      # count and EX of a records file
 """
 from __future__ import annotations
 
-import argparse
 import gzip
 import json
 import os
@@ -85,16 +80,3 @@ def replay(paths: list[str | Path], questions: str | Path) -> Iterator[tuple[dic
                 db = open_database(where)
                 opened[where] = (db, get_catalog(db))
             yield (rec, q, *opened[where])
-
-
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description="Count the complete records in an eval records file.")
-    ap.add_argument("path")
-    recs = read_records(ap.parse_args(argv).path)
-    right = sum(bool(r.get("correct")) for r in recs)
-    print(f"{len(recs)} records, {right} correct ({100.0 * right / max(1, len(recs)):.1f} %)")
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -2,21 +2,14 @@
 tokens per question; first-draft EX; grader recall and false-fail rate; EX and coverage per confidence
 level (high, medium, low); the baseline beside it.
 ``render_markdown`` and ``write_report`` (FILE.md + FILE.json).
-
-Run on its own::
-
-    python -m duckask.utils.eval.report RECORDS.jsonl [--out FILE.md]
 """
 from __future__ import annotations
 
-import argparse
 import json
 import statistics
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
-
-from duckask.utils.eval.records import read_records
 
 
 def _pct(xs: list[bool]) -> float | None:
@@ -159,19 +152,3 @@ def write_report(summary: dict[str, Any], path: str | Path) -> tuple[Path, Path]
     md.write_text(render_markdown(summary) + "\n")
     js.write_text(json.dumps(summary, indent=2) + "\n")
     return md, js
-
-
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description="Summarise an eval records file.")
-    ap.add_argument("records")
-    ap.add_argument("--out", help="also write FILE.md and FILE.json")
-    args = ap.parse_args(argv)
-    summary = summarize(read_records(args.records))
-    print(render_markdown(summary))
-    if args.out:
-        write_report(summary, args.out)
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -7,10 +7,6 @@ score execution accuracy, append one JSONL record per question, and summarise.
   same ``out`` skips the ids already there, so a kill loses nothing and repeats nothing that had
   finished. The summary and report are in ``report.py``.
 - Questions are grouped by database so the embedded model's KV cache keeps the schema warm.
-
-Run on its own (same as ``duckask eval``)::
-
-    python -m duckask.utils.eval.run QUESTIONS --out results.jsonl [--baseline single-prompt]
 """
 from __future__ import annotations
 
@@ -258,13 +254,3 @@ def evaluate(questions: str | Path | list[Question], *, db: str | None = None, d
     df.attrs["summary"] = summary
     df.attrs["out"] = str(out)
     return df
-
-
-def main(argv: list[str] | None = None) -> int:
-    from duckask.utils.app.cli import main as cli_main
-
-    return cli_main(["eval", *(argv if argv is not None else sys.argv[1:])])
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -1,14 +1,9 @@
 """What the Lahman demo is taught, and when: the demo's knowledge policy (the database itself is built by
 ``data/lahman.py``). ``ask`` on the demo database uses its verified example pairs and its semantic file, each
 unless the caller chose one ("" chooses none); any other database is left as it is.
-
-Run on its own (the settings a database gets)::
-
-    python -m duckask.utils.knowledge.demo [DB]
 """
 from __future__ import annotations
 
-import argparse
 import dataclasses
 from pathlib import Path
 
@@ -33,18 +28,3 @@ def demo_knowledge(settings, db: str | Path):
         return settings
     chosen = {"examples": str(DEMO_EXAMPLES), "descriptions": str(DEMO_SEMANTIC)}
     return dataclasses.replace(settings, **{k: v for k, v in chosen.items() if getattr(settings, k) is None})
-
-
-def main(argv: list[str] | None = None) -> int:
-    from duckask.utils.config import load_settings
-
-    ap = argparse.ArgumentParser(description="Show the examples and semantic file a database is taught with.")
-    ap.add_argument("db", nargs="?", default=str(DEFAULT_PATH))
-    args = ap.parse_args(argv)
-    s = demo_knowledge(load_settings(), args.db)
-    print(f"demo: {is_demo_db(args.db)}\nexamples: {s.examples}\ndescriptions: {s.descriptions}")
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -12,18 +12,13 @@ Chosen on the 30 NBA tuning questions (``bench/retrieval_quality.py``, in git hi
 threshold 0.3 it shows a pair for 19 of 30 (the question-only cosine it replaced: 15) and the first pair
 reads a gold table for 10 (was 5); on the 20 held-out questions, 14 and 9 (were 9 and 6). This is the one function an
 embedding-based retriever would replace.
-
-Run on its own::
-
-    python -m duckask.utils.knowledge.retrieve FILE.yaml "question" [-k 3]
 """
 from __future__ import annotations
 
-import argparse
 import functools
 import math
 
-from duckask.utils.knowledge.examples import Example, columns_of, load_examples, tables_of
+from duckask.utils.knowledge.examples import Example, columns_of, tables_of
 from duckask.utils.schema.terms import question_terms, split_ident
 
 
@@ -56,19 +51,3 @@ def retrieve(question: str, examples: list[Example], k: int = 3, threshold: floa
         if score > 0 and score >= threshold:
             scored.append((-score, i, ex))
     return [(ex, round(-s, 3)) for s, _, ex in sorted(scored)[:k]]
-
-
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description="The example pairs of a file most similar to a question.")
-    ap.add_argument("file")
-    ap.add_argument("question")
-    ap.add_argument("-k", type=int, default=3)
-    ap.add_argument("--threshold", type=float, default=0.0)
-    args = ap.parse_args(argv)
-    for ex, score in retrieve(args.question, load_examples(args.file), args.k, args.threshold):
-        print(f"{score:.3f}  {ex.question}\n       {' '.join(ex.sql.split())}")
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -10,16 +10,10 @@ cache, so the context afterwards holds exactly the prompt, as after any other ca
 
 The context must allow several sequences over one shared cache (``n_seq_max`` above 1, ``kv_unified``);
 ``widen_context`` rebuilds a loaded ``Llama``'s context that way (``LocalBackend`` does it at load time).
-
-Run on its own to time one greedy decode against a batch of ``n`` drafts on one prompt::
-
-    python -m duckask.utils.llm.batch "Write SQL that counts the rows of t" -n 4
 """
 from __future__ import annotations
 
-import argparse
 import math
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -129,38 +123,3 @@ def sample_batch(llama, tokens: Sequence[int], start: int, n: int, *, max_tokens
             llama_cpp.llama_memory_seq_rm(mem, i + 1, -1, -1)
         llama._requires_eval = True
     return [Draft(t.finish(), c, round(lp / c, 4) if c else None) for t, c, lp in zip(texts, counts, logps)]
-
-
-def main(argv: list[str] | None = None) -> int:
-    from duckask.utils.llm.decode import cli_prompt, greedy_generate
-
-    ap = argparse.ArgumentParser(description="One greedy decode against a batch of n sampled drafts.")
-    ap.add_argument("prompt")
-    ap.add_argument("-n", type=int, default=4)
-    ap.add_argument("--max-tokens", type=int, default=96)
-    args = ap.parse_args(argv)
-    llama, tokens = cli_prompt(args.prompt)
-
-    def prime():                # the prompt but its last token in the context, as after a prompt-state restore
-        llama.reset()
-        llama.eval(tokens[:-1])
-
-    prime()
-    t0 = time.perf_counter()
-    text, k, _ = greedy_generate(llama, tokens, len(tokens) - 1, max_tokens=args.max_tokens, stops=[], draft=0)
-    one = time.perf_counter() - t0
-    print(f"greedy: {k} tokens in {one:.2f} s\n{text}\n")
-    prime()
-    t0 = time.perf_counter()
-    drafts = sample_batch(llama, tokens, len(tokens) - 1, args.n, max_tokens=args.max_tokens, temperature=0.7,
-                          seeds=range(1, args.n + 1), stops=[])
-    many = time.perf_counter() - t0
-    print(f"{args.n} drafts in one batch: {sum(d.tokens for d in drafts)} tokens in {many:.2f} s "
-          f"({many / max(one, 1e-9):.2f}x the greedy decode)")
-    for d in drafts:
-        print(f"--- {d.tokens} tokens, mean logprob {d.mean_logprob}\n{d.text}")
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

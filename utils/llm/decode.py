@@ -16,14 +16,9 @@ the guesses the model agrees with (its argmax at each position), and drops the r
 The output is the model's own greedy choice at every position, so the text is the same as plain
 greedy decoding (``draft=0``), only sooner; ``tests/test_prompt_cache.py`` holds that on recorded
 prompts against llama-cpp-python's own ``create_completion``.
-
-Run on its own to time plain against speculative decoding on one prompt::
-
-    python -m duckask.utils.llm.decode "Write SQL that counts the rows of t" [--draft 8]
 """
 from __future__ import annotations
 
-import argparse
 import codecs
 import ctypes
 import time
@@ -262,23 +257,3 @@ def cli_prompt(prompt: str):
     llama = LocalBackend(load_settings()).llama
     return llama, llama.tokenize(render_chatml([{"role": "user", "content": prompt}]).encode(), add_bos=False,
                                  special=True)
-
-
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description="Plain vs prompt-lookup greedy decoding on one prompt.")
-    ap.add_argument("prompt")
-    ap.add_argument("--draft", type=int, default=8)
-    ap.add_argument("--max-tokens", type=int, default=128)
-    args = ap.parse_args(argv)
-    llama, tokens = cli_prompt(args.prompt)
-    for d in (0, args.draft):
-        llama.reset()
-        t0 = time.perf_counter()
-        text, n, prompt_ms = greedy_generate(llama, tokens, 0, max_tokens=args.max_tokens, stops=[], draft=d)
-        gen_s = time.perf_counter() - t0 - prompt_ms / 1000
-        print(f"draft={d}: {n} tokens in {gen_s:.2f} s ({n / max(gen_s, 1e-9):.1f} tokens/s)\n{text}\n")
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -21,14 +21,9 @@ question after `duckask warm`, starts where earlier processes left off.
 
 File layout: ``MAGIC``, a 4-byte header length, a JSON header (format, model, tokens, state bytes,
 CRC-32 of tokens and state), the tokens (int32, little-endian), the state bytes.
-
-Run on its own to list a cache folder::
-
-    python -m duckask.utils.llm.prompt_cache [FOLDER]
 """
 from __future__ import annotations
 
-import argparse
 import hashlib
 import json
 import os
@@ -250,22 +245,3 @@ def model_identity(model_path: str, n_ctx: int) -> str:
         version = "?"
     st = os.stat(model_path)
     return f"{Path(model_path).name}:{st.st_size}:{st.st_mtime_ns}:llama-cpp-python {version}:n_ctx {n_ctx}"
-
-
-def main(argv: list[str] | None = None) -> int:
-    from duckask.utils.config import load_settings
-
-    ap = argparse.ArgumentParser(description="List the stored prompt states.")
-    ap.add_argument("folder", nargs="?", help="default: <cache_dir>/prompt-states")
-    args = ap.parse_args(argv)
-    root = Path(args.folder) if args.folder else load_settings().resolved_cache_dir / "prompt-states"
-    total = 0
-    for p in sorted(root.glob("*/*" + SUFFIX), key=lambda p: p.stat().st_mtime):
-        total += p.stat().st_size
-        print(f"{p.parent.name}/{p.name}  {p.stat().st_size / 1e6:8.1f} MB")
-    print(f"{total / 1e6:.1f} MB in {root}")
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -3,14 +3,9 @@
 Models wrap YAML in fences, add prose, or get the types wrong; every such reply raises
 ``ValueError`` with a precise message, so the node's PocketFlow ``max_retries`` can ask again and
 ``exec_fallback`` can take a degraded path. Nothing here ever returns half-valid data.
-
-Run on its own::
-
-    python -m duckask.utils.llm.yaml_reply "verdict: pass" --require verdict:str
 """
 from __future__ import annotations
 
-import argparse
 import re
 from typing import Any
 
@@ -45,21 +40,3 @@ def parse_yaml(reply: str, required: dict[str, type | tuple[type, ...]],
             raise ValueError(f"'{key}' must be one of {sorted(allowed)}, got {data.get(key)!r}")
         data[key] = val
     return data
-
-
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description="Validate a YAML reply.")
-    ap.add_argument("reply")
-    ap.add_argument("--require", action="append", default=[], help="key:type (str, bool, list, int)")
-    args = ap.parse_args(argv)
-    req = {k: _TYPES[t] for k, t in (r.split(":", 1) for r in args.require)}
-    try:
-        print(parse_yaml(args.reply, req))
-        return 0
-    except ValueError as e:
-        print(f"invalid: {e}")
-        return 1
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

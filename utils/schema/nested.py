@@ -11,14 +11,9 @@ values and returns one short note (at most ``MAX_NOTE`` characters) for the sche
 - JSON: ``read as payload->>'$.device.os'; keys $.device.os, $.items[*].sku, $.price``
 
 ``literal(value)`` writes a Python value (what DuckDB returns for a nested value) as a DuckDB literal.
-
-Run on its own::
-
-    python -m duckask.utils.schema.nested --db PATH TABLE COLUMN
 """
 from __future__ import annotations
 
-import argparse
 import json
 from typing import Any
 
@@ -109,23 +104,3 @@ def shape(con: duckdb.DuckDBPyConnection, table: str, column: str, type_: str) -
     except duckdb.Error:
         return ""
     return ""
-
-
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description="Print the schema note duckask writes for a nested column.")
-    ap.add_argument("--db", required=True)
-    ap.add_argument("table")
-    ap.add_argument("column")
-    a = ap.parse_args(argv)
-    with duckdb.connect(a.db, read_only=True) as con:
-        row = con.execute("SELECT data_type FROM duckdb_columns() WHERE table_name = ? AND column_name = ?",
-                          [a.table, a.column]).fetchone()
-        if row is None:
-            print(f"no column {a.table}.{a.column}")
-            return 1
-        print(f"{a.column} {row[0]} -- {shape(con, a.table, a.column, row[0]) or '(no note)'}")
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

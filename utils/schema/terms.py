@@ -1,14 +1,9 @@
 """Words of questions and schema names, normalised the same way for matching: lower-case, Snowball
 stems with a few irregular forms (won -> win), identifiers split at case changes and underscores,
 and adjacent question words also joined ("home runs" ~ "homeruns").
-
-Run on its own::
-
-    python -m duckask.utils.schema.terms "Which teams won the most home runs?"
 """
 from __future__ import annotations
 
-import argparse
 import functools
 import re
 
@@ -65,14 +60,3 @@ def bigram_parts(question: str) -> dict[str, set[str]]:
     words = _WORD.findall(question.lower())
     return {stem(a + b): {stem(a), stem(b)} for a, b in zip(words, words[1:])
             if a not in STOP and b not in STOP}
-
-
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description="Show the terms duckask matches a question by.")
-    ap.add_argument("question")
-    print(" ".join(question_terms(ap.parse_args(argv).question)))
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

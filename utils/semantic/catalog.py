@@ -7,18 +7,13 @@ question reaches it.
   ``duckask.utils.schema.descriptions`` applies to the catalog: the SQL path learns from the same file;
 - ``reaches(question, layer)``: the metrics whose name or synonyms the question's words reach (stemmed
   word overlap, no model call): the plan path runs only when there is one.
-
-Run on its own::
-
-    python -m duckask.utils.semantic.catalog PATH ["question"]
 """
 from __future__ import annotations
 
-import argparse
 import re
 
 from duckask.utils.schema.terms import question_terms
-from duckask.utils.semantic.manifest import Name, SemanticLayer, load_layer, unquote
+from duckask.utils.semantic.manifest import Name, SemanticLayer, unquote
 
 _PLAIN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
@@ -176,17 +171,3 @@ def _sql_metrics(layer: SemanticLayer) -> dict:
                           str(tp.expr))
         out[met.name] = (simple[parts[0]][0], expr)
     return {n: {"expression": e, "table": t, "description": layer.metrics[n].description} for n, (t, e) in out.items()}
-
-
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description="Show a semantic layer's catalog, or the metrics a question reaches.")
-    ap.add_argument("path")
-    ap.add_argument("question", nargs="?")
-    args = ap.parse_args(argv)
-    layer = load_layer(args.path)
-    print(reaches(args.question, layer) if args.question else catalog_text(layer))
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -6,11 +6,6 @@ below only names the dialect) and returns the SQL, which duckask runs through it
 The SQL is wrapped once so that the answer reads well: a year comes out as 2019 (not 2019-01-01 00:00),
 columns are named without MetricFlow's ``entity__`` prefix, and the entity that a ``unique_by_entity``
 dimension was grouped with (two players named Frank Thomas stay apart) is not shown.
-
-Run on its own (compile a plan and print the SQL)::
-
-    python -m duckask.utils.semantic.compile PATH "metrics: [home_runs]
-    group_by: [player__full_name]"
 """
 from __future__ import annotations
 
@@ -19,7 +14,7 @@ import logging
 import sqlglot
 
 from duckask.utils.semantic.manifest import GRAINS, SemanticLayer
-from duckask.utils.semantic.plan import Plan, PlanError, run_cli, where_filters
+from duckask.utils.semantic.plan import Plan, PlanError, where_filters
 
 logging.getLogger("metricflow").setLevel(logging.WARNING)
 logging.getLogger("metricflow_semantics").setLevel(logging.WARNING)
@@ -97,11 +92,3 @@ def compile_plan(layer: SemanticLayer, plan: Plan) -> str:
         return sqlglot.parse_one(sql, read="duckdb").sql(dialect="duckdb", pretty=True, comments=False)
     except sqlglot.errors.SqlglotError:
         return sql
-
-
-def main(argv: list[str] | None = None) -> int:
-    return run_cli(argv, "Compile a plan to DuckDB SQL with MetricFlow.", lambda plan, layer: compile_plan(layer, plan))
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

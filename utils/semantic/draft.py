@@ -10,14 +10,9 @@ to a plan). The side section says ``draft: true``: the plan path stays off for a
 reviewed it and removed that line. ``convert(...)`` starts from the same draft and moves the older file's
 descriptions, synonyms and values onto its dimensions and measures, its instructions and SQL metrics into
 the side section, so nothing is lost and nothing must be kept in step by hand.
-
-Run on its own::
-
-    python -m duckask.utils.semantic.draft --db PATH [--from OLD.yaml]
 """
 from __future__ import annotations
 
-import argparse
 import datetime as dt
 import re
 
@@ -164,28 +159,3 @@ def convert(db, catalog: Catalog, old: dict) -> list[dict]:
     if leftover:
         side["tables"] = leftover
     return docs
-
-
-def main(argv: list[str] | None = None) -> int:
-    from duckask.utils.config import load_settings
-    from duckask.utils.db.database import open_database
-    from duckask.utils.schema import get_catalog
-
-    ap = argparse.ArgumentParser(description="Print a draft semantic file for a database (dbt's spec).")
-    ap.add_argument("--db", required=True)
-    ap.add_argument("--from", dest="old", help="an older semantic file to convert")
-    args = ap.parse_args(argv)
-    settings = load_settings(descriptions=None)
-    db = open_database(args.db, settings)
-    catalog = get_catalog(db, settings)
-    if args.old:
-        from duckask.utils.schema.descriptions import load_semantic
-
-        print(render(convert(db, catalog, load_semantic(args.old)[0]), args.db))
-    else:
-        print(render(draft_documents(db, catalog), args.db))
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

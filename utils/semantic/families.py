@@ -14,14 +14,9 @@ name is the family prefix, the entity and at most one more word) with
 
 It is a draft, never built until reviewed: every file starts ``-- DRAFT`` and duckask does not build a model
 whose first line still says so (``utils.db.models.is_draft``). Nothing here reads an evaluation question.
-
-Run on its own (print the drafts for a database)::
-
-    python -m duckask.utils.semantic.families --db PATH
 """
 from __future__ import annotations
 
-import argparse
 import re
 from collections import defaultdict
 
@@ -127,21 +122,3 @@ def model_name(word: str, catalog: Catalog) -> str:
 def propose_models(db, catalog: Catalog) -> dict[str, str]:
     """{file name: draft model} for each entity several families describe."""
     return {f"{model_name(w, catalog)}.sql": draft_model(db, catalog, w, ts) for w, ts in entities(catalog).items()}
-
-
-def main(argv: list[str] | None = None) -> int:
-    from duckask.utils.config import load_settings
-    from duckask.utils.db.database import open_database
-    from duckask.utils.schema import get_catalog
-
-    ap = argparse.ArgumentParser(description="Print the proposed models of a warehouse's table families.")
-    ap.add_argument("--db", required=True)
-    settings = load_settings(descriptions=None)
-    db = open_database(ap.parse_args(argv).db, settings)
-    for name, text in propose_models(db, get_catalog(db, settings)).items():
-        print(f"==> models/{name}\n{text}")
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -25,10 +25,9 @@ Run on its own (print the grammar of a semantic file)::
 """
 from __future__ import annotations
 
-import argparse
 import json
 
-from duckask.utils.semantic.manifest import SemanticLayer, load_layer
+from duckask.utils.semantic.manifest import SemanticLayer
 
 OPERATORS = ("=", "!=", "<>", ">=", "<=", ">", "<", "like", "not like", "in", "not in", "is not", "is")
 
@@ -56,14 +55,3 @@ def plan_grammar(layer: SemanticLayer) -> str:
         f"dim ::= {_alternatives(list(layer.dimensions))}",
     ]
     return "\n".join(rules) + "\n"
-
-
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description="Print the GBNF grammar that holds a plan to a semantic file's names.")
-    ap.add_argument("path")
-    print(plan_grammar(load_layer(ap.parse_args(argv).path)), end="")
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -13,10 +13,6 @@ last part, ``full_name``, when that is unique) or raises ``PlanError`` saying wh
 then falls back to the SQL path). Filters are written plainly (``year = 2019``, ``league = 'AL'``,
 ``year between 2000 and 2009``); ``where_filters`` translates them into MetricFlow's where syntax
 (``{{ TimeDimension('metric_time', 'year') }} = '2019-01-01'``): duckask does it, not the model.
-
-Run on its own::
-
-    python -m duckask.utils.semantic.plan PATH "metrics: [home_runs]"
 """
 from __future__ import annotations
 
@@ -250,12 +246,3 @@ def run_cli(argv: list[str] | None, description: str, show) -> int:
         print(f"error: {e}")
         return 1
     return 0
-
-
-def main(argv: list[str] | None = None) -> int:
-    return run_cli(argv, "Check a plan against a semantic file and show its MetricFlow filters.",
-                   lambda plan, layer: "\n".join([describe(plan, layer), *where_filters(plan, layer)]))
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -21,7 +21,6 @@ examples, the values found in the data). Run on its own::
 """
 from __future__ import annotations
 
-import argparse
 import difflib
 import re
 from dataclasses import dataclass, field
@@ -192,23 +191,3 @@ def unasked_literal(question: str, sql: str, df, facts: Facts) -> str | None:
 #: In ``sql.checks.CHECKS`` after the result-shape rules, in this order.
 ANSWER_CHECKS = (flag_contradicts_question, grouped_by_named_flag, count_not_a_count, one_asked_many_returned,
                  many_asked_one_kept, unasked_literal)
-
-
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description="Run the answer checks on a question, its SQL and a result.")
-    ap.add_argument("question")
-    ap.add_argument("sql")
-    ap.add_argument("--rows", action="append", default=[], help="a result row, comma-separated (repeatable)")
-    ap.add_argument("--given", default="", help="other text the literals may come from")
-    a = ap.parse_args(argv)
-    tree = _parse(a.sql)
-    cols = [s.alias_or_name for s in tree.selects] if tree is not None and hasattr(tree, "selects") else []
-    rows = [r.split(",") for r in a.rows]
-    df = pd.DataFrame(rows, columns=cols[: len(rows[0])] if rows else cols)
-    for check in ANSWER_CHECKS:
-        print(f"{check.__name__}: {check(a.question, a.sql, df, Facts(given=a.given)) or 'pass'}")
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -4,14 +4,9 @@
 cannot parse it); ``walk(node)`` yields every dict below a node; ``span(sql, node)`` is the text a
 node came from. Query locations are character offsets into ``sql``, which is how rules edit a query
 without re-printing it (the model's spelling and layout are kept).
-
-Run on its own::
-
-    python -m duckask.utils.sql.ast "SELECT a FROM t JOIN u ON t.id = u.id"
 """
 from __future__ import annotations
 
-import argparse
 import atexit
 import functools
 import json
@@ -127,15 +122,3 @@ def outer_tables(node: dict) -> dict[str, str]:
         elif x.get("type") == "BASE_TABLE" and x.get("table_name"):
             out[(x.get("alias") or x["table_name"]).lower()] = x["table_name"]
     return out
-
-
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description="Print the AST duckask's SQL rules read (json_serialize_sql).")
-    ap.add_argument("sql")
-    node = parse(ap.parse_args(argv).sql)
-    print(json.dumps(node, indent=1) if node is not None else "(DuckDB cannot parse this)")
-    return 0 if node is not None else 1
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

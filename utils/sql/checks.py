@@ -15,14 +15,9 @@ and many returned or the reverse, a literal nobody gave), ``tests/fixtures/answe
 - ``average_without_aggregate``: "the average X" answered by a per-row value (no aggregate anywhere);
 - ``per_group_without_grouping``: "for each Y" / "per Y" answered by one aggregate row over everything
   (no GROUP BY, no PARTITION BY anywhere in the query).
-
-Run on its own::
-
-    python -m duckask.utils.sql.checks "What is the average fare for each zone?" "SELECT avg(fare) FROM trips" 1
 """
 from __future__ import annotations
 
-import argparse
 import re
 from collections.abc import Callable
 
@@ -176,18 +171,3 @@ def failed_check(question: str, df: pd.DataFrame | None, sql: str = "", names: s
         if (critique := check(question, sql, df, facts)):
             return check.__name__, critique
     return None, None
-
-
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description="Check a result's shape against its question (no LLM).")
-    ap.add_argument("question")
-    ap.add_argument("sql")
-    ap.add_argument("rows", type=int, help="how many rows the result has")
-    a = ap.parse_args(argv)
-    df = pd.DataFrame({"v": range(a.rows)})
-    print(rule_check(a.question, df, a.sql) or "pass")
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -4,14 +4,9 @@ Spider (test-suite) semantics, the default: rows compared as a multiset; order m
 the gold SQL has a top-level ORDER BY; any permutation of the columns is accepted; numbers are
 compared after rounding (so 4 == 4.0 and 0.1+0.2 == 0.3); NULL equals NULL.
 BIRD semantics (``mode="bird"``): the sets of rows are compared.
-
-Run on its own::
-
-    python -m duckask.utils.sql.compare --db PATH "PRED SQL" "GOLD SQL"
 """
 from __future__ import annotations
 
-import argparse
 import datetime as dt
 import decimal
 import itertools
@@ -77,24 +72,3 @@ def results_match(pred: pd.DataFrame | None, gold: pd.DataFrame | None, *, order
         elif Counter(cand) == g_key:
             return True
     return False
-
-
-def main(argv: list[str] | None = None) -> int:
-    from duckask.utils.db.database import open_database
-    from duckask.utils.sql.describe import has_top_level_order_by
-
-    ap = argparse.ArgumentParser(description="Compare a predicted query's result with a gold query's.")
-    ap.add_argument("--db", required=True)
-    ap.add_argument("--mode", choices=["spider", "bird"], default="spider")
-    ap.add_argument("pred")
-    ap.add_argument("gold")
-    args = ap.parse_args(argv)
-    db = open_database(args.db)
-    p, g = db.run(args.pred), db.run(args.gold)
-    ok = p.ok and g.ok and results_match(p.df, g.df, order_matters=has_top_level_order_by(args.gold), mode=args.mode)
-    print("match" if ok else f"no match ({p.error or g.error or 'different rows'})")
-    return 0 if ok else 1
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

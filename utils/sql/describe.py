@@ -1,13 +1,8 @@
 """``describe_sql(sql)``: the tables, filters, grouping, order and limit of a query, read from DuckDB's
 parser, to say how an answer was derived; ``has_top_level_order_by`` for scoring.
-
-Run on its own::
-
-    python -m duckask.utils.sql.describe "SELECT name FROM t WHERE x > 1 ORDER BY name LIMIT 3"
 """
 from __future__ import annotations
 
-import argparse
 from dataclasses import dataclass, field
 
 from duckask.utils.sql.ast import base_tables, parse, span
@@ -48,14 +43,3 @@ def describe_sql(sql: str) -> SQLShape:
 def has_top_level_order_by(sql: str) -> bool:
     node = parse(sql)
     return bool(node) and any(m.get("type") == "ORDER_MODIFIER" for m in node.get("modifiers") or [])
-
-
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description="Describe a query: tables, filters, grouping, order, limit.")
-    ap.add_argument("sql")
-    print(describe_sql(ap.parse_args(argv).sql))
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

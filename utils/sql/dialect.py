@@ -1,13 +1,8 @@
 """SQL idioms a question's wording calls for, which a small model misses on its own: ``question_hints``
 ("both X and Y" is an INTERSECT). DuckDB's own syntax and functions come from ``sql.reference``.
-
-Run on its own::
-
-    python -m duckask.utils.sql.dialect "Which teams won both in 2015 and 2016?"
 """
 from __future__ import annotations
 
-import argparse
 import re
 
 # "both X and Y" asks for the items that meet each condition on some row: an INTERSECT of two queries.
@@ -24,15 +19,3 @@ def question_hints(question: str) -> list[str]:
     if _BOTH.search(question) and not _BOTH_COLUMNS.search(question):
         return [BOTH_HINT]
     return []
-
-
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description="Show the hints a question's wording gets.")
-    ap.add_argument("question")
-    for hint in question_hints(ap.parse_args(argv).question):
-        print(hint)
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

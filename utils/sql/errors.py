@@ -9,14 +9,9 @@
 - ``other``.
 The repairs (``repair.py``) and the hints ErrorFixer gives the model (``column_hint``,
 ``value_hint``) read it; ``error_summary`` is what reports and feedback show.
-
-Run on its own::
-
-    python -m duckask.utils.sql.errors 'Binder Error: Referenced column "nme" not found ...'
 """
 from __future__ import annotations
 
-import argparse
 import re
 from dataclasses import dataclass, field
 
@@ -90,16 +85,3 @@ def value_hint(error: str, values: dict[str, list[list[str]]]) -> str:
         return (f" Note: '{err.name}' is stored in {', '.join(sorted(where)[:3])}; compare it there "
                 f"(join that table) instead of with a {err.target_type} column.")
     return f" Note: '{err.name}' is text; do not compare it with a {err.target_type} column."
-
-
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description="Show how duckask reads a DuckDB error message.")
-    ap.add_argument("message")
-    msg = ap.parse_args(argv).message
-    print(parse_error(msg))
-    print(error_summary(msg))
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

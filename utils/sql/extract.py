@@ -1,14 +1,8 @@
 """``extract_sql(reply)``: the one SQL statement in a model's reply, fenced or bare.
-
-Run on its own (the reply on stdin)::
-
-    echo 'Here you go: ```sql SELECT 1; SELECT 2```' | python -m duckask.utils.sql.extract
 """
 from __future__ import annotations
 
-import argparse
 import re
-import sys
 
 import duckdb
 
@@ -36,14 +30,3 @@ def extract_sql(reply: str) -> str:
     except duckdb.Error:
         pass
     return text.strip().rstrip(";").strip()
-
-
-def main(argv: list[str] | None = None) -> int:
-    argparse.ArgumentParser(description="Print the SQL statement in a model reply read from stdin.").parse_args(argv)
-    sql = extract_sql(sys.stdin.read())
-    print(sql)
-    return 0 if sql else 1
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -1,13 +1,8 @@
 """A readable layout for one-line SQL: each top-level clause and join on a line of its own, string
 literals untouched. For display only (the notebook view, the chat): the query that runs is unchanged.
-
-Run on its own::
-
-    python -m duckask.utils.sql.format "SELECT a FROM t JOIN u ON t.id = u.id WHERE a > 1 ORDER BY a"
 """
 from __future__ import annotations
 
-import argparse
 import re
 
 from duckask.utils.sql.edit import sub_outside_strings
@@ -26,14 +21,3 @@ def format_sql(sql: str) -> str:
     if max(map(len, out.splitlines())) > 100:
         out = sub_outside_strings(_AND_OR, "\n  ", out)
     return out
-
-
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description="Lay out one-line SQL for reading.")
-    ap.add_argument("sql")
-    print(format_sql(ap.parse_args(argv).sql))
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

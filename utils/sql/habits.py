@@ -17,14 +17,9 @@ Each rule here fixes one habit whose DuckDB meaning is certain, and leaves every
 
 Rules read DuckDB's own parse of the query (``sql.ast``) and edit the text at its offsets, so the rest
 keeps the model's spelling; a query DuckDB cannot parse is left alone.
-
-Run on its own::
-
-    python -m duckask.utils.sql.habits "SELECT DATEDIFF(day, start_ts, end_ts) FROM trips"
 """
 from __future__ import annotations
 
-import argparse
 import re
 
 import sqlglot
@@ -199,17 +194,3 @@ def random_order_sample(sql: str, facts: SchemaFacts) -> str:
 
 #: Run in this order before tidy's own rules.
 RULES = (foreign_functions, zero_based_index, random_order_sample)
-
-
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description="Rewrite other dialects' habits in a query into DuckDB.")
-    ap.add_argument("sql")
-    sql = ap.parse_args(argv).sql
-    for rule in RULES:
-        sql = rule(sql, SchemaFacts())
-    print(sql)
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -3,14 +3,9 @@ statements (it reads the ON column's values first, to name the new columns), whi
 refuses as one read. ``values_pivot`` reads those values with one SELECT DISTINCT through the same safe
 ``run`` and writes them into the PIVOT (``ON year IN (2023, 2024)``): one statement, the same result.
 SQLExecutor runs every query through ``run_pivot``.
-
-Run on its own::
-
-    python -m duckask.utils.sql.pivot --db PATH "PIVOT t ON year USING sum(x) GROUP BY name"
 """
 from __future__ import annotations
 
-import argparse
 import re
 
 from duckask.utils.db.quoting import sql_literal
@@ -66,20 +61,3 @@ def run_pivot(run, sql: str):
     if not out.ok and "MULTI" in (out.error or "") and (listed := values_pivot(sql, run)):
         return run(listed)
     return out
-
-
-def main(argv: list[str] | None = None) -> int:
-    from duckask.utils.db.database import open_database
-
-    ap = argparse.ArgumentParser(description="Run a PIVOT with its values listed, as duckask does.")
-    ap.add_argument("--db", required=True)
-    ap.add_argument("sql")
-    a = ap.parse_args(argv)
-    out = run_pivot(open_database(a.db).run, a.sql)
-    print(out.sql)
-    print(out.df.to_string(index=False) if out.ok else out.error)
-    return 0 if out.ok else 2
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

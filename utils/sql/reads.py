@@ -18,15 +18,9 @@ resolves to "a table", never to "a CTE": an error here refuses, it never lets a 
 the server's own views (``db.safety``) and the reads behind a write's card and estimate (``db.writes``)
 all use this; tests/fixtures/reads.yaml holds its cases, and tests/test_reads.py checks them against
 DuckDB's binder.
-
-Run on its own::
-
-    python -m duckask.utils.sql.reads "WITH people AS (SELECT 1) SELECT * FROM main.people"
 """
 from __future__ import annotations
 
-import argparse
-import json
 from dataclasses import dataclass, field
 
 from duckask.utils.sql.ast import parse
@@ -111,19 +105,3 @@ def resolve(sql: str) -> Reads | None:
     out = Reads()
     _visit(node, frozenset(), out)
     return out
-
-
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description="Print what a SELECT reads, CTEs resolved by scope.")
-    ap.add_argument("sql")
-    reads = resolve(ap.parse_args(argv).sql)
-    if reads is None:
-        print("(DuckDB cannot parse this)")
-        return 1
-    print(json.dumps({"tables": [str(t) for t in reads.tables], "table_functions": reads.table_functions,
-                      "functions": reads.functions}, indent=1))
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

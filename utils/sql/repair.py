@@ -4,14 +4,9 @@
 ``rule(sql, error, facts) -> fixed SQL or None``, where ``error`` is the parsed DuckDB message
 (``errors.QueryError``) and ``facts`` the schema (``facts.SchemaFacts``). A rule fires only when its
 fix is unambiguous; anything else is left to ErrorFixer's feedback to the model.
-
-Run on its own::
-
-    python -m duckask.utils.sql.repair "SELECT nme FROM singer" --error 'Referenced column "nme" ...'
 """
 from __future__ import annotations
 
-import argparse
 import difflib
 import re
 
@@ -138,16 +133,3 @@ def run_repaired(run, sql: str, catalog, question: str | None = None, max_repair
         sql = tidy_sql(fixed, catalog, question)
         out = run(sql)
     return out
-
-
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description="Repair a query given DuckDB's error (names only; no schema).")
-    ap.add_argument("sql")
-    ap.add_argument("--error", required=True)
-    args = ap.parse_args(argv)
-    print(repair(args.sql, args.error) or "(no deterministic repair)")
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

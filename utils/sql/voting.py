@@ -7,14 +7,9 @@ order or alias their columns differently vote together. Drafts that fail to run 
 whose result is empty or all NULL ranks below any group with a real answer; ties go to the group whose
 likeliest query the model gave the highest mean log-probability, then to the one holding the earliest draft
 (the greedy one).
-
-Run on its own::
-
-    python -m duckask.utils.sql.voting --db PATH "SQL 1" "SQL 2" ...
 """
 from __future__ import annotations
 
-import argparse
 from dataclasses import dataclass
 
 from duckask.utils.db.database import QueryOutcome
@@ -58,24 +53,3 @@ def next_group(groups: list[dict], at: int) -> int | None:
     """The next group after ``at`` (groups best first, each with its ``outcome``) with a real answer, if any:
     when the checks reject one answer, an empty or all-NULL one is no better."""
     return next((i for i in range(at + 1, len(groups)) if substantive(groups[i]["outcome"].df)), None)
-
-
-def main(argv: list[str] | None = None) -> int:
-    from duckask.utils.db.database import open_database
-
-    ap = argparse.ArgumentParser(description="Run candidate queries and show which one the vote picks.")
-    ap.add_argument("--db", required=True)
-    ap.add_argument("sql", nargs="+")
-    args = ap.parse_args(argv)
-    db = open_database(args.db)
-    outs = [db.run(s) for s in args.sql]
-    v = vote(outs)
-    for i, o in enumerate(outs):
-        mark = "*" if i == v.chosen and o.ok else " "
-        print(f"{mark} [{i}] {o.status:7} {o.error or f'{len(o.df)} rows'}  {o.sql}")
-    print("groups:", v.groups)
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -11,17 +11,11 @@ HTTP GET the shipped tools use (``get_json``), which promises:
 
 A tool is read-only by contract: ``call`` only reads from its service and never raises; a failure is a
 ``ToolResult`` with ``ok=False`` and the reason (timed out, too large, not JSON, HTTP 500, no key).
-
-Run on its own to GET one URL the way a tool would::
-
-    python -m duckask.utils.tools.base URL [--timeout 10] [--max-bytes 200000]
 """
 from __future__ import annotations
 
-import argparse
 import asyncio
 import json
-import sys
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable
@@ -211,21 +205,3 @@ def compact(data: Any, limit: int = TEXT_CHARS) -> str:
     """The data as short JSON text for a prompt (cut at ``limit`` characters)."""
     text = json.dumps(data, ensure_ascii=False, separators=(", ", ": "), default=str)
     return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description="GET one URL the way a duckask tool does (deadline, size cap, JSON).")
-    ap.add_argument("url")
-    ap.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT_S)
-    ap.add_argument("--max-bytes", type=int, default=DEFAULT_MAX_BYTES)
-    args = ap.parse_args(argv)
-    try:
-        print(compact(get_json(args.url, timeout_s=args.timeout, max_bytes=args.max_bytes)))
-    except ToolError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 1
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -21,17 +21,11 @@ parameter (every value is quoted, ``&``, ``=`` and ``#`` included), or name anot
 URL's path whose value, decoded once or more, is only dots (``.``, ``..``), holds ``/``, a backslash or a
 control character is refused (``path_trick``) and nothing is sent. The GET itself keeps ``get_json``'s promises
 (``utils/tools/base``): one deadline, no redirect to another origin, a size cap.
-
-Run on its own::
-
-    python -m duckask.utils.tools.http_api --url 'https://…?t={title}' title=Heat
 """
 from __future__ import annotations
 
-import argparse
 import os
 import re
-import sys
 import urllib.parse
 
 from duckask.utils.tools.base import Param, Tool, ToolError, ToolResult, check_config, compact, get_json
@@ -116,21 +110,3 @@ def refuse_path_tricks(path_args: dict[str, str]) -> None:
         if path_trick(value):
             raise ToolError(f"argument {name}={value!r} refused: a value put in the URL's path may not be . or .., "
                             "nor hold / or \\ or a control character, percent-encoded or not")
-
-
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description="Call a JSON API the way the http_json tool does.")
-    ap.add_argument("--url", required=True, help="URL template, e.g. 'https://www.omdbapi.com/?apikey={key}&t={title}'")
-    ap.add_argument("--key-env", help="environment variable holding the key")
-    ap.add_argument("args", nargs="*", metavar="NAME=VALUE")
-    ns = ap.parse_args(argv)
-    args = dict(a.split("=", 1) for a in ns.args)
-    tool = HttpJsonTool({"name": "api", "type": "http_json", "url": ns.url, "key_env": ns.key_env,
-                         "params": {k: k for k in args} or {"q": "q"}})
-    r = tool.call(args)
-    print(r.text if r.ok else f"error: {r.error}", file=sys.stdout if r.ok else sys.stderr)
-    return 0 if r.ok else 1
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -19,16 +19,10 @@ answer's rows) and not from the user's own words: refused unless that tool's con
   arguments as whole words, ignoring case, punctuation and spacing (``LeBron James`` in ``lebron  james's news``,
   ``O'Neal`` as ``O’Neal``; ``Ann`` not in ``annual``); ``LA`` or ``x`` are too short to hold back;
 - true, false and empty cells never count; a cell the user typed (by the same rule) is theirs to send.
-
-Run on its own to see the prompt for a question::
-
-    python -m duckask.utils.tools.route --db PATH --config config.yaml "question"
 """
 from __future__ import annotations
 
-import argparse
 import re
-import sys
 from decimal import Decimal
 
 import yaml
@@ -170,24 +164,3 @@ def database_values(args: dict[str, str], typed: str, history: list[dict]) -> li
             if len(w.replace(" ", "")) >= MIN_CHARS and w in sent_words and w not in typed_words:
                 found.add(str(cell).strip())
     return sorted(found)
-
-
-def main(argv: list[str] | None = None) -> int:
-    from duckask.utils.config import load_settings
-    from duckask.utils.db.database import open_database
-    from duckask.utils.schema import get_catalog
-    from duckask.utils.tools.registry import load_tools
-
-    ap = argparse.ArgumentParser(description="Print the source router's prompt for a question.")
-    ap.add_argument("--db", required=True)
-    ap.add_argument("--config")
-    ap.add_argument("question")
-    args = ap.parse_args(argv)
-    settings = load_settings(args.config)
-    catalog = get_catalog(open_database(args.db, settings), settings)
-    print(prompt(args.question, catalog, load_tools(settings.tools)))
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -10,14 +10,10 @@ A config entry (in the ``tools`` setting)::
       timeout_s: 10
 
 The answer keeps each hit's title, URL and snippet; every URL shown to the model is cited as a source.
-Run on its own::
-
-    python -m duckask.utils.tools.searxng --url http://localhost:8888 "query words"
+Run on its own:
 """
 from __future__ import annotations
 
-import argparse
-import sys
 import urllib.parse
 
 from duckask.utils.tools.base import Param, Tool, ToolError, ToolResult, check_config, compact, get_json
@@ -52,17 +48,3 @@ class SearxngTool(Tool):
             return ToolResult(self.name, False, error=f"the web search for {args['query']!r} found nothing")
         return ToolResult(self.name, True, text=compact(kept), data=kept,
                           sources=[{"name": self.name, "url": h["url"], "title": h["title"]} for h in kept])
-
-
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description="Search through a SearxNG instance the way the searxng tool does.")
-    ap.add_argument("--url", required=True)
-    ap.add_argument("query")
-    ns = ap.parse_args(argv)
-    r = SearxngTool({"name": "web", "type": "searxng", "url": ns.url}).call({"query": ns.query})
-    print(r.text if r.ok else f"error: {r.error}", file=sys.stdout if r.ok else sys.stderr)
-    return 0 if r.ok else 1
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -8,15 +8,9 @@ cap), how sure the model was of its greedy query (the lowest token probability a
 log-probability, embedded model only), the query's shape (tables joined, nesting), the closest
 verified example's similarity, the size of the database (its tables), and whether the router placed the
 question by a rule or by the model.
-
-Run on its own (the signals of one question, from an eval record)::
-
-    python -m duckask.utils.trust.signals RECORDS.jsonl ID
 """
 from __future__ import annotations
 
-import argparse
-import json
 from typing import Any
 
 from duckask.utils.sql.ast import base_tables, parse, walk
@@ -72,20 +66,3 @@ def collect(*, status: str, sql: str | None, df, attempts: list[dict], vote: lis
         "example_similarity": max((e.get("similarity") or 0.0 for e in examples or []), default=None),
         "intent_by": intent_by, "db_tables": db_tables,
     }
-
-
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description="Print the confidence signals an eval record holds.")
-    ap.add_argument("records", help="an eval records file (JSONL)")
-    ap.add_argument("id")
-    a = ap.parse_args(argv)
-    with open(a.records) as f:
-        rec = next((r for r in map(json.loads, f) if r.get("id") == a.id), None)
-    if rec is None:
-        ap.error(f"no record {a.id!r} in {a.records}")
-    print(json.dumps(rec.get("signals"), indent=2))
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

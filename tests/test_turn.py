@@ -1,0 +1,89 @@
+"""The turn state has one declaration (``utils/turn.py``) and every key one owner: each node writes only the keys it
+owns (top level or inside), the hand-offs write only hand-off keys, the API writes none by hand, every key is
+written by its owner and read by someone, and a Result is read from the state in one place."""
+from __future__ import annotations
+
+import ast
+import dataclasses
+import inspect
+from pathlib import Path
+
+import pytest
+
+from duckask.utils import turn
+from duckask.utils.app.reference import node_files, reads, writes
+from duckask.utils.app.result import FROM_TURN, Result
+
+ROOT = Path(__file__).resolve().parents[1]
+HANDOFFS = {name for name, f in vars(turn).items() if inspect.isfunction(f) and f.__module__ == turn.__name__}
+
+
+OWNERS = turn.owners()
+
+
+def test_every_key_has_one_owner_that_exists():
+    nodes = set(node_files())
+    assert set(OWNERS.values()) <= nodes | HANDOFFS, set(OWNERS.values()) - nodes - HANDOFFS
+
+
+@pytest.mark.parametrize("node", sorted(node_files()))
+def test_a_node_writes_only_what_it_owns(node):
+    written = writes(node_files()[node])
+    foreign = {k: OWNERS.get(k, "undeclared") for k in written if OWNERS.get(k) != node}
+    assert not foreign, f"{node} writes keys it does not own (owner in brackets): {foreign}"
+
+
+def test_hand_offs_write_only_hand_off_keys():
+    """A hand-off may write any key a hand-off owns (``finish`` clears the query through ``set_query``...),
+    never a node's."""
+    for name in sorted(HANDOFFS - {"start_turn", "owners"}):
+        written = writes(ast.parse(inspect.getsource(getattr(turn, name)))) - turn.NOTES.get(name, set())
+        assert all(OWNERS.get(k) in HANDOFFS for k in written), (name, written)
+    assert set(turn.start_turn("q")) <= set(OWNERS)
+    assert set(turn.MESSAGES) <= set(OWNERS)
+
+
+def test_every_key_is_written_by_its_owner_and_read():
+    by_owner = {node: writes(tree) for node, tree in node_files().items()}
+    by_owner |= {name: writes(ast.parse(inspect.getsource(getattr(turn, name)))) for name in HANDOFFS}
+    by_owner["start_turn"] = set(turn.start_turn("q"))
+    not_written = [k for k, owner in OWNERS.items() if k not in by_owner.get(owner, set())]
+    assert not not_written, f"declared, but their owner never writes them: {not_written}"
+    read = set().union(*(reads(tree) for tree in node_files().values()))
+    read |= reads(ast.parse((ROOT / "utils" / "app" / "result.py").read_text()))
+    read |= set(FROM_TURN.values()) | {f.name for f in dataclasses.fields(Result)}
+    assert not (set(OWNERS) - read), f"declared, but nobody reads them: {set(OWNERS) - read}"
+    assert not (read & set().union(*by_owner.values())) - set(OWNERS), "read and written but not declared"
+
+
+def test_the_surfaces_write_no_key_by_hand():
+    for path in sorted((ROOT / "utils").rglob("*.py")):
+        if path.name == "turn.py":
+            continue
+        assert not writes(ast.parse(path.read_text())), f"{path.relative_to(ROOT)} writes the turn state by hand"
+
+
+def test_a_result_is_read_from_the_turn_in_one_place():
+    computed = {"question", "status", "answer", "sql", "truncated", "intent", "clarifying_question", "routing", "db",
+                "settings"}
+    for f in dataclasses.fields(Result):
+        if not f.name.startswith("_"):
+            assert f.name in computed or FROM_TURN.get(f.name, f.name) in OWNERS, f.name
+
+
+def test_take_reads_a_message_once_and_refuses_other_keys():
+    shared = turn.start_turn("q")
+    turn.ask_again(shared, {"kind": "error"}, resample=True)
+    assert turn.take(shared, "feedback") == {"kind": "error"} and turn.take(shared, "feedback") is None
+    assert turn.take(shared, "resample") is True and turn.take(shared, "resample") is False
+    with pytest.raises(KeyError, match="not a one-time message"):
+        turn.take(shared, "question")
+
+
+def test_finish_ends_a_turn_and_can_clear_the_query():
+    shared = turn.start_turn("q")
+    turn.set_query(shared, "SELECT 1", "user")
+    turn.show_rows(shared, [1], True)
+    turn.finish(shared, "answered", "one", "from the schema", no_query=True)
+    assert (shared["status"], shared["final_answer"], shared["derivation"]) == ("answered", "one", "from the schema")
+    assert shared["sql_query"] is None and shared["query_result"] is None and shared["sql_source"] == "user"

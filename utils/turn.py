@@ -1,0 +1,328 @@
+"""The turn state: every key one turn of the graph reads and writes, declared once, typed and grouped.
+
+PocketFlow hands one dict (``shared``) from node to node; ``Turn`` says what it may hold. Each key has one
+owner, given in its annotation: the node that writes it, or one of the hand-offs below that several nodes go
+through (a turn that ends: ``finish``; a query that replaces the one before: ``set_query``; rows to show:
+``show_rows``; a retry asked of SQLGenerator: ``ask_again``; a question restated: ``restate``; a decision, a
+card, a grade, the path that answered, the turn's intent). A one-time message (``decision``, ``feedback``,
+``resample``, ``plan_sql``) is consumed by its reader with ``take``. ``start_turn`` makes the store, and
+``result_fields`` reads a Result's fields from it in one place. ``tests/test_turn.py`` reads every node's
+writes and holds them to these owners; docs/reference/store.md is generated from the declarations.
+"""
+from __future__ import annotations
+
+import sys
+from typing import Annotated, Any, TypedDict, get_type_hints
+
+#: Sentinel: a hand-off leaves this key as it is.
+KEEP: Any = object()
+
+
+class Asked(TypedDict, total=False):
+    """The question, and how the turn was routed."""
+    question: Annotated[str, "restate"]
+    """The question the graph works on: as typed, a follow-up made standalone, or with the user's answer to a
+    clarifying question folded in."""
+    original_question: Annotated[str, "start_turn"]
+    """The turn as typed."""
+    given_sql: Annotated[str | None, "start_turn"]
+    """The user's own SQL handed in directly (``ask(sql=...)``, pasted SQL)."""
+    history: Annotated[list, "start_turn"]
+    """Earlier turns of the conversation (``turn_record``)."""
+    resolved_question: Annotated[str | None, "restate"]
+    """The standalone question a follow-up or a declined query's comment became."""
+    resolved_by: Annotated[str, "ResolveFollowUp"]
+    """How the follow-up was resolved: the rule, ``llm`` or ``kept``."""
+    previous_turn: Annotated[dict | None, "ResolveFollowUp"]
+    """The last data turn's question, SQL and tables (an example for a follow-up)."""
+    follow_up: Annotated[bool, "IntentRouter"]
+    """The turn leans on the history."""
+    intent: Annotated[str, "route"]
+    """data, schema, general, sql, write or change."""
+    intent_by: Annotated[str, "IntentRouter"]
+    """The rule (or ``llm``) that set the intent."""
+    clarification: Annotated[dict, "ClarifyQuery"]
+    """``{needed, reason, question}``."""
+    clarified: Annotated[str, "AskUser"]
+    """The user's answer to the clarifying question (asked once: not again)."""
+    source: Annotated[dict, "ChooseSource"]
+    """Which source answers: ``database``, a tool's name or ``none``; its arguments; the rule or ``llm``."""
+    change_request: Annotated[str, "ProposeWrite"]
+    """The plain-English request a write was proposed from (the card's ``request``)."""
+    change_explanation: Annotated[str, "ProposeWrite"]
+    """The model's one-line explanation of the statement it proposed (the card's ``model_says``)."""
+    decision: Annotated[dict | None, "decide"]
+    """A pending turn's decision (approve, edit, reject), handed in by the Result; taken once."""
+
+
+class Drafted(TypedDict, total=False):
+    """The SQL: the tables and schema the model saw, the query, its candidates and the plan."""
+    selected_tables: Annotated[list, "TableSelector"]
+    """The tables the model sees."""
+    tables_by: Annotated[str, "TableSelector"]
+    """How they were chosen: all, ranker (sure), llm, fallback."""
+    value_matches: Annotated[list, "TableSelector"]
+    """Literal and flag matches ``{table, column, value, phrase}``."""
+    examples: Annotated[list, "TableSelector"]
+    """The retrieved example pairs ``{question, sql, id, tables, similarity}``."""
+    table_schemas: Annotated[str, "SchemaLookup"]
+    """The DDL the model sees."""
+    stable_schema: Annotated[str, "SchemaLookup"]
+    """Its question-independent start (kept on disk as a prompt state)."""
+    sql_query: Annotated[str | None, "set_query"]
+    """The current query."""
+    sql_source: Annotated[str | None, "set_query"]
+    """``user`` when the query is the user's own; ``model`` for a statement ProposeWrite wrote."""
+    sql_candidates: Annotated[list | None, "set_query"]
+    """The drafts to run and vote on; SQLExecutor takes them once."""
+    attempts: Annotated[list, "tried"]
+    """Every query tried: source, status, error, ms (a greedy LLM draft also ``min_prob``, ``mean_logprob``); the
+    last one's outcome is noted by ``mark_attempt``."""
+    first_sql: Annotated[str | None, "tried"]
+    """The turn's first query."""
+    generation_error: Annotated[str | None, "set_query"]
+    """The LLM call that should have written the query failed."""
+    sql_prompt: Annotated[dict, "SQLGenerator"]
+    """The messages and stable part of the last SQL prompt (drafts are sampled from it)."""
+    candidate_scores: Annotated[list, "SQLGenerator"]
+    """Each draft's mean log-probability (None where unknown): ties between groups go to the likelier."""
+    resampled: Annotated[bool, "SQLGenerator"]
+    """The one resample of the turn was drawn."""
+    feedback: Annotated[dict | None, "ask_again"]
+    """``{kind: error/grader, sql, message}`` for SQLGenerator's next draft; taken once."""
+    resample: Annotated[bool, "ask_again"]
+    """SQLGenerator is asked for fresh drafts of its first prompt; taken once."""
+    plan: Annotated[dict, "PlanQuery"]
+    """PlanQuery's record: the plan, its derivation, the metrics reached, why the SQL path ran (``fallback``, noted
+    by ``fall_back``)."""
+    plan_sql: Annotated[dict | None, "PlanQuery"]
+    """A plan's query waiting for the SQL path's drafts (the race): its SQL and mean log-probability; taken once."""
+    path: Annotated[str | None, "answered_by"]
+    """Which path answered: ``plan`` or ``sql``."""
+    repair_count: Annotated[int, "ErrorFixer"]
+    """Free repairs used."""
+    retry_count: Annotated[int, "ErrorFixer"]
+    """LLM retries used (``max_fix_retries``)."""
+    confirmations: Annotated[list, "ConfirmSQL"]
+    """Each confirm-before-run decision."""
+    confirm_rounds: Annotated[int, "ConfirmSQL"]
+    """Revisions asked for."""
+
+
+class Ran(TypedDict, total=False):
+    """What running it gave: rows, the vote, a tool's answer, a write's card."""
+    query_result: Annotated[Any, "show_rows"]
+    """The rows (a DataFrame) shown with the answer."""
+    truncated: Annotated[bool, "show_rows"]
+    """More rows existed than the row cap."""
+    execution_error: Annotated[str | None, "SQLExecutor"]
+    """DuckDB's error or the refusal."""
+    vote: Annotated[list, "SQLExecutor"]
+    """Each distinct draft, the query that ran after free repairs, positions, status, rows, chosen, agrees."""
+    candidate_groups: Annotated[list, "SQLExecutor"]
+    """The vote's result groups (members, SQL, outcome, whether the plan's query is among them), best first."""
+    candidate_at: Annotated[int, "SQLExecutor"]
+    """The group served."""
+    candidate_served: Annotated[int, "SQLExecutor"]
+    """The moves to another group served so far."""
+    candidate_moves: Annotated[list, "ResponseGrader"]
+    """Each move to the next candidate group: the query left and why (the failed check's critique)."""
+    tool_calls: Annotated[list, "CallTool"]
+    """Each tool asked: ok, error, ms, arguments, sources."""
+    tool_result: Annotated[Any, "CallTool"]
+    """The tool answer that worked."""
+    sources: Annotated[list, "AnswerFromTool"]
+    """What a tool's answer cites (``{name, url, title}``)."""
+    write: Annotated[Any, "card"]
+    """The write's ``WriteCard`` (``utils/db/write_card.py``): SQL, tier, estimate, decision, outcome, audit id."""
+
+
+class Answered(TypedDict, total=False):
+    """The answer, its checks and how sure it is."""
+    status: Annotated[str, "finish"]
+    """answered, unsure, needs_clarification, error, pending, declined; a write: written, rejected, blocked,
+    rolled_back."""
+    final_answer: Annotated[str, "finish"]
+    """The answer in words (or the report of what was tried)."""
+    derivation: Annotated[str, "finish"]
+    """How the answer was derived, in words."""
+    answer_check: Annotated[dict, "DataAnalyzer"]
+    """How the sentence was written (``llm`` or ``template``) and what its check found."""
+    best: Annotated[dict, "DataAnalyzer"]
+    """The last good answer, kept in case a later retry fails."""
+    grades: Annotated[list, "ResponseGrader"]
+    """The verdict of each grading round."""
+    grader_rounds: Annotated[int, "ResponseGrader"]
+    """Grading rounds used."""
+    grade_status: Annotated[str | None, "grade"]
+    """pass, retry or fail."""
+    warning: Annotated[str | None, "grade"]
+    """A warning shown with the answer (the grader's objection)."""
+    confidence: Annotated[dict, "AssessConfidence"]
+    """Level, score, reasons, signals, and the drafts drawn to weigh the answer."""
+    alternatives: Annotated[list, "AssessConfidence"]
+    """An unsure answer's candidates: SQL, rows, drafts."""
+
+
+class Spent(TypedDict, total=False):
+    """What the turn cost: the trace, the LLM calls, the time."""
+    trace: Annotated[list, "TracedNode"]
+    """Per node: action, ms, LLM calls, tokens, attempt, what it decided."""
+    llm_calls: Annotated[list, "TracedNode"]
+    """Per LLM call: node, model, tokens, ms, reused tokens."""
+    budget_stop: Annotated[dict, "TracedNode"]
+    """The time budget stopped further work: which node, what it would have done, after how many seconds."""
+    seconds: Annotated[float, "clock"]
+    """Seconds across the turn's runs (a pending turn's resume adds to them)."""
+
+
+class Turn(Asked, Drafted, Ran, Answered, Spent, total=False):
+    """Everything one turn's shared store may hold."""
+
+
+GROUPS = (Asked, Drafted, Ran, Answered, Spent)
+
+
+def owners() -> dict[str, str]:
+    """Each key's owner: a node's class name or the name of a hand-off in this module."""
+    hints = get_type_hints(Turn, include_extras=True, localns=vars(sys.modules[__name__]))
+    return {k: t.__metadata__[0] for k, t in hints.items()}
+
+
+# --------------------------------------------------------------------------- starting a turn
+def start_turn(question: str, history: list[dict] | None = None, sql: str | None = None) -> Turn:
+    """A fresh store: only the question, the given SQL and the conversation's history come in."""
+    return {"question": question, "original_question": question, "given_sql": sql, "history": list(history or []),
+            "retry_count": 0, "grader_rounds": 0, "trace": [], "attempts": []}
+
+
+def clock(shared: Turn, seconds: float) -> None:
+    """Add one run's seconds to the turn's (a pending turn resumed runs again)."""
+    shared["seconds"] = shared.get("seconds", 0.0) + seconds
+
+
+# --------------------------------------------------------------------------- hand-offs between nodes
+def finish(shared: Turn, status: str, answer: str, derivation: str | Any = KEEP, *, no_query: bool = False,
+           rows: Any = KEEP) -> None:
+    """End the turn's answer: its status, the answer in words and how it was derived. ``no_query``: the answer
+    came from no query of the database (a tool, the catalog, small talk), so none is shown with it, only
+    ``rows`` when given (the catalog's table of tables)."""
+    shared["status"] = status
+    shared["final_answer"] = answer
+    if derivation is not KEEP:
+        shared["derivation"] = derivation
+    if no_query:
+        set_query(shared, None, candidates=KEEP)
+        show_rows(shared, None if rows is KEEP else rows)
+    elif rows is not KEEP:
+        show_rows(shared, rows)
+
+
+def set_query(shared: Turn, sql: str | None, source: str | None | Any = KEEP, *, candidates: list | None | Any = None,
+              error: str | None | Any = KEEP) -> None:
+    """Make ``sql`` the turn's current query. ``candidates`` are the drafts SQLExecutor is to run and vote on
+    (None: just this one; SQLExecutor takes them once); ``source`` says whose it is (``user``, ``model``);
+    ``error``: the LLM call that should have written it failed."""
+    shared["sql_query"] = sql
+    if candidates is not KEEP:
+        shared["sql_candidates"] = candidates
+    if source is not KEEP:
+        shared["sql_source"] = source
+    if error is not KEEP:
+        shared["generation_error"] = error
+
+
+def tried(shared: Turn, sql: str | None, *, first: bool = False, **attempt: Any) -> None:
+    """Add a query to the ones the turn tried (``source``, ``after`` and what else is known of it); ``first``: it
+    is the turn's first query (``first_sql``) unless one came before."""
+    shared.setdefault("attempts", []).append({"sql": sql, **attempt})
+    if first:
+        shared.setdefault("first_sql", sql)
+
+
+def mark_attempt(shared: Turn, **outcome: Any) -> None:
+    """How the current query's attempt ended: ``status``, ``error``, ``ms`` (SQLExecutor; ConfirmSQL when the
+    user declined it)."""
+    shared["attempts"][-1].update(outcome)
+
+
+def show_rows(shared: Turn, rows: Any, truncated: bool | Any = KEEP) -> None:
+    """The rows shown with the answer (a DataFrame, or None), and whether the row cap cut them."""
+    shared["query_result"] = rows
+    if truncated is not KEEP:
+        shared["truncated"] = truncated
+
+
+def ask_again(shared: Turn, feedback: dict | None | Any = KEEP, *, resample: bool | Any = KEEP) -> None:
+    """Send the turn back to SQLGenerator: with ``feedback`` (an error or a critique for the next draft), or for
+    a ``resample`` (fresh drafts of its first prompt). SQLGenerator takes both once."""
+    if feedback is not KEEP:
+        shared["feedback"] = feedback
+    if resample is not KEEP:
+        shared["resample"] = resample
+
+
+def restate(shared: Turn, question: str, resolved: str | None | Any = KEEP) -> None:
+    """The question the graph works on from here (a follow-up made standalone, a clarification folded in, a
+    comment on a declined query); ``resolved`` is what the turn's record shows as the resolved question."""
+    shared["question"] = question
+    if resolved is not KEEP:
+        shared["resolved_question"] = resolved
+
+
+def route(shared: Turn, intent: str) -> None:
+    """What kind of turn this is (IntentRouter; ProposeWrite when a change request turns out to be a question)."""
+    shared["intent"] = intent
+
+
+def decide(shared: Turn, decision: dict) -> None:
+    """A person's decision on a pending turn (approve, edit, reject), for the node that waits for it."""
+    shared["decision"] = decision
+
+
+def reopen(shared: Turn) -> None:
+    """A turn about to run (again: a pending one resumed) has no outcome yet; its run ends with ``finish``."""
+    shared.pop("status", None)
+
+
+def card(shared: Turn, write: Any) -> None:
+    """The write's card: proposed and decided by ReviewWrite, its outcome by ApplyWrite."""
+    shared["write"] = write
+
+
+def grade(shared: Turn, status: str, warning: str | None | Any = KEEP) -> None:
+    """The grader's verdict (pass, retry, fail) and the warning shown with the answer."""
+    shared["grade_status"] = status
+    if warning is not KEEP:
+        shared["warning"] = warning
+
+
+def answered_by(shared: Turn, path: str) -> None:
+    """Which path's query the answer comes from: ``plan`` or ``sql`` (a fallback or the race changes it)."""
+    shared["path"] = path
+
+
+#: The notes a hand-off adds inside a node's record (the node keeps owning the key).
+NOTES = {"fall_back": {"plan"}}
+
+
+def fall_back(shared: Turn, why: str, *, to_sql: bool = True) -> None:
+    """The plan's answer is given up (its query failed, found nothing, or the grader objected): the reason goes
+    on the plan's record and, with ``to_sql``, the question goes on the SQL path."""
+    shared["plan"]["fallback"] = why
+    if to_sql:
+        answered_by(shared, "sql")
+
+
+#: The one-time messages a reader takes (reads and clears): a decision, a retry's feedback and resample, a plan's
+#: query waiting for the race, the drafts waiting for SQLExecutor.
+MESSAGES = {"decision": None, "feedback": None, "resample": False, "plan_sql": None, "sql_candidates": None}
+
+
+def take(shared: Turn, key: str) -> Any:
+    """Read a one-time message and clear it, so that a later pass does not act on it again."""
+    if key not in MESSAGES:
+        raise KeyError(f"{key} is not a one-time message ({', '.join(MESSAGES)})")
+    value = shared.get(key, MESSAGES[key])
+    shared[key] = MESSAGES[key]
+    return value
