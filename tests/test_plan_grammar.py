@@ -43,7 +43,9 @@ class _Endpoint(ScriptedLLM):
 
 
 @pytest.mark.parametrize("llm_class, option, sent", [
-    (ScriptedLLM, {}, True),                          # auto on the embedded model: on
+    (ScriptedLLM, {}, False),                         # off by default (it cost the Lahman demo 20 points)
+    (ScriptedLLM, {"plan_grammar": "auto"}, True),    # auto and on: the embedded model only
+    (ScriptedLLM, {"plan_grammar": "on"}, True),
     (ScriptedLLM, {"plan_grammar": "off"}, False),
     (_Endpoint, {}, False),                           # endpoints have no portable grammar
     (_Endpoint, {"plan_grammar": "on"}, False),

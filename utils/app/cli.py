@@ -81,6 +81,9 @@ def _add_graph_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--plan-path", choices=["auto", "on", "off"],
                    help="questions that name a metric of the semantic file: the model writes a plan, MetricFlow the "
                         "SQL (default auto: on for a reviewed semantic file in dbt's format)")
+    g.add_argument("--plan-grammar", choices=["auto", "on", "off"],
+                   help="hold a plan to the semantic file's names while the embedded model decodes it (default off: "
+                        "on the Lahman demo it turned plans that failed their checks into wrong answers)")
     g.add_argument("--min-confidence", choices=["off", "low", "medium", "high"],
                    help="below this confidence duckask says it is not sure and shows the two best candidate answers "
                         "(different results) with their SQL, instead of one answer (default off)")
