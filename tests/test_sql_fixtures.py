@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
 import duckdb
+import pytest
 from conftest import SHARED, requires_shared
 
 from duckask.utils.config import load_settings
