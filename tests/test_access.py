@@ -20,6 +20,8 @@ from duckask.utils.app.server import create_app  # noqa: E402
 from duckask.utils.db.audit import AuditLog  # noqa: E402
 from duckask.utils.llm import ScriptedLLM  # noqa: E402
 
+pytestmark = pytest.mark.slow        # a server and the users command: not in the fast set (pytest -m "" runs it)
+
 DELETE = "DELETE FROM players WHERE team_id = 1"
 ADD_COLUMN = "ALTER TABLE players ADD COLUMN nickname VARCHAR"
 CHANGE_REPLY = f"```sql\n{DELETE}\n```\nExplanation: Removes team 1's players."

@@ -18,6 +18,8 @@ from conftest import clean_env
 from duckask.utils.db.airtable import AirtableError, import_base, refresh
 from duckask.utils.db.airtable_schema import Col, cell, duck_type, plan
 
+pytestmark = pytest.mark.slow        # a stub Airtable server: not in the fast set (pytest -m "" runs it)
+
 pytest.importorskip("pyairtable", reason="the airtable extra is not installed: pip install 'duckask[airtable]'")
 
 # --------------------------------------------------------------------------- types, table-driven

@@ -21,6 +21,8 @@ from duckask.utils.db import airtable
 from duckask.utils.db.airtable import import_base, refresh
 from duckask.utils.db.airtable_api import DEFAULT_ENDPOINT, AirtableError, max_pages_of
 
+pytestmark = pytest.mark.slow        # a stub Airtable server: not in the fast set (pytest -m "" runs it)
+
 pytest.importorskip("pyairtable", reason="the airtable extra is not installed: pip install 'duckask[airtable]'")
 
 REVIEW = "# Reviewed by the club secretary: players are the children, not their parents.\n"

@@ -27,6 +27,11 @@ from duckask.utils.sql.ast import statement_types
 CASES = load_cases()
 
 
+def _params(cases):
+    """One parameter a case; a runaway one waits for the timeout, so it is slow (pytest -m "" runs it)."""
+    return [pytest.param(c, id=c.id, marks=[pytest.mark.slow] if c.expect == "timeout" else []) for c in cases]
+
+
 def _snapshot(roots: list[Path]) -> dict[str, tuple[int, int, bytes]]:
     """{path: (size, mtime_ns, bytes)} of every file under the roots."""
     return {str(p): (p.stat().st_size, p.stat().st_mtime_ns, p.read_bytes())
@@ -50,7 +55,7 @@ def test_the_table_is_big_and_covers_every_category():
     assert all(c.reason for c in CASES if c.expect == "refused")
 
 
-@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+@pytest.mark.parametrize("case", _params(CASES))
 def test_executor(target, empty_cwd, case):
     db = open_database(target[0], target[1])
     rec = run_case(db, case)
@@ -63,8 +68,7 @@ def test_executor(target, empty_cwd, case):
     assert after.ok and after.df.values.tolist() == [[3, 6]]
 
 
-@pytest.mark.parametrize("case", [c for c in CASES if c.expect in ("refused", "timeout")],
-                         ids=[c.id for c in CASES if c.expect in ("refused", "timeout")])
+@pytest.mark.parametrize("case", _params([c for c in CASES if c.expect in ("refused", "timeout")]))
 def test_flow(target, empty_cwd, case):
     """The model itself writes the attack, first draft and every fix: the flow never answers with it."""
     llm = ScriptedLLM({"SQLGenerator": [case.sql], "ErrorFixer": [case.sql], "ClarifyQuery": ["CLEAR"],
@@ -84,8 +88,7 @@ def test_flow(target, empty_cwd, case):
     assert after.ok and after.df.values.tolist() == [[3, 6]]
 
 
-@pytest.mark.parametrize("case", [c for c in CASES if c.expect in ("refused", "timeout")],
-                         ids=[c.id for c in CASES if c.expect in ("refused", "timeout")])
+@pytest.mark.parametrize("case", _params([c for c in CASES if c.expect in ("refused", "timeout")]))
 def test_user_sql(target, empty_cwd, case):
     """The same SQL handed in by the user (``ask --sql``, pasted in chat): run as given, so refused
     whole; the model is never asked to rewrite it."""

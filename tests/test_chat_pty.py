@@ -13,6 +13,8 @@ import pytest
 from conftest import clean_env
 from openai_stub import StubOpenAI, make_cities_db
 
+pytestmark = pytest.mark.slow        # a pseudo-terminal: not in the fast set (pytest -m "" runs it)
+
 pexpect = pytest.importorskip("pexpect", reason="pexpect drives the terminal (pip install duckask[test])")
 
 DUCKASK = Path(sys.executable).parent / "duckask"

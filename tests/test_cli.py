@@ -244,6 +244,7 @@ def _env(cache: Path) -> dict[str, str]:
     return clean_env(cache)
 
 
+@pytest.mark.slow       # a subprocess
 def test_console_script_help(isolated_env):
     assert DUCKASK.is_file() and os.access(DUCKASK, os.X_OK), f"console script missing: {DUCKASK}"
     p = subprocess.run([str(DUCKASK), "--help"], capture_output=True, text=True, timeout=60, env=_env(isolated_env))
@@ -253,6 +254,7 @@ def test_console_script_help(isolated_env):
         assert cmd in p.stdout
 
 
+@pytest.mark.slow       # a subprocess
 def test_console_script_sql_refused(small_db, isolated_env):
     p = subprocess.run([str(DUCKASK), "sql", "DELETE FROM players", "--db", str(small_db), "--json"],
                        capture_output=True, text=True, timeout=60, env=_env(isolated_env))
@@ -260,6 +262,7 @@ def test_console_script_sql_refused(small_db, isolated_env):
     assert json.loads(p.stdout)["status"] == "refused"
 
 
+@pytest.mark.slow           # a subprocess each
 @pytest.mark.parametrize("sql, status", [
     ("SELECT name FROM players", "ok"),
     ("DELETE FROM players", "refused"),

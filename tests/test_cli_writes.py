@@ -18,6 +18,8 @@ from conftest import clean_env, sha256
 from smtp_server import smtp_server
 from test_writes import make_people
 
+pytestmark = pytest.mark.slow        # terminals and subprocesses: not in the fast set (pytest -m "" runs it)
+
 pexpect = pytest.importorskip("pexpect", reason="pexpect drives the terminal (pip install duckask[test])")
 
 DUCKASK = Path(sys.executable).parent / "duckask"

@@ -7,8 +7,11 @@ mid-question, mid-write). More trials, with figures: bench/reliability.py.
 """
 from __future__ import annotations
 
+import pytest
 from kill_resume import slow, trial
 from openai_stub import StubOpenAI
+
+pytestmark = pytest.mark.slow        # a killed subprocess: not in the fast set (pytest -m "" runs it)
 
 
 def test_sigkill_and_resume_equals_a_clean_run(tmp_path):

@@ -17,6 +17,8 @@ from openai_stub import QUESTION, ROWS, Faults, StubOpenAI, attempts_per_call, m
 import duckask
 from duckask.utils.app.cli import main as cli_main
 
+pytestmark = pytest.mark.slow        # fault-injecting servers and retries: not in the fast set (pytest -m "" runs it)
+
 BUDGET = dict(max_http_retries=3, max_fix_retries=2, max_grader_rounds=1, resample_drafts=2,
               request_timeout_s=0.4)
 STATUSES = {"answered", "error", "needs_clarification", "no_sql"}

@@ -27,6 +27,8 @@ from duckask.utils.config import ENV_VARS, load_settings
 from duckask.utils.llm import LLMError, OpenAIBackend, get_llm
 from duckask.utils.sql.extract import extract_sql
 
+pytestmark = pytest.mark.slow        # a local OpenAI-compatible server: not in the fast set (pytest -m "" runs it)
+
 MESSAGES = [{"role": "system", "content": "You are terse."},
             {"role": "user", "content": "Say hello to the tests"}]
 

@@ -11,6 +11,8 @@ import pytest
 
 from duckask.data import lahman as lahman_data
 
+pytestmark = pytest.mark.slow        # builds the demo database from its zip (about 16 s)
+
 
 @pytest.fixture(scope="module")
 def db(tmp_path_factory: pytest.TempPathFactory) -> duckdb.DuckDBPyConnection:

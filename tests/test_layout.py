@@ -44,6 +44,7 @@ def test_each_tool_runs_on_its_own(name, capsys):
     assert "usage:" in capsys.readouterr().out
 
 
+@pytest.mark.slow           # a python -m subprocess each
 @pytest.mark.parametrize("name", ["duckask.utils.knowledge.examples", "duckask.utils.knowledge.store",
                                   "duckask.utils.schema.descriptions", "duckask.utils.schema.ddl",
                                   "duckask.utils.llm.cache", "duckask.utils.sql.tidy"])

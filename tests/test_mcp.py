@@ -16,6 +16,8 @@ pytest.importorskip("mcp", reason="the server extra is not installed (pip instal
 from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
+pytestmark = pytest.mark.slow        # an MCP server over stdio: not in the fast set (pytest -m "" runs it)
+
 DUCKASK = Path(sys.executable).parent / "duckask"
 
 

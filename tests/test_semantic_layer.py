@@ -116,6 +116,7 @@ def test_convert_keeps_everything_of_the_older_file(tmp_path):
             assert converted["tables"][tname]["synonyms"] == spec["synonyms"]
 
 
+@pytest.mark.slow           # MetricFlow validates a draft of every table (about 13 s)
 def test_the_draft_is_valid_and_keys_become_entities(tmp_path):
     settings = load_settings(None, cache_dir=str(tmp_path))
     db = open_database(demo_db_path(), settings)

@@ -19,6 +19,8 @@ httpx = pytest.importorskip("httpx", reason="httpx is in the test extra")
 from duckask.utils.app.server import MAX_BODY, check_bind, create_app  # noqa: E402
 from duckask.utils.llm import ScriptedLLM  # noqa: E402
 
+pytestmark = pytest.mark.slow        # a real uvicorn server: not in the fast set (pytest -m "" runs it)
+
 LAKERS_Q = "What are the points of Lakers players?"
 LAKERS_SQL = ("SELECT p.name, p.points FROM players p JOIN teams t ON p.team_id = t.id "
               "WHERE t.name = 'Lakers' ORDER BY p.points DESC")

@@ -27,6 +27,8 @@ from duckask.utils.db.access import add_user, load_users  # noqa: E402
 from duckask.utils.db.audit import AuditLog  # noqa: E402
 from duckask.utils.llm import ScriptedLLM  # noqa: E402
 
+pytestmark = pytest.mark.slow        # a real uvicorn server: not in the fast set (pytest -m "" runs it)
+
 DELETE = "DELETE FROM players WHERE team_id = 1"
 EVIL = "evil.example"
 VICTIM = "victim-tab"

@@ -23,6 +23,8 @@ from duckask.utils.app.server import create_app, serve_command  # noqa: E402
 from duckask.utils.db.audit import AuditLog  # noqa: E402
 from duckask.utils.llm import ScriptedLLM  # noqa: E402
 
+pytestmark = pytest.mark.slow        # a real uvicorn server: not in the fast set (pytest -m "" runs it)
+
 DELETE = "DELETE FROM players WHERE team_id = 1"
 SESSION = {"X-Duckask-Session": "tab-42"}
 

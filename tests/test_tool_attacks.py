@@ -24,6 +24,8 @@ from duckask.utils.tools.base import MAX_REDIRECTS
 from duckask.utils.tools.http_api import HttpJsonTool
 from duckask.utils.tools.searxng import SearxngTool
 
+pytestmark = pytest.mark.slow        # stub servers and real deadlines: not in the fast set (pytest -m "" runs it)
+
 #: How much later than its ``timeout_s`` a call may give up (a loaded 2-core machine included).
 MARGIN_S = 0.75
 

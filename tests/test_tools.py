@@ -19,6 +19,8 @@ from duckask.utils.tools.registry import load_tools
 from duckask.utils.tools.route import by_rule, database_values, fill_args, parse_choice
 from duckask.utils.tools.searxng import SearxngTool
 
+pytestmark = pytest.mark.slow        # stub HTTP servers: not in the fast set (pytest -m "" runs it)
+
 
 @pytest.fixture(scope="module")
 def stub():

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pandas as pd
 
 from duckask.utils.db.database import QueryOutcome
-from duckask.utils.sql.voting import main, vote
+from duckask.utils.sql.voting import vote
 
 
 def ok(rows, cols=("a", "b")):
@@ -47,10 +47,14 @@ def test_empty_or_all_null_results_rank_below_a_real_answer():
     assert vote([empty, empty, nulls]).chosen == 0   # nothing better: the larger group
 
 
-def test_runs_on_its_own(small_db, capsys):
-    assert main(["--db", str(small_db), "SELECT name FROM teams ORDER BY name", "SELECT nope FROM teams",
-                 "SELECT name FROM teams"]) == 0
-    out = capsys.readouterr().out
-    assert "* [0] ok" in out and "[1] error" in out and "groups: [[0, 2]]" in out
+def test_real_queries_vote_on_their_results(small_db):
+    """Run on a database: the same rows in another order agree, a failing query is in no group."""
+    from duckask.utils.db.database import open_database
+
+    db = open_database(small_db)
+    outs = [db.run(s) for s in ("SELECT name FROM teams ORDER BY name", "SELECT nope FROM teams",
+                                "SELECT name FROM teams")]
+    v = vote(outs)
+    assert v.chosen == 0 and outs[0].ok and outs[1].status == "error" and v.groups == [[0, 2]]
 
 

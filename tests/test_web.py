@@ -16,7 +16,8 @@ import pytest
 pytest.importorskip("fastapi", reason="the server extra is not installed (pip install 'duckask[server]')")
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (the test extra has it)")
 CHROMIUM = os.environ.get("DUCKASK_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
-pytestmark = pytest.mark.skipif(not CHROMIUM, reason="no Chromium binary (apt-get install chromium; .ci/setup does)")
+pytestmark = [pytest.mark.slow,      # a browser and a server: not in the fast set (pytest -m "" runs it)
+              pytest.mark.skipif(not CHROMIUM, reason="no Chromium binary (apt-get install chromium; .ci/setup does)")]
 
 from conftest import build_small_db  # noqa: E402
 
