@@ -43,3 +43,17 @@ def test_the_rule_sees_every_folder_below():
     """A new utils package is placed on purpose: below the surfaces (and then listed here), or a surface."""
     packages = {p.parent.relative_to(ROOT).as_posix() for p in (ROOT / "utils").glob("*/__init__.py")}
     assert packages - {"utils/app", "utils/eval"} == {w for w in BELOW if w.startswith("utils/") and "." not in w}
+
+
+COMMANDS = ("cli", "commands", "write_commands", "semantic_commands", "deliver")
+
+
+def test_the_command_modules_import_one_way():
+    """cli wires the commands; the command modules use each other's public helpers one way only, never in a
+    circle (lazy imports inside functions count) and never by a private name."""
+    graph = {m: {n.rsplit(".", 1)[-1] for n in imports(ROOT / "utils" / "app" / f"{m}.py")
+                 if n.startswith("duckask.utils.app.") and n.rsplit(".", 1)[-1] in COMMANDS} for m in COMMANDS}
+    assert not [(a, b) for a in COMMANDS for b in graph[a] if a in graph[b]], graph
+    private = [(m, n) for m in COMMANDS for n in imports(ROOT / "utils" / "app" / f"{m}.py")
+               if n.startswith("duckask.utils.app.") and n.rsplit(".", 1)[-1].startswith("_")]
+    assert not private, private
