@@ -108,3 +108,11 @@ def qfile(tmp_path) -> Path:
 
 def lines_of(path: Path) -> list[str]:
     return [line for line in Path(path).read_text().splitlines() if line.strip()]
+
+def interrupt_after(n: int, seen: list[str]):
+    """An on_record callback that records ids and simulates a kill (Ctrl-C) after ``n`` records."""
+    def on_record(rec):
+        seen.append(rec["id"])
+        if len(seen) == n:
+            raise KeyboardInterrupt
+    return on_record
