@@ -13,7 +13,7 @@ ABOVE = ("duckask.utils.app", "duckask.utils.eval")
 #: The folders below the surfaces, and what none of their modules may import.
 BELOW = {"nodes": ABOVE, "utils/db": ABOVE, "utils/sql": ABOVE, "utils/schema": ABOVE, "utils/llm": ABOVE,
          "utils/knowledge": ABOVE, "utils/semantic": ABOVE, "utils/dialogue": ABOVE, "utils/delivery": ABOVE,
-         "utils/trust": ABOVE, "utils/tools": ABOVE, "data": ABOVE,
+         "utils/trust": ABOVE, "utils/tools": ABOVE, "utils/state": ABOVE, "data": ABOVE,
          "utils/config.py": ABOVE, "flow/flow.py": ABOVE}
 
 

@@ -1,8 +1,8 @@
 """Other databases through DuckDB's extensions (``utils/db/remote.py``, issue 24 part 2): postgres://,
 mysql:// and md: connection strings are recognised, their password is never shown, and where the extension
 is not installed (this machine cannot install any: no internet, and PyPI's duckdb-extension wheels are for
-DuckDB 1.x) the error names the extension and how to install it. The ATTACH-and-copy path itself needs a
-reachable server and an installed extension, so it is not run here."""
+DuckDB 1.x) the error names the extension and how to install it. Postgres without the extension goes through
+ADBC instead (tests/test_postgres_source.py runs it against a live server)."""
 from __future__ import annotations
 
 import subprocess
@@ -21,6 +21,8 @@ DUCKASK = Path(sys.executable).parent / "duckask"
 @pytest.mark.parametrize("db, kind", [
     ("postgres://ann:s3cret@db.example.com:5432/shop", ("postgres", "postgres")),
     ("postgresql://ann@db/shop", ("postgres", "postgres")),
+    ("sqlite:///tmp/shop.db", (None, "sqlite")),
+    ("snowflake://ann:s3cret@acct/db/schema", (None, "snowflake")),
     ("mysql://root:s3cret@127.0.0.1/shop", ("mysql", "mysql")),
     ("md:shop?motherduck_token=s3cret", ("motherduck", "motherduck")),
     ("data/lahman.duckdb", None),
@@ -66,7 +68,7 @@ def test_a_remote_database_is_shown_redacted_on_every_surface(tmp_path, isolated
     from duckask.utils.llm import ScriptedLLM
 
     snapshot = build_small_db(tmp_path / "snapshot.duckdb")
-    monkeypatch.setattr(remote, "snapshot", lambda db, cache: snapshot)
+    monkeypatch.setattr(remote, "snapshot", lambda db, cache, **_: snapshot)
     dsn = "postgres://ann:p@ss w0rd@127.0.0.1:5432/shop"
     prep = prepare(dsn, llm=ScriptedLLM({}))
     assert prep.db == "postgres://ann:***@127.0.0.1:5432/shop" and prep.database.source == prep.db
@@ -92,19 +94,31 @@ def test_a_remote_database_is_shown_redacted_on_every_surface(tmp_path, isolated
         assert "w0rd" not in body
 
 
-@pytest.mark.parametrize("db, extension", [("postgres://ann:s3cret@127.0.0.1:1/shop", "postgres"),
-                                           ("mysql://root:s3cret@127.0.0.1:1/shop", "mysql"),
+@pytest.mark.parametrize("db, extension", [("mysql://root:s3cret@127.0.0.1:1/shop", "mysql"),
                                            ("md:shop?motherduck_token=s3cret", "motherduck")])
 def test_a_missing_extension_is_named_with_how_to_install_it(isolated_env, db, extension):
     with pytest.raises(DatabaseError) as e:
         open_database(db)
     message = str(e.value)
-    assert f"DuckDB's {extension} extension is not installed" in message
+    assert f"DuckDB's {extension} extension (not installed" in message
     assert f"install_extension('{extension}')" in message and "s3cret" not in message
 
 
+def test_postgres_without_extension_or_driver_names_both_ways(isolated_env, monkeypatch):
+    from duckask.utils.db import adbc_source
+
+    monkeypatch.setattr(adbc_source, "driver", lambda dialect: None)
+    with pytest.raises(DatabaseError) as e:
+        open_database("postgres://ann:s3cret@127.0.0.1:1/shop")
+    message = str(e.value)
+    assert "DuckDB's postgres extension (not installed" in message and "pip install 'duckask[postgres]'" in message
+    assert "s3cret" not in message and "ann:***@" in message
+
+
 def test_the_cli_never_echoes_the_password(isolated_env):
+    """Nothing listens on port 1: the ADBC driver's connection error is shown, the password never."""
     p = subprocess.run([str(DUCKASK), "ask", "how many orders?", "--db", "postgres://ann:s3cret@127.0.0.1:1/shop"],
                        capture_output=True, text=True, env=clean_env(isolated_env), timeout=120)
-    assert p.returncode != 0 and "postgres extension is not installed" in p.stderr
-    assert "s3cret" not in p.stdout + p.stderr and "ann:***@" in p.stderr
+    assert p.returncode != 0 and "cannot read postgres://ann:***@127.0.0.1:1/shop" in p.stderr
+    assert "Connection refused" in p.stderr
+    assert "s3cret" not in p.stdout + p.stderr

@@ -28,7 +28,7 @@ ENV_VARS = {
     "DUCKASK_CACHE_DIR": "cache_dir", "DUCKASK_THREADS": "n_threads", "DUCKASK_BACKEND": "backend",
     "DUCKASK_DESCRIPTIONS": "descriptions", "DUCKASK_SEMANTIC": "descriptions", "DUCKASK_EXAMPLES": "examples",
     "DUCKASK_ALLOW_WRITES": "allow_writes", "DUCKASK_AUDIT_FILE": "audit_file", "DUCKASK_SMTP_HOST": "smtp_host",
-    "DUCKASK_SMTP_USER": "smtp_user", "DUCKASK_SMTP_PASSWORD": "smtp_password",
+    "DUCKASK_SMTP_USER": "smtp_user", "DUCKASK_SMTP_PASSWORD": "smtp_password", "DUCKASK_STATE": "state",
 }
 
 #: The longest question any surface takes, in characters: checked where every turn starts (``api.new_shared``).
@@ -67,6 +67,8 @@ class SettingError(ValueError):
 def _kind(name: str) -> str:
     f = _FIELDS[name]
     t = f.type if isinstance(f.type, str) else getattr(f.type, "__name__", "")
+    if t.startswith("list[str]"):
+        return "names"
     return next((k for k in ("bool", "int", "float", "dict", "list", "str") if t.startswith(k)), "str")
 
 
@@ -81,6 +83,10 @@ def takes(name: str) -> str:
         lo, hi = _BOUNDS.get(name, (0, None))
         what = "a whole number" if kind == "int" else "a number"
         return f"{what} from {lo} to {hi}" if hi is not None else f"{what} of at least {lo}"
+    if name == "state":
+        return "a postgresql://user:password@host:port/database URL (unset: the local files)"
+    if kind == "names":
+        return "a list of names or globs (or one text of them, comma-separated)"
     if kind == "list":
         return "a list of tools, each a mapping with a name and a type (utils/tools)"
     return "a mapping of node name to options" if kind == "dict" else "text"
@@ -118,6 +124,11 @@ def check_setting(name: str, value: Any) -> Any:
         return number
     if kind == "dict" and not isinstance(value, dict):
         raise bad
+    if kind == "names":
+        items = value.split(",") if isinstance(value, str) else value
+        if not isinstance(items, list) or not all(isinstance(t, str) and t.strip() for t in items):
+            raise bad
+        return [t.strip() for t in items]
     if kind == "list" and not (isinstance(value, list) and all(isinstance(t, dict) and t.get("name") and t.get(
             "type") for t in value)):
         raise bad
@@ -129,6 +140,10 @@ def check_setting(name: str, value: Any) -> Any:
         return value
     if not isinstance(value, str):
         raise bad
+    if name == "state" and value and not value.strip().lower().startswith(("postgresql://", "postgres://")):
+        from duckask.utils.db.remote import redact
+
+        raise SettingError(f"state takes {takes(name)}, not {redact(value)!r}")
     return value
 
 

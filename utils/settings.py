@@ -143,6 +143,15 @@ class Settings:
     it is rolled back."""
     audit_file: str | None = None
     """The audit log of every write attempt (never the user's database) (default: `<cache_dir>/audit.duckdb`)"""
+    state: str | None = None
+    """Where taught pairs, the audit log and pending writes live: unset, the local files above (pending writes in
+    the server's memory); `postgresql://...`, one Postgres database several servers share (`--state`)"""
+    # Remote sources (--db postgresql://...)
+    source_max_age_s: float = 86400.0
+    """A remote database's local copy is read again when older than this (0: only on `duckask import URL
+    --refresh`)"""
+    source_tables: list[str] = field(default_factory=list)
+    """The tables of a remote database to copy, by name or glob (`sales_*`; default: every table and view)"""
     export_row_cap: int = 1_000_000
     """Rows a file export may hold: a result cut by `row_cap` is run again up to this many rows for `--out`,
     `/export`, `to_file` and the page's download."""

@@ -5,11 +5,13 @@
     duckask schema [--db PATH]                                the schema exactly as the model sees it
     duckask sql "SQL" [--db PATH] [--json] [--allow-writes]   run your own SQL (a write: after a typed "yes")
     duckask import SRC --out DB                               a DuckDB file from CSV/Parquet/SQLite/Airtable
+    duckask import postgresql://... [--refresh]               read a database's local copy (again)
     duckask demo ["question"]                                 build the Lahman demo DB and ask it
     duckask teach "question" "SQL" [--db PATH]                keep a verified example pair for a database
     duckask examples [--db PATH] [--remove ID]                list (or remove) a database's example pairs
     duckask audit [--db PATH] [--json]                        every write attempt: approved, rejected, blocked
     duckask decide ID [--db PATH] [--reject [WHY]]            approve (typed yes) or reject a pending write
+    duckask state [migrate --to URL]                          where pairs, audit and pending writes live
     duckask users add FILE NAME --role ROLE                   a server user with a role; prints the key once
     duckask model [--verify]                                  assemble/verify the embedded model
     duckask warm [--db PATH]                                  keep a database's common prompt prefixes on disk
@@ -40,7 +42,7 @@ from duckask.utils.app.commands import (
     cmd_warm,
     report_failure,
 )
-from duckask.utils.app.write_commands import cmd_audit, cmd_decide, cmd_sql, cmd_users
+from duckask.utils.app.write_commands import cmd_audit, cmd_decide, cmd_sql, cmd_state, cmd_users
 
 __all__ = ["EXIT_CLARIFY", "EXIT_FAIL", "EXIT_OK", "EXIT_USAGE", "build_parser", "main"]
 
@@ -50,6 +52,12 @@ def _add_common(p: argparse.ArgumentParser, db_required: bool = False) -> None:
                    help="DuckDB file, EXPORT DATABASE folder or SQLite file (default: the Lahman demo DB)")
     p.add_argument("--config", help="YAML settings file (default: $DUCKASK_CONFIG or ~/.config/duckask/config.yaml)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
+    _add_state_option(p)
+
+
+def _add_state_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--state", metavar="URL", help="keep taught pairs, the audit log and pending writes in this "
+                   "shared Postgres database (postgresql://...; default: the local files, or the state setting)")
 
 
 def _add_graph_options(p: argparse.ArgumentParser) -> None:
@@ -193,6 +201,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--config")
     p.add_argument("--json", action="store_true", help="print a JSON list")
     p.add_argument("--limit", type=int, help="the newest N entries")
+    _add_state_option(p)
     p.set_defaults(func=cmd_audit)
 
     p = sub.add_parser("users", help="add a user to a server's users file (prints the new API key once)")
@@ -206,7 +215,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--db", help="the database it was proposed for (default: the demo)")
     p.add_argument("--config")
     p.add_argument("--reject", nargs="?", const="", metavar="WHY", help="reject it (optionally saying why)")
+    _add_state_option(p)
     p.set_defaults(func=cmd_decide)
+
+    p = sub.add_parser("state", help="where taught pairs, the audit log and pending writes live; migrate them")
+    p.add_argument("action", nargs="?", choices=["show", "migrate"], default="show")
+    p.add_argument("--to", metavar="URL", help="migrate: the shared Postgres state to copy the local files into")
+    p.add_argument("--config")
+    _add_state_option(p)
+    p.set_defaults(func=cmd_state)
 
     p = sub.add_parser("import", help="build a DuckDB file from CSV/Parquet files, a SQLite file or an Airtable base")
     from duckask.utils.db.importer import add_arguments, run_command
@@ -266,6 +283,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "[::1] and --host, on --port; any other name is refused against DNS rebinding)")
     _add_write_option(p)
     p.add_argument("--config")
+    _add_state_option(p)
     p.set_defaults(func=cmd_serve)
 
     p = sub.add_parser("mcp", help="serve duckask to AI agents over MCP (stdio; the server extra)")

@@ -16,7 +16,7 @@ def settings_options(args: argparse.Namespace) -> dict[str, Any]:
     keys = ("resample_drafts", "max_fix_retries", "max_grader_rounds", "grader", "analyzer", "clarify", "timeout_s",
             "row_cap", "base_url", "model", "model_path", "descriptions", "examples", "column_pruning", "dialect_notes",
             "router", "follow_ups", "confirm", "allow_writes", "plan_path", "min_confidence",
-            "confidence_drafts", "candidates", "time_budget_s")
+            "confidence_drafts", "candidates", "time_budget_s", "state")
     return {k: getattr(args, k) for k in keys if getattr(args, k, None) is not None}
 
 
@@ -196,7 +196,7 @@ def cmd_teach(args) -> int:
     from duckask.utils.knowledge import ExampleError, teach
 
     try:
-        ex = teach(args.question, args.sql, db_or_demo(args.db), load_settings(args.config))
+        ex = teach(args.question, args.sql, db_or_demo(args.db), load_settings(args.config, **settings_options(args)))
     except ExampleError as e:
         print(f"duckask teach: not stored: {e}", file=sys.stderr)
         return EXIT_FAIL
@@ -210,11 +210,12 @@ def cmd_teach(args) -> int:
 def cmd_examples(args) -> int:
     from duckask.utils.config import load_settings
     from duckask.utils.db.database import open_database
-    from duckask.utils.knowledge import KnowledgeStore, database_identity, examples_for
+    from duckask.utils.knowledge import database_identity, examples_for
+    from duckask.utils.state import knowledge_store
 
     settings = load_settings(args.config, **settings_options(args))
     db = db_or_demo(args.db)
-    store, key = KnowledgeStore(settings.resolved_knowledge_file), database_identity(db)
+    store, key = knowledge_store(settings), database_identity(db)
     if args.remove is not None:
         if not store.remove(key, args.remove):
             print(f"duckask examples: no example {args.remove} for {key} (see `duckask examples --db {db}`)",

@@ -6,39 +6,26 @@ the card; a decision on a server without keys must bring it back) and the time i
 out is the only way to decide it, so it is decided once. Each proposer (``card.user``) may have
 ``MAX_PENDING_PER_PROPOSER`` cards waiting and the server ``MAX_PENDING``: a proposal past either is refused
 (``NoRoom``, a 429 on the server) and no one else's card is ever pushed out. A card waits ``PENDING_TTL_S``;
-an older one is recorded in the audit log as ``expired`` (decided by no one) and can no longer run. The
-cards live in this process: a restart forgets them (their audit entries stay pending).
+an older one is recorded in the audit log as ``expired`` (decided by no one) and can no longer run.
+
+Where the cards live is the state's (``utils/state/cards``): in this process by default (a restart forgets
+them; their audit entries stay pending), or in the shared Postgres state (``--state``), where every server
+sees them, a card is taken by exactly one server, and the caps count every server's cards. A server lists and
+decides only the cards of its own database.
 """
 from __future__ import annotations
 
-import hashlib
-import hmac
 import secrets
-import threading
 import time
-from dataclasses import dataclass
 
+from duckask.utils.db.audit import database_key
 from duckask.utils.db.write_card import WriteCard
 from duckask.utils.db.writes import expire
+from duckask.utils.state.cards import Held, MemoryCards, token_hash
 
 MAX_PENDING = 500                # writes waiting on this server, all proposers together
 MAX_PENDING_PER_PROPOSER = 20    # writes one proposer may have waiting
 PENDING_TTL_S = 3600.0           # how long a write waits for its decision before it expires
-
-
-def token_hash(token: str) -> str:
-    return hashlib.sha256(token.encode()).hexdigest()
-
-
-@dataclass
-class Held:
-    """A pending card, the sha256 of its approval token, and when it was held (``PendingWrites.clock``)."""
-    card: WriteCard
-    token_sha256: str
-    since: float
-
-    def token_matches(self, token: object) -> bool:
-        return isinstance(token, str) and hmac.compare_digest(token_hash(token), self.token_sha256)
 
 
 class NoRoom(Exception):
@@ -46,33 +33,36 @@ class NoRoom(Exception):
 
 
 class PendingWrites:
-    """Cards waiting for a decision, by audit id; taking one out is the only way to decide it (once). Each
-    proposer (``card.user``) may have ``per_proposer`` waiting, the server ``total``; a card waits ``ttl_s``."""
+    """Cards waiting for a decision, by audit id, in ``store`` (``MemoryCards`` unless a shared one is given);
+    taking one out is the only way to decide it (once). Each proposer (``card.user``) may have ``per_proposer``
+    waiting, the server ``total``; a card waits ``ttl_s``. With ``db``, only that database's cards are seen."""
 
     def __init__(self, per_proposer: int = MAX_PENDING_PER_PROPOSER, total: int = MAX_PENDING,
-                 ttl_s: float = PENDING_TTL_S, clock=time.monotonic):
-        self.per_proposer, self.total, self.ttl_s, self.clock = per_proposer, total, ttl_s, clock
-        self.held: dict[int, Held] = {}
-        self.lock = threading.Lock()
+                 ttl_s: float = PENDING_TTL_S, clock=None, store=None, db: str | None = None):
+        self.store = store if store is not None else MemoryCards()
+        shared = not isinstance(self.store, MemoryCards)
+        self.per_proposer, self.total, self.ttl_s = per_proposer, total, ttl_s
+        self.clock = clock or (time.time if shared else time.monotonic)   # several processes share wall time
+        self.db = database_key(db) if db else None
+
+    def _ours(self, held: Held | None) -> Held | None:
+        return held if held is not None and (self.db is None or database_key(held.card.db) == self.db) else None
 
     @property
     def cards(self) -> dict[int, WriteCard]:
-        with self.lock:
-            return {i: h.card for i, h in self.held.items()}
+        return {h.card.id: h.card for h in self.store.all() if self._ours(h)}
 
     def no_room_for(self, proposer: str) -> str | None:
         """Why ``proposer`` may not have another write waiting now, or None."""
-        with self.lock:
-            return self._no_room(proposer)
+        return self._no_room(proposer, *self.store.counts(proposer))
 
-    def _no_room(self, proposer: str) -> str | None:
-        mine = sum(1 for h in self.held.values() if h.card.user == proposer)
+    def _no_room(self, proposer: str, mine: int, total: int) -> str | None:
         if mine >= self.per_proposer:
             return (f"{proposer} already has {mine} writes waiting for a decision, the most one proposer may: "
                     f"approve or reject some (GET /api/writes lists them), or wait until they expire "
                     f"({self.ttl_s / 60:g} minutes after each was proposed); nothing else was recorded")
-        if len(self.held) >= self.total:
-            return (f"{len(self.held)} writes are waiting for a decision on this server, the most it holds: "
+        if total >= self.total:
+            return (f"{total} writes are waiting for a decision on this server, the most it holds: "
                     "try again when some are decided or expired; nothing else was recorded")
         return None
 
@@ -80,30 +70,29 @@ class PendingWrites:
         """Keep ``card``; returns its approval token (shown once; only its hash is kept). NoRoom when its
         proposer, or the server, is at the limit: no other card is ever dropped to make room."""
         token = secrets.token_urlsafe(32)
-        with self.lock:
-            if (why := self._no_room(card.user)):
-                raise NoRoom(why)
-            self.held[card.id] = Held(card, token_hash(token), self.clock())
+        why = self.store.add_if_room(Held(card, token_hash(token), self.clock()),
+                                     lambda mine, total: self._no_room(card.user, mine, total))
+        if why:
+            raise NoRoom(why)
         return token
 
     def put_back(self, held: Held) -> None:
         """A card taken out but not decided (the audit log could not be written), with its token."""
-        with self.lock:
-            self.held[held.card.id] = held
+        self.store.put_back(held)
 
     def peek(self, card_id: int) -> Held | None:
-        with self.lock:
-            return self.held.get(card_id)
+        return self._ours(self.store.peek(card_id))
 
     def take(self, card_id: int) -> Held | None:
-        with self.lock:
-            return self.held.pop(card_id, None)
+        """The card, out of the store for this caller alone (None when another took it first, or it is another
+        database's)."""
+        if self.peek(card_id) is None:
+            return None
+        return self.store.take(card_id)
 
     def take_expired(self) -> list[Held]:
         """The cards held ``ttl_s`` or longer, taken out (to be recorded as expired)."""
-        with self.lock:
-            old = [i for i, h in self.held.items() if self.clock() - h.since >= self.ttl_s]
-            return [self.held.pop(i) for i in old]
+        return self.store.take_older(self.clock() - self.ttl_s)
 
     def expire_old(self, prep) -> None:
         """Record the cards that waited too long as expired (decided by no one); they can no longer run. When

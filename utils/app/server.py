@@ -282,7 +282,8 @@ def serve_command(args, db: str) -> int:
         return 2
     app = create_app(db, config=args.config, api_key=key, max_concurrent=args.max_concurrent, users=users,
                      cors_origins=tuple(args.cors_origin), allow_writes=getattr(args, "allow_writes", None) or None,
-                     bind_host=args.host, allowed_hosts=tuple(getattr(args, "allowed_host", None) or ()))
+                     bind_host=args.host, allowed_hosts=tuple(getattr(args, "allowed_host", None) or ()),
+                     **({"state": args.state} if getattr(args, "state", None) else {}))
     uvicorn.run(app, host=args.host, port=args.port, log_level="info")
     return 0
 

@@ -20,7 +20,8 @@ decisions, downloads and email. ``create_app`` adds them with ``add_action_route
 These routes need ``Content-Type: application/json``: a web page of another site cannot send that
 without the browser asking first (CORS), so it cannot make a visitor's browser approve a write or mail
 data away (and ``server_guards`` refuses its ``Origin``). Proposals and decisions wait in the same ``Gate``
-as questions. Pending cards live in this process, so a restart forgets them: at most
+as questions. Pending cards live in this process (a restart forgets them), or with ``--state`` in the shared
+Postgres state every server sees (``app.pending``): at most
 ``MAX_PENDING_PER_PROPOSER`` per proposer and ``MAX_PENDING`` in all (a proposal past either is refused with
 a 429; nobody's card is ever pushed out), each for ``PENDING_TTL_S``: an older one is recorded in the audit
 log as ``expired`` (decided by no one) and can no longer be approved.
@@ -50,8 +51,9 @@ def add_action_routes(app, prep, gate, read_json, *, keys=None) -> PendingWrites
     from duckask.utils.db.audit import AuditError
     from duckask.utils.delivery.export import FORMATS, ExportError, frame_bytes
     from duckask.utils.delivery.mail import NO_HOST, MailError, recipients, send_result
+    from duckask.utils.state import card_store
 
-    pending = PendingWrites()
+    pending = PendingWrites(store=card_store(prep.settings), db=prep.db)
 
     def json_only(request: Request) -> None:
         if request.headers.get("content-type", "").split(";")[0].strip().lower() != "application/json":
@@ -81,7 +83,7 @@ def add_action_routes(app, prep, gate, read_json, *, keys=None) -> PendingWrites
         if (why := may_propose(user_of(request))):
             return _error(403, why)
         await in_thread(pending.expire_old, prep)
-        if (full := pending.no_room_for(user)):
+        if (full := await in_thread(pending.no_room_for, user)):
             return _error(429, full)
         try:
             card = await in_thread(gate.run, scoped(prep, user_of(request)).propose, sql, session=session, user=user)
@@ -106,7 +108,8 @@ def add_action_routes(app, prep, gate, read_json, *, keys=None) -> PendingWrites
     async def pending_route(request: Request):
         user = user_of(request)
         await in_thread(pending.expire_old, prep)
-        return {"pending": [c.public() for c in pending.cards.values() if may_see(user, c)]}
+        cards = await in_thread(lambda: pending.cards)
+        return {"pending": [c.public() for c in cards.values() if may_see(user, c)]}
 
     def open_server_refusal(held: Held, request: Request, token: object) -> str | None:
         """Why a request may not decide ``held`` on a server without keys, or None: it must come from the page
@@ -141,7 +144,7 @@ def add_action_routes(app, prep, gate, read_json, *, keys=None) -> PendingWrites
             raise HTTPException(400, f"send {shape}")
         await in_thread(pending.expire_old, prep)
         card_id = int(write_id) if write_id.isascii() and write_id.isdigit() else None
-        held = pending.peek(card_id) if card_id is not None else None
+        held = await in_thread(pending.peek, card_id) if card_id is not None else None
         missing = _error(404, f"no pending write #{write_id} (it was decided or expired, or the server restarted): "
                               "propose it again")
         if held is None:
@@ -151,7 +154,7 @@ def add_action_routes(app, prep, gate, read_json, *, keys=None) -> PendingWrites
             keyed_refusal(held, user, decision)
         if why:
             return _error(403, why)
-        if pending.take(card_id) is None:                 # decided meanwhile by another request
+        if await in_thread(pending.take, card_id) is None:      # decided meanwhile by another request or server
             return missing
         try:
             card = await in_thread(gate.run, prep.decide, held.card, decision == "approve", None, user.name)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import sys
 
-from duckask.utils.app.commands import EXIT_CLARIFY, EXIT_FAIL, EXIT_OK, db_or_demo, settings_options
+from duckask.utils.app.commands import EXIT_CLARIFY, EXIT_FAIL, EXIT_OK, EXIT_USAGE, db_or_demo, settings_options
 
 
 def _print_rows(out, args) -> None:
@@ -76,14 +76,16 @@ def _write(args, database, settings) -> int:
 
 def cmd_audit(args) -> int:
     from duckask.utils.config import load_settings
-    from duckask.utils.db.audit import AuditLog, as_json, database_key, render
+    from duckask.utils.db.audit import as_json, database_key, render
+    from duckask.utils.state import audit_log
 
-    settings = load_settings(args.config)
+    settings = load_settings(args.config, **settings_options(args))
     db = database_key(args.db) if args.db else None
-    entries = AuditLog(settings.resolved_audit_file).entries(db, args.limit)
+    log = audit_log(settings)
+    entries = log.entries(db, args.limit)
     print(as_json(entries) if args.json else render(entries))
     if not args.json:
-        print(f"({len(entries)} entr{'y' if len(entries) == 1 else 'ies'} in {settings.resolved_audit_file})",
+        print(f"({len(entries)} entr{'y' if len(entries) == 1 else 'ies'} in {log.path})",
               file=sys.stderr)
     return EXIT_OK
 
@@ -98,7 +100,7 @@ def cmd_decide(args) -> int:
     from duckask.utils.db.audit import os_user
     from duckask.utils.db.database import open_database
 
-    settings = load_settings(args.config, allow_writes=True)
+    settings = load_settings(args.config, **{**settings_options(args), "allow_writes": True})
     database = open_database(db_or_demo(args.db), settings)
     try:
         card = writes.recorded(args.id, database, settings)
@@ -132,4 +134,41 @@ def cmd_users(args) -> int:
     print(key)
     print(f"added {args.name} ({args.role}) to {args.file}: give them this key; it is not stored and not shown again",
           file=sys.stderr)
+    return EXIT_OK
+
+
+def cmd_state(args) -> int:
+    """``duckask state``: where taught pairs, the audit log and pending writes live, with counts; ``duckask state
+    migrate --to URL``: copy the local files into that shared Postgres state (one transaction)."""
+    from duckask.utils.config import SettingError, check_setting, load_settings
+    from duckask.utils.db.remote import redact
+    from duckask.utils.state import audit_log, shared_state
+
+    try:
+        settings = load_settings(args.config, **settings_options(args))
+        if args.action == "migrate":
+            if not args.to:
+                print("duckask state migrate: --to postgresql://... is needed (the shared state to fill)",
+                      file=sys.stderr)
+                return EXIT_USAGE
+            from duckask.utils.state.migrate import migrate
+
+            done = migrate(settings, check_setting("state", args.to))
+            print(f"copied into {redact(args.to)}: {done['pairs']} taught pairs, {done['audit_added']} audit entries "
+                  f"({done['audit_already_there']} were there from an earlier migration); the local files are "
+                  "unchanged: serve with --state to use the shared state")
+            return EXIT_OK
+        shared = shared_state(settings)
+        entries = audit_log(settings).entries()
+    except (SettingError, RuntimeError) as e:
+        print(f"duckask state: {e}", file=sys.stderr)
+        return EXIT_FAIL
+    pending = sum(1 for e in entries if e["decision"] == "pending")
+    if shared is None:
+        print(f"local files: taught pairs in {settings.resolved_knowledge_file}, audit log in "
+              f"{settings.resolved_audit_file} ({len(entries)} entries, {pending} pending); pending writes in "
+              "each server's memory")
+    else:
+        print(f"shared state {shared.shown}: taught pairs, audit log ({len(entries)} entries, {pending} pending) "
+              "and pending writes, for every server started with it")
     return EXIT_OK

@@ -63,6 +63,8 @@ COLUMNS = ("id", "proposed_at", "decided_at", "finished_at", "session", "user", 
            "explanation", "estimated_rows", "actual_rows", "decision", "outcome", "detail", "request", "proposed_by",
            "decided_by")
 _WRITABLE = set(COLUMNS) - {"id"}
+#: The decisions that close an entry: each is written only over ``pending`` (a write is decided once).
+DECIDED = ("approved", "rejected", "expired")
 
 
 def os_user() -> str:
@@ -128,14 +130,21 @@ class AuditLog:
         return int(row[0])
 
     def update(self, entry_id: int, **fields: Any) -> None:
+        """Change entry ``entry_id``; a decision (approved, rejected, expired) only over ``pending``: an AuditError
+        when another process decided it first, so a write is decided once."""
         self._check(fields)
+        only_pending = fields.get("decision") in DECIDED
         try:
-            self._write(f"UPDATE writes SET {', '.join(f'{_q(c)} = ?' for c in fields)} WHERE id = ? RETURNING id",
-                        [*fields.values(), entry_id])
+            row = self._write(f"UPDATE writes SET {', '.join(f'{_q(c)} = ?' for c in fields)} WHERE id = ?"
+                              + (" AND decision = 'pending'" if only_pending else "") + " RETURNING id",
+                              [*fields.values(), entry_id])
         except (duckdb.Error, OSError) as e:
             if is_damaged(e):
                 raise damaged_log(self.path, e, writing=True) from e
             raise AuditError(f"cannot write the audit log {self.path}: {e}") from e
+        if row is None and only_pending:
+            raise AuditError(f"write #{entry_id} was already decided (the audit log {self.path} says so): a write is "
+                             "decided once; nothing ran again")
 
     @staticmethod
     def _check(fields: dict[str, Any]) -> None:

@@ -211,10 +211,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     """Register the import options on ``parser`` (for a ``duckask import`` subcommand)."""
     parser.add_argument(
         "src", metavar="SRC",
-        help="folder of CSV/TSV/Parquet files, a single such file, a SQLite database, or the word airtable",
+        help="folder of CSV/TSV/Parquet files, a single such file, a SQLite database, the word airtable, or a "
+             "connection string (postgresql://...: its local copy is read, --refresh: read again now)",
     )
     parser.add_argument("base", nargs="?", metavar="BASE_ID", help="with SRC airtable: the base id (starts with app)")
-    parser.add_argument("--out", "-o", required=True, metavar="DB", help="DuckDB file to write")
+    parser.add_argument("--out", "-o", metavar="DB", help="DuckDB file to write (for a connection string: optional, "
+                        "a copy of its local copy)")
     parser.add_argument(
         "--replace", action="store_true", help="overwrite DB if it already exists"
     )
@@ -257,10 +259,18 @@ def _parse_keys(specs: Sequence[str]) -> dict[str, list[str]]:
 
 def run_command(args) -> int:
     """Run an import from parsed arguments (``add_arguments``); print errors, return an exit code."""
+    from duckask.utils.db import remote
+
+    if remote.kind_of(args.src):
+        return _import_remote(args)
+    if not args.out:
+        print("duckask import: error: --out DB is needed (the DuckDB file to write)", file=sys.stderr)
+        return 2
     if args.src == "airtable" and not Path("airtable").exists():
         return airtable.run_command(args)
     if args.base or args.refresh or args.full or args.endpoint:
-        print("duckask import: error: BASE_ID, --refresh, --full and --endpoint are for `duckask import airtable`",
+        print("duckask import: error: BASE_ID, --refresh, --full and --endpoint are for `duckask import airtable` "
+              "(--refresh also for a connection string)",
               file=sys.stderr)
         return 2
     echo: Progress = (lambda _m: None) if args.quiet else (lambda m: print(m, file=sys.stderr))
@@ -281,6 +291,36 @@ def run_command(args) -> int:
         echo(f"note: {note}")
     if not args.quiet:
         print(f"{args.out}: {len(tables)} tables: {', '.join(tables)}")
+    return 0
+
+
+def _import_remote(args) -> int:
+    """``duckask import URL [--refresh] [--out DB]``: read (or read again) the local copy ``--db URL`` answers
+    from; with ``--out``, also write it to DB."""
+    import shutil
+
+    from duckask.utils.config import load_settings
+    from duckask.utils.db import remote
+    from duckask.utils.db.sources import DatabaseError
+
+    echo: Progress = (lambda _m: None) if args.quiet else (lambda m: print(m, file=sys.stderr))
+    settings = load_settings()
+    try:
+        path = remote.snapshot(args.src, settings.resolved_cache_dir / "remote", max_age_s=settings.source_max_age_s,
+                               refresh=args.refresh, only=settings.source_tables or None, say=echo)
+        if args.out:
+            if Path(args.out).exists() and not args.replace:
+                raise DatabaseError(f"{args.out} exists; pass --replace to overwrite it")
+            shutil.copyfile(path, args.out)
+    except (DatabaseError, OSError) as exc:
+        print(f"duckask import: error: {exc}", file=sys.stderr)
+        return 1
+    meta = remote.about(path)
+    tables = meta.get("tables", {})
+    if not args.quiet:
+        print(f"{meta.get('source')}: {len(tables)} tables ({sum(tables.values()):,} rows) read {meta.get('read_at')} "
+              f"through {meta.get('via')} in {meta.get('seconds')} s, kept in {path}"
+              + (f", written to {args.out}" if args.out else ""))
     return 0
 
 

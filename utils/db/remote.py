@@ -1,22 +1,36 @@
-"""Other databases through DuckDB's own extensions: ``--db postgres://...``, ``mysql://...``, ``md:...``.
+"""Other databases: ``--db postgresql://...`` (and any ADBC driver's URL), ``mysql://...``, ``md:...``.
 
 duckask answers from a locked-down read-only DuckDB file (no external access), so a remote database is
-read through a read-only ATTACH with the matching extension and copied into a snapshot file in the
-cache, which is then opened like any other database (``sources.resolve_db_file``). The password (or a
-MotherDuck token) in the connection string is never shown: every message and the database's name
-carry ``redact(db)``.
+copied into a snapshot file in the cache, which is then opened like any other database
+(``sources.resolve_db_file``). Two ways to read it, chosen by what is installed:
 
-duckask never downloads an extension (autoinstall is off): where the extension is not installed, the
-error names it and says how to install it. This machine cannot (no internet, and PyPI's
-``duckdb-extension-<name>`` wheels exist only for DuckDB 1.x), so here only that error path runs.
+- DuckDB's own extension (postgres, mysql, motherduck) where it is installed: a read-only ATTACH and
+  ``COPY FROM DATABASE``. duckask never downloads an extension (autoinstall is off);
+- else an Apache Arrow ADBC driver (``pip install 'duckask[postgres]'``; ``adbc_source``): Postgres, and
+  through the same code SQLite (``sqlite:///path``), Snowflake, BigQuery and Flight SQL.
+
+Refresh rules: a snapshot is read once and kept; it is read again when it is older than ``max_age_s``
+(setting ``source_max_age_s``; 0: never by age), when the tables asked for (``source_tables``) changed,
+or on ``duckask import URL --refresh``. A new copy is built beside the old one and replaces it only when
+complete, so a source that goes away mid-read leaves the old copy intact: an explicit refresh then fails
+with the reason, an age-triggered one warns and answers from the old copy. The password (or token) in a
+connection string is never shown: every message, file name and the database's name carry ``redact(db)``.
 """
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
+import json
+import os
 import re
+import sys
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 import duckdb
+
+from duckask.utils.db import adbc_source
 
 #: scheme prefix -> (extension, ATTACH type)
 KINDS = {"postgres://": ("postgres", "postgres"), "postgresql://": ("postgres", "postgres"),
@@ -37,10 +51,14 @@ def _fail(message: str) -> Exception:
     return DatabaseError(message)
 
 
-def kind_of(db: str) -> tuple[str, str] | None:
-    """(extension, ATTACH type) for a connection string, or None for a file or folder."""
+def kind_of(db: str) -> tuple[str | None, str] | None:
+    """(DuckDB extension or None, ATTACH type or ADBC dialect) for a connection string; None for a file or
+    folder."""
     low = str(db).strip().lower()
-    return next((v for k, v in KINDS.items() if low.startswith(k)), None)
+    found = next((v for k, v in KINDS.items() if low.startswith(k)), None)
+    if found is None and (dialect := adbc_source.dialect_of(low)) is not None:
+        return None, dialect.scheme
+    return found
 
 
 def redact(db: str) -> str:
@@ -59,42 +77,139 @@ def redact(db: str) -> str:
     return out[:scheme.end()] + _IN_URL.sub(lambda m: m.group(1) + "***", rest)
 
 
-def _load(con: duckdb.DuckDBPyConnection, extension: str, db: str) -> None:
+def _extension_loads(extension: str | None) -> bool:
+    if extension is None:
+        return False
+    con = duckdb.connect(config={"autoinstall_known_extensions": False, "autoload_known_extensions": False})
     try:
         con.execute(f"LOAD {extension}")
-    except duckdb.Error as e:
-        raise _fail(
-            f"cannot read {redact(db)}: DuckDB's {extension} extension is not installed, and duckask does not "
-            f"download extensions. Install it once where there is internet (python -c \"import duckdb; "
-            f"duckdb.connect().install_extension('{extension}')\", for DuckDB {duckdb.__version__}), or copy the "
-            f"data into a DuckDB file and pass that ({str(e).splitlines()[0][:120]})") from None
-
-
-def snapshot(db: str, cache: Path) -> Path:
-    """A DuckDB file in ``cache`` holding every table of the remote database, read through a read-only
-    ATTACH (the copy is made once per connection string; delete it to read the source again)."""
-    found = kind_of(db)
-    if found is None:
-        raise _fail(f"{redact(db)} is not a postgres://, mysql:// or md: connection string")
-    extension, attach_type = found
-    name = hashlib.sha256(db.encode()).hexdigest()[:16]
-    target = cache / f"{attach_type}-{name}.duckdb"
-    if target.exists():
-        return target
-    cache.mkdir(parents=True, exist_ok=True)
-    tmp = target.with_suffix(".tmp")
-    con = duckdb.connect(str(tmp), config={"autoinstall_known_extensions": False,
-                                           "autoload_known_extensions": False})
-    try:
-        _load(con, extension, db)
-        quoted = db.replace("'", "''")
-        try:
-            con.execute(f"ATTACH '{quoted}' AS remote_src (TYPE {attach_type}, READ_ONLY)")
-            here = con.execute("SELECT current_database()").fetchone()[0].replace('"', '""')
-            con.execute(f'COPY FROM DATABASE remote_src TO "{here}"')
-        except duckdb.Error as e:
-            raise _fail(f"cannot read {redact(db)}: {redact(str(e).splitlines()[0])}") from None
+        return True
+    except duckdb.Error:
+        return False
     finally:
         con.close()
-    tmp.replace(target)
+
+
+def _missing(db: str, extension: str | None, dialect) -> Exception:
+    ways = []
+    if extension:
+        ways.append(f"DuckDB's {extension} extension (not installed, and duckask does not download extensions: "
+                    f"install it once where there is internet, python -c \"import duckdb; duckdb.connect()."
+                    f"install_extension('{extension}')\", for DuckDB {duckdb.__version__})")
+    if dialect is not None:
+        ways.append(f"the ADBC driver {dialect.pip} (pip install {dialect.pip}"
+                    + (", or pip install 'duckask[postgres]')" if dialect.scheme == "postgresql" else ")"))
+    return _fail(f"cannot read {redact(db)}: it needs " + " or ".join(ways) + "; or copy the data into a DuckDB "
+                 "file and pass that")
+
+
+def _attach_copy(db: str, extension: str, attach_type: str, tmp: Path) -> dict[str, int]:
+    con = duckdb.connect(str(tmp), config={"autoinstall_known_extensions": False, "autoload_known_extensions": False})
+    try:
+        con.execute(f"LOAD {extension}")
+        quoted = db.replace("'", "''")
+        con.execute(f"ATTACH '{quoted}' AS remote_src (TYPE {attach_type}, READ_ONLY)")
+        here = con.execute("SELECT current_database()").fetchone()[0].replace('"', '""')
+        con.execute(f'COPY FROM DATABASE remote_src TO "{here}"')
+        con.execute("DETACH remote_src")
+        return {t: n for t, n in con.execute("SELECT table_name, estimated_size FROM duckdb_tables()").fetchall()}
+    finally:
+        con.close()
+
+
+def _adbc_copy(db: str, dialect, tmp: Path, only: list[str] | None, say: Callable[[str], None]) -> dict[str, int]:
+    conn = adbc_source.connect(db, dialect)
+    duck = duckdb.connect(str(tmp))
+    try:
+        tables = adbc_source.read_structure(conn, dialect, only)
+        if not tables:
+            raise ValueError("it has no tables" + (f" matching source_tables {only}" if only else ""))
+        rows = adbc_source.copy_tables(conn, dialect, tables, duck, say)
+        duck.execute("CHECKPOINT")
+        return rows
+    finally:
+        duck.close()
+        conn.close()
+
+
+def _read(db: str, target: Path, only: list[str] | None, say: Callable[[str], None]) -> dict:
+    """Build ``target`` from the source through a temp file; DatabaseError (the old copy intact) on failure."""
+    extension, attach_type = kind_of(db)
+    dialect = adbc_source.dialect_of(db)
+    use_extension = _extension_loads(extension)
+    if not use_extension and (dialect is None or adbc_source.driver(dialect) is None):
+        raise _missing(db, extension, dialect)
+    tmp = target.with_name(f"{target.stem}.tmp{os.getpid()}.duckdb")
+    started = time.time()
+    try:
+        rows = (_attach_copy(db, extension, attach_type, tmp) if use_extension
+                else _adbc_copy(db, dialect, tmp, only, say))
+        os.replace(tmp, target)
+    except Exception as e:      # the driver's, DuckDB's and a name clash: all said the same way
+        if isinstance(e, (KeyboardInterrupt, SystemExit)):
+            raise
+        why = " ".join(str(e).split())[:300]
+        raise _fail(f"cannot read {redact(db)}: {redact(why)}"
+                    + ("; the copy read before is kept" if target.exists() else "")) from None
+    finally:
+        for p in (tmp, Path(f"{tmp}.wal")):
+            p.unlink(missing_ok=True)
+    meta = {"source": redact(db), "via": f"duckdb {extension} extension" if use_extension else f"ADBC {dialect.pip}",
+            "read_at": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+            "seconds": round(time.time() - started, 2), "source_tables": only or [], "tables": rows,
+            "credential": _credential(db)}
+    target.with_suffix(".json").write_text(json.dumps(meta, indent=1))
+    return meta
+
+
+def _credential(db: str, salt: str | None = None) -> dict:
+    """A salted, slow hash of the whole connection string: a copy is reused only for the same credentials (a
+    wrong password never reads a copy made with the right one), and the side file never holds the password."""
+    salt = salt or os.urandom(16).hex()
+    digest = hashlib.pbkdf2_hmac("sha256", db.strip().encode(), bytes.fromhex(salt), 200_000).hex()
+    return {"salt": salt, "pbkdf2_sha256": digest}
+
+
+def _same_credential(meta: dict, db: str) -> bool:
+    kept = meta.get("credential") or {}
+    try:
+        return kept.get("pbkdf2_sha256") == _credential(db, kept["salt"])["pbkdf2_sha256"]
+    except (KeyError, ValueError):
+        return False
+
+
+def about(target: Path) -> dict:
+    """What a snapshot's side file says: source (redacted), via, read_at, seconds, tables; {} when none."""
+    try:
+        return json.loads(target.with_suffix(".json").read_text())
+    except (OSError, ValueError):
+        return {}
+
+
+def snapshot(db: str, cache: Path, *, max_age_s: float = 0.0, refresh: bool = False,
+             only: list[str] | None = None, say: Callable[[str], None] = lambda _m: None) -> Path:
+    """The DuckDB file in ``cache`` holding the remote database's tables (read by the rules above)."""
+    if kind_of(db) is None:
+        raise _fail(f"{redact(db)} is not a connection string duckask reads (postgresql://, mysql://, md:, "
+                    "sqlite://, snowflake://, bigquery://, flightsql+grpc://)")
+    name = hashlib.sha256(redact(db).strip().encode()).hexdigest()[:16]      # never a hash of the password
+    target = cache / f"{kind_of(db)[1]}-{name}.duckdb"
+    cache.mkdir(parents=True, exist_ok=True)
+    if target.exists() and not refresh:
+        meta = about(target)
+        same_tables = sorted(meta.get("source_tables", [])) == sorted(only or []) and _same_credential(meta, db)
+        try:
+            age = time.time() - dt.datetime.fromisoformat(meta["read_at"]).timestamp()
+        except (KeyError, ValueError):
+            age = float("inf")
+        if same_tables and (not max_age_s or age < max_age_s):
+            return target
+        try:
+            _read(db, target, only, say)
+        except Exception as e:
+            if not same_tables:       # other tables or other credentials: never the old copy
+                raise
+            print(f"duckask: warning: {e}; answering from the copy read {age / 3600:.1f} h ago", file=sys.stderr)
+        return target
+    _read(db, target, only, say)
     return target

@@ -5,7 +5,8 @@
 - a DuckDB ``EXPORT DATABASE`` folder (schema.sql + load.sql): imported once into a cached DuckDB file
   (keyed by the folder's contents);
 - a SQLite file: converted once through Python's sqlite3 (``duckask.utils.db.importer``) into the cache;
-- a postgres://, mysql:// or md: connection string: its snapshot (``remote.snapshot``).
+- a connection string (postgresql://, mysql://, md:, or an ADBC driver's: sqlite://, snowflake://, ...): its
+  snapshot (``remote.snapshot``: read again by age, ``source_max_age_s``, or ``duckask import URL --refresh``).
 
 A cached file is built through a temp file, so a crash never leaves a half-built database. Messages
 never carry a password (``remote.redact``).
@@ -60,7 +61,8 @@ def resolve_db_file(db: str | os.PathLike, settings: Settings | None = None) -> 
     """The DuckDB file to open read-only for ``db`` (a folder, SQLite or remote database: a cached copy)."""
     settings = settings or load_settings()
     if remote.kind_of(str(db)):
-        return remote.snapshot(str(db), settings.resolved_cache_dir / "remote")
+        return remote.snapshot(str(db), settings.resolved_cache_dir / "remote", max_age_s=settings.source_max_age_s,
+                               only=settings.source_tables or None)
     path = Path(db).expanduser().resolve()
     if not path.exists():
         raise DatabaseError(f"database not found: {remote.redact(str(path))}")

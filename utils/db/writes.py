@@ -32,6 +32,7 @@ from duckask.utils.db.database import Database
 from duckask.utils.db.tiers import classify
 from duckask.utils.db.write_card import WriteCard
 from duckask.utils.db.write_plan import counted_rows, estimate_sql, explain, reads_sql
+from duckask.utils.state import audit_log
 
 #: This process's session id in the audit log, unless a caller names its own (a chat, an HTTP client).
 PROCESS_SESSION = f"pid-{uuid.uuid4().hex[:8]}"
@@ -114,7 +115,7 @@ def propose(sql: str, database: Database, settings: Settings, *, session: str | 
     card.explanation = explain(c, card.estimated_rows)
     card.blocked, card.detail = blocked, blocked
     card.decision, card.outcome = ("blocked", "not_run") if blocked else ("pending", None)
-    log = audit or AuditLog(settings.resolved_audit_file)
+    log = audit or audit_log(settings)
     card.id = log.record(session=card.session, user=card.user, db=_identity(database), tier=c.tier,
                          kind=c.kind, sql=card.sql, explanation=card.explanation,
                          estimated_rows=card.estimated_rows, decision=card.decision,
@@ -136,7 +137,7 @@ def _created_exists(c, database: Database) -> str | None:
 def recorded(entry_id: int, database: Database, settings: Settings) -> WriteCard:
     """A write recorded as pending in the audit log by another process (an agent's ``propose_write``), as its
     card, for a person to decide here; ValueError says why it cannot be (not found, another database)."""
-    log = AuditLog(settings.resolved_audit_file)
+    log = audit_log(settings)
     entry = next((e for e in log.entries() if e["id"] == entry_id), None)
     if entry is None or entry["db"] != _identity(database):
         where = f"for {database.source} " if entry else ""
@@ -157,7 +158,7 @@ def reject(card: WriteCard, settings: Settings, audit: AuditLog | None = None,
     side of this process); nothing runs."""
     _pending(card)
     by = by or card.user
-    (audit or AuditLog(settings.resolved_audit_file)).update(card.id, decision="rejected", outcome="not_run",
+    (audit or audit_log(settings)).update(card.id, decision="rejected", outcome="not_run",
                                                              decided_at=_now(), detail=reason, decided_by=by)
     card.decision, card.outcome, card.detail, card.decided_by = "rejected", "not_run", reason, by
     return card
@@ -168,7 +169,7 @@ def expire(card: WriteCard, settings: Settings, reason: str, audit: AuditLog | N
     no room for it): decision "expired", outcome not_run, ``reason`` as the detail, no ``decided_by`` (no
     person decided); nothing runs, and it can no longer be approved."""
     _pending(card)
-    (audit or AuditLog(settings.resolved_audit_file)).update(card.id, decision="expired", outcome="not_run",
+    (audit or audit_log(settings)).update(card.id, decision="expired", outcome="not_run",
                                                              finished_at=_now(), detail=reason)
     card.decision, card.outcome, card.detail = "expired", "not_run", reason
     return card
@@ -180,7 +181,7 @@ def approve(card: WriteCard, database: Database, settings: Settings,
     the card with outcome and rows."""
     _pending(card)
     by = by or card.user
-    log = audit or AuditLog(settings.resolved_audit_file)
+    log = audit or audit_log(settings)
     log.update(card.id, decision="approved", decided_at=_now(), decided_by=by)   # before the data write
     card.decision, card.decided_by = "approved", by
     card.outcome, card.actual_rows, card.detail = _apply(card, database, settings)

@@ -40,7 +40,8 @@ def examples_for(db, settings) -> list:
     per file version and database; a pair that fails is an ``ExampleError`` naming it) and the pairs
     taught for this database in the knowledge store."""
     from duckask.utils.knowledge.examples import Example, ExampleError, load_examples, verify
-    from duckask.utils.knowledge.store import KnowledgeStore, database_identity
+    from duckask.utils.knowledge.store import database_identity
+    from duckask.utils.state import knowledge_store
 
     out: list[Example] = []
     if settings.examples:
@@ -57,9 +58,8 @@ def examples_for(db, settings) -> list:
                         raise ExampleError(f"{ex.id}: {e} (fix or remove this pair in {path})") from None
                 _FILES[key] = checked
             out += _FILES[key]
-    store = settings.resolved_knowledge_file
-    if store.exists():
-        out += KnowledgeStore(store).list(database_identity(db.source))
+    if settings.state or settings.resolved_knowledge_file.exists():
+        out += knowledge_store(settings).list(database_identity(db.source))
     return out
 
 
@@ -69,10 +69,11 @@ def teach(question: str, sql: str, db: str, settings=None):
     from duckask.utils.config import load_settings
     from duckask.utils.db.database import open_database
     from duckask.utils.knowledge.examples import verify
-    from duckask.utils.knowledge.store import KnowledgeStore, database_identity
+    from duckask.utils.knowledge.store import database_identity
+    from duckask.utils.state import knowledge_store
 
     settings = settings or load_settings()
     database = open_database(db, settings)
     ex = verify(database, question, sql)
-    ex.id = str(KnowledgeStore(settings.resolved_knowledge_file).add(database_identity(database.source), ex))
+    ex.id = str(knowledge_store(settings).add(database_identity(database.source), ex))
     return ex

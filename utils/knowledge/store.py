@@ -41,8 +41,11 @@ CREATE TABLE IF NOT EXISTS examples (
 
 
 def database_identity(source: str | os.PathLike) -> str:
-    """What pairs are keyed by: the resolved path of the database the user named."""
-    return str(Path(source).expanduser().resolve())
+    """What pairs are keyed by: ``audit.database_key`` (a file's resolved path; a connection string redacted, the
+    same on every server that shares a state)."""
+    from duckask.utils.db.audit import database_key
+
+    return database_key(source)
 
 
 class KnowledgeStore:
@@ -132,7 +135,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--db", required=True)
     args = ap.parse_args(argv)
     settings = load_settings()
-    for ex in KnowledgeStore(settings.resolved_knowledge_file).list(database_identity(args.db)):
+    from duckask.utils.state import knowledge_store
+
+    for ex in knowledge_store(settings).list(database_identity(args.db)):
         print(f"{ex.id:>4}  {ex.question}\n      {' '.join(ex.sql.split())}")
     return 0
 

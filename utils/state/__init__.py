@@ -1,0 +1,65 @@
+"""Where duckask keeps what outlives a question: taught pairs, the audit log of writes, and the writes a server
+holds for a decision. One small interface, two places:
+
+- unset ``state`` (the default): the local DuckDB files ``knowledge_file`` and ``audit_file`` (``knowledge.store``,
+  ``db.audit``), and pending writes in the server's memory (``cards.MemoryCards``): one process, one machine;
+- ``state: postgresql://...`` (``--state``, ``DUCKASK_STATE``): one Postgres database that several servers share
+  (``state.postgres``): the same pairs, audit log and pending writes on every server; each write decided once.
+
+``knowledge_store(settings)``, ``audit_log(settings)`` and ``card_store(settings)`` give the one the settings name;
+``migrate`` copies the local files into a shared state.
+"""
+from __future__ import annotations
+
+import threading
+
+from duckask.utils.config import Settings, check_setting
+
+_STATES: dict[str, object] = {}
+_LOCK = threading.Lock()
+
+
+def shared_state(settings: Settings):
+    """The ``PgState`` of ``settings.state`` (one per URL and process), or None for the local files."""
+    if not settings.state:
+        return None
+    from duckask.utils.state.postgres import PgState
+
+    url = check_setting("state", settings.state).strip()
+    with _LOCK:
+        if url not in _STATES:
+            _STATES[url] = PgState(url)
+        return _STATES[url]
+
+
+def knowledge_store(settings: Settings):
+    """Taught pairs: ``add(db, example)``, ``list(db)``, ``remove(db, id)``."""
+    from duckask.utils.knowledge.store import KnowledgeStore
+
+    state = shared_state(settings)
+    if state is None:
+        return KnowledgeStore(settings.resolved_knowledge_file)
+    from duckask.utils.state.postgres import PgKnowledge
+
+    return PgKnowledge(state)
+
+
+def audit_log(settings: Settings):
+    """The audit log: ``record(**fields)``, ``update(id, **fields)``, ``entries(db, limit)``, ``path`` (named in
+    messages)."""
+    from duckask.utils.db.audit import AuditLog
+
+    state = shared_state(settings)
+    if state is None:
+        return AuditLog(settings.resolved_audit_file)
+    from duckask.utils.state.postgres import PgAudit
+
+    return PgAudit(state)
+
+
+def card_store(settings: Settings):
+    """Where a server holds pending write cards (``cards.MemoryCards`` or ``cards.PgCards``)."""
+    from duckask.utils.state.cards import MemoryCards, PgCards
+
+    state = shared_state(settings)
+    return MemoryCards() if state is None else PgCards(state)

@@ -1,0 +1,213 @@
+"""The shared state in Postgres (``--state postgresql://...``): taught pairs, the audit log and pending writes in
+one database that several duckask servers use at once, through Apache Arrow's ADBC driver.
+
+Tables in the schema ``duckask``: ``examples`` (unique per database and question, case folded), ``writes``
+(the audit log, the same columns as the local file's, plus ``origin`` for an entry migrated from a file) and
+``pending`` (a card waiting for its decision, the sha256 of its approval token, when it was held). Every
+operation is one transaction. Deciding is taking: ``DELETE ... RETURNING`` removes a pending card for exactly one
+server, and the audit's decision is written only where it is still ``pending``, so a second approval of the same
+write, through any server, is refused and never runs. Room for a new card is counted under a transaction-level
+advisory lock, so two servers cannot both take the last place.
+
+The connection string's password is never shown: messages carry ``remote.redact(url)``.
+"""
+from __future__ import annotations
+
+import contextlib
+import json
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+from duckask.utils.db.audit import COLUMNS, DECIDED, AuditError
+from duckask.utils.db.quoting import quote_ident as _q
+from duckask.utils.db.remote import redact
+from duckask.utils.knowledge.examples import Example, ExampleError
+
+SCHEMA = [
+    "CREATE SCHEMA IF NOT EXISTS duckask",
+    """CREATE TABLE IF NOT EXISTS duckask.examples (
+        id BIGSERIAL PRIMARY KEY, db TEXT NOT NULL, question TEXT NOT NULL, question_key TEXT NOT NULL,
+        sql TEXT NOT NULL, tables TEXT NOT NULL DEFAULT '[]', created TIMESTAMPTZ NOT NULL DEFAULT now(),
+        UNIQUE (db, question_key))""",
+    """CREATE TABLE IF NOT EXISTS duckask.writes (
+        id BIGSERIAL PRIMARY KEY, proposed_at TIMESTAMPTZ NOT NULL, decided_at TIMESTAMPTZ, finished_at TIMESTAMPTZ,
+        session TEXT, "user" TEXT, db TEXT, tier INTEGER, kind TEXT, sql TEXT, explanation TEXT,
+        estimated_rows BIGINT, actual_rows BIGINT, decision TEXT NOT NULL, outcome TEXT, detail TEXT, request TEXT,
+        proposed_by TEXT, decided_by TEXT, origin TEXT UNIQUE)""",
+    """CREATE TABLE IF NOT EXISTS duckask.pending (
+        id BIGINT PRIMARY KEY REFERENCES duckask.writes (id), proposer TEXT NOT NULL, db TEXT, card TEXT NOT NULL,
+        token_sha256 TEXT NOT NULL, since DOUBLE PRECISION NOT NULL)""",
+]
+_LOCK_ID = 7_240_513          # pg_advisory_xact_lock key: the schema's creation, a card's room check
+
+
+class StateError(RuntimeError):
+    """The shared state could not be reached or read; the message names it (password hidden) and why."""
+
+
+class PgState:
+    """One Postgres database as duckask's shared state: a connection per thread, each operation a transaction."""
+
+    def __init__(self, url: str):
+        self.url, self.shown = url, redact(url)
+        self._local = threading.local()
+        self._ready = False
+        self._init_lock = threading.Lock()
+
+    def _connection(self):
+        conn = getattr(self._local, "conn", None)
+        if conn is None:
+            try:
+                import adbc_driver_postgresql.dbapi as pg
+            except ImportError:
+                raise StateError(f"the shared state {self.shown} needs the ADBC driver: pip install "
+                                 "'duckask[postgres]'") from None
+            conn = pg.connect("postgresql://" + self.url.split("://", 1)[1])
+            self._local.conn = conn
+        return conn
+
+    def _drop(self) -> None:
+        conn, self._local.conn = getattr(self._local, "conn", None), None
+        with contextlib.suppress(Exception):
+            conn.close()
+
+    @contextlib.contextmanager
+    def transaction(self) -> Iterator[Any]:
+        """A cursor in one transaction: committed at the end, rolled back on any error (StateError when the server
+        cannot be reached; a broken connection is dropped, so the next operation connects again)."""
+        self._ensure_schema()
+        try:
+            conn = self._connection()
+            cur = conn.cursor()
+        except StateError:
+            raise
+        except Exception as e:
+            self._drop()
+            raise StateError(f"cannot reach the shared state {self.shown}: {redact(_first_line(e))}") from None
+        try:
+            yield cur
+            conn.commit()
+        except BaseException as e:
+            with contextlib.suppress(Exception):
+                conn.rollback()
+            if _is_connection_error(e):
+                self._drop()
+                raise StateError(f"lost the shared state {self.shown}: {redact(_first_line(e))}") from None
+            raise
+        finally:
+            with contextlib.suppress(Exception):
+                cur.close()
+
+    def _ensure_schema(self) -> None:
+        if self._ready:
+            return
+        with self._init_lock:
+            if self._ready:
+                return
+            try:
+                conn = self._connection()
+                cur = conn.cursor()
+                cur.execute(f"SELECT pg_advisory_xact_lock({_LOCK_ID})")   # two servers starting at once
+                for ddl in SCHEMA:
+                    cur.execute(ddl)
+                conn.commit()
+                cur.close()
+            except StateError:
+                raise
+            except Exception as e:
+                self._drop()
+                raise StateError(f"cannot set up the shared state {self.shown}: {redact(_first_line(e))}") from None
+            self._ready = True
+
+
+def _first_line(e: BaseException) -> str:
+    return " ".join(str(e).split())[:300]
+
+
+def _is_connection_error(e: BaseException) -> bool:
+    try:
+        from adbc_driver_manager import OperationalError
+    except ImportError:
+        return False
+    return isinstance(e, OperationalError)
+
+
+class PgKnowledge:
+    """``knowledge.store.KnowledgeStore``'s operations on the shared state."""
+
+    def __init__(self, state: PgState):
+        self.state, self.path = state, state.shown
+
+    def add(self, db: str, example: Example) -> int:
+        with self._errors(), self.state.transaction() as cur:
+            cur.execute("INSERT INTO duckask.examples (db, question, question_key, sql, tables) "
+                        "VALUES ($1, $2, $3, $4, $5) ON CONFLICT (db, question_key) DO UPDATE SET "
+                        "question = excluded.question, sql = excluded.sql, tables = excluded.tables, "
+                        "created = now() RETURNING id",
+                        (db, example.question, example.question.lower(), example.sql, json.dumps(example.tables or [])))
+            return int(cur.fetchone()[0])
+
+    def list(self, db: str) -> list[Example]:
+        with self._errors(), self.state.transaction() as cur:
+            cur.execute("SELECT id, question, sql, tables FROM duckask.examples WHERE db = $1 ORDER BY id", (db,))
+            rows = cur.fetchall()
+        return [Example(question=q, sql=s, id=str(i), tables=json.loads(t or "[]")) for i, q, s, t in rows]
+
+    def remove(self, db: str, example_id: int) -> bool:
+        with self._errors(), self.state.transaction() as cur:
+            cur.execute("DELETE FROM duckask.examples WHERE db = $1 AND id = $2 RETURNING id", (db, int(example_id)))
+            return bool(cur.fetchall())
+
+    @contextlib.contextmanager
+    def _errors(self):
+        try:
+            yield
+        except StateError as e:
+            raise ExampleError(str(e)) from None
+
+
+class PgAudit:
+    """``audit.AuditLog``'s operations on the shared state; a decision is written only over ``pending``."""
+
+    def __init__(self, state: PgState):
+        self.state, self.path = state, state.shown
+
+    def record(self, **fields: Any) -> int:
+        from duckask.utils.db.audit import AuditLog, _now
+
+        fields.setdefault("proposed_at", _now())
+        AuditLog._check({k: v for k, v in fields.items() if k != "origin"})
+        cols = list(fields)
+        with self._errors(writing=True), self.state.transaction() as cur:
+            cur.execute(f"INSERT INTO duckask.writes ({', '.join(_q(c) for c in cols)}) VALUES "
+                        f"({', '.join(f'${i + 1}' for i in range(len(cols)))}) RETURNING id", [fields[c] for c in cols])
+            return int(cur.fetchone()[0])
+
+    def update(self, entry_id: int, **fields: Any) -> None:
+        from duckask.utils.db.audit import AuditLog
+
+        AuditLog._check(fields)
+        sets = ", ".join(f"{_q(c)} = ${i + 1}" for i, c in enumerate(fields))
+        only_pending = fields.get("decision") in DECIDED
+        where = f"id = ${len(fields) + 1}" + (" AND decision = 'pending'" if only_pending else "")
+        with self._errors(writing=True), self.state.transaction() as cur:
+            cur.execute(f"UPDATE duckask.writes SET {sets} WHERE {where} RETURNING id", [*fields.values(), entry_id])
+            if not cur.fetchall() and only_pending:
+                raise AuditError(f"write #{entry_id} was already decided (the shared audit log {self.path} says "
+                                 "so): a write is decided once; nothing ran again")
+
+    def entries(self, db: str | None = None, limit: int | None = None) -> list[dict[str, Any]]:
+        where, params = ("WHERE db = $1", [db]) if db else ("", [])
+        with self._errors(writing=False), self.state.transaction() as cur:
+            cur.execute(f"SELECT {', '.join(_q(c) for c in COLUMNS)} FROM duckask.writes {where} ORDER BY id DESC"
+                        + (f" LIMIT {int(limit)}" if limit else ""), params)
+            rows = cur.fetchall()
+        return [dict(zip(COLUMNS, r)) for r in rows]
+
+    @contextlib.contextmanager
+    def _errors(self, writing: bool):
+        try:
+            yield
+        except StateError as e:
+            raise AuditError(f"{e}; " + ("nothing was changed" if writing else "the log cannot be read")) from None
