@@ -170,3 +170,18 @@ def empty_cwd(tmp_path, monkeypatch) -> Path:
     work.mkdir()
     monkeypatch.chdir(work)
     return work
+
+
+@pytest.fixture(scope="session")
+def postgres():
+    """A throwaway PostgreSQL server on 127.0.0.1 for this test process (``pg_support``); skips, saying why,
+    where PostgreSQL or the ADBC driver is not installed."""
+    from pg_support import WHY_NOT, PostgresServer, pg_binaries
+
+    if pg_binaries() is None:
+        pytest.skip(WHY_NOT)
+    pytest.importorskip("adbc_driver_postgresql", reason="the postgres extra is not installed: "
+                                                          "pip install 'duckask[postgres]'")
+    server = PostgresServer().start()
+    yield server
+    server.stop()

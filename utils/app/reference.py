@@ -22,7 +22,8 @@ from ..settings import Settings, field_docs
 ROOT = Path(__file__).resolve().parents[2]
 #: The folders of the module map, in the order a newcomer reads them.
 PACKAGES = ("flow", "nodes", "utils", "utils/llm", "utils/db", "utils/schema", "utils/semantic", "utils/sql",
-            "utils/knowledge", "utils/dialogue", "utils/trust", "utils/tools", "utils/delivery", "utils/eval",
+            "utils/knowledge", "utils/state", "utils/dialogue", "utils/trust", "utils/tools", "utils/delivery",
+            "utils/eval",
             "utils/app", "data")
 
 

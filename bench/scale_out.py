@@ -1,0 +1,253 @@
+"""The load a team puts on duckask (issue 35): two ``duckask serve`` processes on one shared Postgres state, an
+OpenAI-compatible stub as the model (it answers at once, so this measures duckask, not a model), and N clients
+sending a mix of questions and writes to either server for a fixed time:
+
+- a question: ``POST /api/ask`` (SQL from the stub, run on the DuckDB file, a template sentence);
+- a write: ``POST /api/sql`` with a DELETE on one server (a pending card in the shared state), then its decision
+  (approve or reject, at random) on a random server, and often a second, racing approval of the same card on
+  the other server, which must be refused.
+
+Reported: requests per second, p50/p99 latency per kind, errors; and the audit check: every proposed write is in
+the shared audit log, decided exactly once (approved or rejected), none left pending, and as many approvals as
+decisions the servers accepted. What it does not show: a model's time (the stub answers in microseconds), a
+network between machines (all on 127.0.0.1), the data writes themselves (several processes cannot write one
+DuckDB file: DuckDB's lock lets one process write while none other has it open, so an approved write on this
+setup ends ``error`` with DuckDB's lock message, and nothing changes; see docs/scale-out.md).
+
+    .venv/bin/python bench/scale_out.py [--clients 8] [--seconds 60] [--out docs/results/scale_out.json]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections import Counter
+from pathlib import Path
+
+import duckdb
+import httpx
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests"))
+DUCKASK = Path(sys.executable).parent / "duckask"
+QUESTIONS = ["How many players are there?", "Which team has the most points?", "List the players of team 1",
+             "What is the average number of points?"]
+SQL = {"How many players": "SELECT count(*) AS players FROM players",
+       "most points": "SELECT t.name, sum(p.points) AS points FROM players p JOIN teams t ON t.id = p.team_id "
+                      "GROUP BY t.name ORDER BY points DESC LIMIT 1",
+       "team 1": "SELECT name FROM players WHERE team_id = 1",
+       "average": "SELECT avg(points) AS points FROM players"}
+
+
+def model_reply(body: dict) -> str:
+    """The stub model: the SQL for the question in the last message (any node asks the same: only SQLGenerator
+    calls it with the settings below)."""
+    text = json.dumps(body.get("messages", []))
+    sql = next((s for k, s in SQL.items() if k in text), "SELECT count(*) FROM players")
+    return f"```sql\n{sql}\n```"
+
+
+def build_db(path: Path) -> Path:
+    con = duckdb.connect(str(path))
+    con.execute("CREATE TABLE teams (id INTEGER PRIMARY KEY, name VARCHAR)")
+    con.execute("CREATE TABLE players (id INTEGER PRIMARY KEY, name VARCHAR, team_id INTEGER REFERENCES teams (id), "
+                "points INTEGER)")
+    con.execute("INSERT INTO teams SELECT i, 'team ' || i FROM range(1, 31) t(i)")
+    con.execute("INSERT INTO players SELECT i, 'player ' || i, 1 + i % 30, (i * 37) % 50 FROM range(1, 5001) t(i)")
+    con.close()
+    return path
+
+
+def start_server(port: int, db: Path, state: str, stub_url: str, config: Path, cache: Path) -> subprocess.Popen:
+    env = {**os.environ, "DUCKASK_BASE_URL": stub_url, "DUCKASK_API_KEY": "stub", "DUCKASK_CONFIG": str(config),
+           "DUCKASK_CACHE_DIR": str(cache)}
+    return subprocess.Popen([str(DUCKASK), "serve", "--db", str(db), "--port", str(port), "--state", state,
+                             "--allow-writes", "--max-concurrent", "8"], env=env,
+                            stdout=subprocess.DEVNULL, stderr=open(cache / f"serve-{port}.log", "w"))
+
+
+def wait_up(url: str, proc: subprocess.Popen) -> None:
+    for _ in range(600):
+        if proc.poll() is not None:
+            raise RuntimeError(f"the server at {url} exited ({proc.returncode})")
+        try:
+            if httpx.get(f"{url}/api/health", timeout=1).status_code == 200:
+                return
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.1)
+    raise RuntimeError(f"the server at {url} did not start")
+
+
+class Load:
+    def __init__(self, urls: list[str], seed: int):
+        self.urls, self.rng_seed = urls, seed
+        self.latency: dict[str, list[float]] = {"ask": [], "propose": [], "decide": [], "second_decide": []}
+        self.errors: list[str] = []
+        self.proposed: list[int] = []
+        self.accepted: Counter = Counter()        # (id, decision) the servers answered 200 to
+        self.refused_seconds = 0
+        self.lock = threading.Lock()
+
+    def timed(self, kind: str, call) -> httpx.Response | None:
+        t0 = time.perf_counter()
+        try:
+            r = call()
+        except httpx.HTTPError as e:
+            with self.lock:
+                self.errors.append(f"{kind}: {type(e).__name__}: {e}")
+            return None
+        with self.lock:
+            self.latency[kind].append(time.perf_counter() - t0)
+        return r
+
+    def client(self, n: int, until: float) -> None:
+        rng = random.Random(self.rng_seed + n)
+        session = {"X-Duckask-Session": f"client-{n}"}
+        with httpx.Client(timeout=60) as http:
+            while time.monotonic() < until:
+                url = rng.choice(self.urls)
+                if rng.random() < 0.75:
+                    q = rng.choice(QUESTIONS)
+                    r = self.timed("ask", lambda: http.post(f"{url}/api/ask", json={"question": q}, headers=session))
+                    if r is not None and (r.status_code != 200 or r.json().get("status") != "answered"):
+                        self.errors.append(f"ask {r.status_code}: {r.text[:200]}")
+                    continue
+                self.write(http, rng, url, session)
+
+    def write(self, http, rng, url, session) -> None:
+        sql = f"DELETE FROM players WHERE id = {rng.randint(1, 5000)}"
+        r = self.timed("propose", lambda: http.post(f"{url}/api/sql", json={"sql": sql}, headers=session))
+        if r is None or r.status_code != 200:
+            self.errors.append(f"propose {getattr(r, 'status_code', None)}: {getattr(r, 'text', '')[:200]}")
+            return
+        card = r.json()["write"]
+        with self.lock:
+            self.proposed.append(card["id"])
+        decision = rng.choice(["approve", "reject"])
+        first, other = rng.sample(self.urls, 2)
+        body = {"decision": decision, "approval_token": card["approval_token"]}
+
+        def decide(where: str) -> httpx.Response:
+            return http.post(f"{where}/api/writes/{card['id']}", json=body, headers={"Origin": where, **session})
+
+        racing = rng.random() < 0.5
+        second: list = []
+        racer = threading.Thread(target=lambda: second.append(self.timed("second_decide", lambda: decide(other))))
+        if racing:
+            racer.start()
+        r = self.timed("decide", lambda: decide(first))
+        if racing:
+            racer.join()
+        for resp in [r, *second]:
+            if resp is not None and resp.status_code == 200:
+                with self.lock:
+                    self.accepted[(card["id"], decision)] += 1
+            elif resp is not None and resp.status_code != 404:
+                self.errors.append(f"decide {resp.status_code}: {resp.text[:200]}")
+
+
+def percentile(values: list[float], q: float) -> float | None:
+    if not values:
+        return None
+    ordered = sorted(values)
+    return round(ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1000, 1)
+
+
+def audit_check(state: str, proposed: list[int], accepted: Counter) -> dict:
+    from duckask.utils.config import load_settings
+    from duckask.utils.state import audit_log
+
+    entries = {e["id"]: e for e in audit_log(load_settings(None, state=state)).entries()}
+    missing = [i for i in proposed if i not in entries]
+    pending = [i for i in proposed if i in entries and entries[i]["decision"] == "pending"]
+    twice = [i for i, n in Counter(i for i, _ in accepted).items() if n > 1]
+    mismatched = [i for (i, d) in accepted if entries.get(i, {}).get("decision") != {"approve": "approved",
+                                                                                      "reject": "rejected"}[d]]
+    return {"proposed": len(proposed), "in_audit": len(proposed) - len(missing), "missing": missing,
+            "left_pending": pending, "accepted_twice": twice, "decision_differs_from_accepted": mismatched,
+            "decisions": dict(Counter(entries[i]["decision"] for i in proposed if i in entries)),
+            "outcomes": dict(Counter(str(entries[i]["outcome"]) for i in proposed if i in entries)),
+            "outcome_details": dict(Counter((entries[i]["detail"] or "")[:90] for i in proposed
+                                            if i in entries and entries[i]["outcome"] == "error")),
+            "ok": not (missing or pending or twice or mismatched)}
+
+
+def main(argv: list[str] | None = None) -> int:
+    from openai_stub import StubOpenAI, free_port
+    from pg_support import PostgresServer
+
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--clients", type=int, default=8)
+    ap.add_argument("--seconds", type=float, default=60)
+    ap.add_argument("--seed", type=int, default=35)
+    ap.add_argument("--out", default=str(ROOT / "docs" / "results" / "scale_out.json"))
+    args = ap.parse_args(argv)
+    work = Path(tempfile.mkdtemp(prefix="duckask-scale-"))
+    pg = PostgresServer().start()
+    stub = StubOpenAI(responder=model_reply).start()
+    procs: list[subprocess.Popen] = []
+    try:
+        state = pg.create_database("duckask_state")
+        db = build_db(work / "team.duckdb")
+        config = work / "config.yaml"
+        config.write_text("router: rules\nfollow_ups: rules\nclarify: 'off'\ngrader: 'off'\nanalyzer: template\n"
+                          "candidates: 0\nconfidence_drafts: 0\n")
+        ports = [free_port(), free_port()]
+        urls = [f"http://127.0.0.1:{p}" for p in ports]
+        for p in ports:
+            procs.append(start_server(p, db, state, stub.base_url, config, work))
+        for url, proc in zip(urls, procs):
+            wait_up(url, proc)
+        for url in urls:                                  # warm: catalog read, first connection to the state
+            httpx.post(f"{url}/api/ask", json={"question": QUESTIONS[0]}, timeout=120)
+        load = Load(urls, args.seed)
+        t0 = time.monotonic()
+        until = t0 + args.seconds
+        threads = [threading.Thread(target=load.client, args=(n, until)) for n in range(args.clients)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        wall = time.monotonic() - t0
+        requests = sum(len(v) for v in load.latency.values())
+        check = audit_check(state, load.proposed, load.accepted)
+        summary = {
+            "date": time.strftime("%Y-%m-%d"), "command": "bench/scale_out.py " + " ".join(argv or sys.argv[1:]),
+            "servers": 2, "clients": args.clients, "seconds": round(wall, 1), "requests": requests,
+            "requests_per_s": round(requests / wall, 1),
+            "latency_ms": {k: {"n": len(v), "p50": percentile(v, 0.5), "p99": percentile(v, 0.99),
+                               "mean": round(statistics.mean(v) * 1000, 1) if v else None}
+                           for k, v in load.latency.items()},
+            "errors": len(load.errors), "error_examples": load.errors[:10], "audit": check,
+            "model_calls": len(stub.requests)}
+        Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.out).write_text(json.dumps(summary, indent=1, default=str))
+        lat = summary["latency_ms"]
+        print(f"2 servers, {args.clients} clients, {summary['seconds']} s: {requests} requests, "
+              f"{summary['requests_per_s']} req/s; ask p50 {lat['ask']['p50']} ms p99 {lat['ask']['p99']} ms; "
+              f"propose p50 {lat['propose']['p50']} ms; decide p50 {lat['decide']['p50']} ms p99 {lat['decide']['p99']} "
+              f"ms; errors {len(load.errors)}; writes proposed {check['proposed']}, decided once: {check['ok']} "
+              f"({check['decisions']}; outcomes {check['outcomes']})")
+        return 0 if check["ok"] and not load.errors else 1
+    finally:
+        for proc in procs:
+            proc.terminate()
+        for proc in procs:
+            try:
+                proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+        stub.stop()
+        pg.stop()
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,173 @@
+"""One shared state for several servers (issue 35; ``utils/state``): taught pairs, the audit log and pending
+writes in a live Postgres (``conftest.postgres``). Two servers on one state see the same cards, pairs and audit;
+an approval through either decides once; a second approval is refused and never runs; the local files migrate
+into it once. The load two real ``duckask serve`` processes put on it is ``bench/scale_out.py``."""
+from __future__ import annotations
+
+import threading
+import uuid
+
+import live_server
+import pytest
+from conftest import build_small_db
+
+from duckask.utils.config import load_settings
+from duckask.utils.db.audit import AuditError, AuditLog
+from duckask.utils.db.write_card import WriteCard
+from duckask.utils.knowledge.examples import Example
+from duckask.utils.knowledge.store import KnowledgeStore
+from duckask.utils.llm import ScriptedLLM
+from duckask.utils.state import audit_log, card_store, knowledge_store
+from duckask.utils.state.cards import Held, MemoryCards
+from duckask.utils.state.migrate import migrate
+
+
+@pytest.fixture
+def state(postgres) -> str:
+    """A fresh Postgres database for this test's state; its URL."""
+    return postgres.create_database(f"state_{uuid.uuid4().hex[:12]}")
+
+
+def _settings(tmp_path, url=None, **more):
+    return load_settings(None, cache_dir=str(tmp_path / "cache"), state=url, **more)
+
+
+def test_taught_pairs_are_shared_and_keyed_by_database(state, tmp_path):
+    a, b = knowledge_store(_settings(tmp_path, state)), knowledge_store(_settings(tmp_path, state))
+    first = a.add("/data/shop.duckdb", Example("How many teams?", "SELECT count(*) FROM teams", tables=["teams"]))
+    again = b.add("/data/shop.duckdb", Example("how many TEAMS?", "SELECT count(id) FROM teams", tables=["teams"]))
+    assert first == again                                              # the same question taught again: replaced
+    (ex,) = a.list("/data/shop.duckdb")
+    assert (ex.question, ex.sql, ex.tables) == ("how many TEAMS?", "SELECT count(id) FROM teams", ["teams"])
+    assert a.list("/data/other.duckdb") == [] and not b.remove("/data/other.duckdb", first)
+    assert b.remove("/data/shop.duckdb", first) and a.list("/data/shop.duckdb") == []
+
+
+def test_a_decision_is_written_once_through_any_server(state, tmp_path):
+    a, b = audit_log(_settings(tmp_path, state)), audit_log(_settings(tmp_path, state))
+    entry = a.record(session="s", user="ann", db="/d.duckdb", tier=1, kind="DELETE", sql="DELETE FROM t",
+                     decision="pending")
+    b.update(entry, decision="approved", decided_by="bo")
+    with pytest.raises(AuditError, match="already decided"):
+        a.update(entry, decision="approved", decided_by="cy")
+    with pytest.raises(AuditError, match="already decided"):
+        a.update(entry, decision="rejected", decided_by="cy")
+    a.update(entry, outcome="committed", actual_rows=2)                  # the outcome after the write: allowed
+    (row,) = b.entries(db="/d.duckdb")
+    assert (row["decision"], row["decided_by"], row["outcome"], row["actual_rows"]) == ("approved", "bo", "committed", 2)
+    assert b.entries(db="/other.duckdb") == []
+
+
+def test_the_local_audit_file_also_decides_once(tmp_path):
+    log = AuditLog(tmp_path / "audit.duckdb")
+    entry = log.record(decision="pending", sql="DELETE FROM t")
+    log.update(entry, decision="rejected")
+    with pytest.raises(AuditError, match="already decided"):
+        log.update(entry, decision="approved")
+    assert log.entries()[0]["decision"] == "rejected"
+
+
+def _card(i: int, user: str = "ann", db: str = "/d.duckdb") -> Held:
+    card = WriteCard(sql=f"DELETE FROM t WHERE id = {i}", tier=1, tier_name="T1", kind="DELETE", target="t",
+                     reason="data change", db=db, session="s", user=user, checks_rows=True, id=i, estimated_rows=1)
+    return Held(card, "0" * 64, 1000.0 + i)
+
+
+@pytest.mark.parametrize("where", ["memory", "postgres"])
+def test_a_card_is_taken_by_exactly_one_of_many_racers(where, state, tmp_path):
+    log = audit_log(_settings(tmp_path, state))
+    ids = [log.record(decision="pending", sql=f"DELETE FROM t WHERE id = {i}") for i in range(3)]
+    store = MemoryCards() if where == "memory" else card_store(_settings(tmp_path, state))
+    no_room = lambda mine, total: "full" if mine >= 2 else None   # noqa: E731
+    assert store.add_if_room(_card(ids[0]), no_room) is None and store.add_if_room(_card(ids[1]), no_room) is None
+    assert store.add_if_room(_card(ids[2]), no_room) == "full" and store.counts("ann") == (2, 2)
+    got, start = [], threading.Barrier(8)
+
+    def race():
+        start.wait()
+        got.append(store.take(ids[0]))
+
+    threads = [threading.Thread(target=race) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert [h.card.id for h in got if h] == [ids[0]] and got.count(None) == 7
+    held = store.peek(ids[1])
+    assert held.card.sql == f"DELETE FROM t WHERE id = {ids[1]}" and held.card.estimated_rows == 1
+    assert store.take_older(0.0) == [] and [h.card.id for h in store.take_older(1e12)] == [ids[1]]
+    assert store.all() == []
+
+
+def test_migrating_local_files_into_the_shared_state_copies_once(state, tmp_path):
+    local = _settings(tmp_path)
+    KnowledgeStore(local.resolved_knowledge_file).add("/d.duckdb", Example("Who won?", "SELECT 1", tables=["t"]))
+    log = AuditLog(local.resolved_audit_file)
+    first = log.record(session="s", user="ann", db="/d.duckdb", tier=1, kind="DELETE", sql="DELETE FROM t",
+                       decision="pending")
+    log.update(first, decision="approved", decided_by="bo")
+    log.update(first, outcome="committed", actual_rows=1)
+    log.record(session="s", user="ann", db="/d.duckdb", tier=3, kind="DROP", sql="DROP TABLE t", decision="blocked",
+               outcome="not_run", detail="T3")
+    assert migrate(local, state) == {"pairs": 1, "audit_added": 2, "audit_already_there": 0}
+    assert migrate(local, state) == {"pairs": 1, "audit_added": 0, "audit_already_there": 2}   # again: nothing twice
+    shared = _settings(tmp_path, state)
+    (ex,) = knowledge_store(shared).list("/d.duckdb")
+    assert (ex.question, ex.sql, ex.tables) == ("Who won?", "SELECT 1", ["t"])
+    entries = audit_log(shared).entries()
+    assert [(e["sql"], e["decision"], e["outcome"], e["decided_by"]) for e in entries] == [
+        ("DROP TABLE t", "blocked", "not_run", None), ("DELETE FROM t", "approved", "committed", "bo")]
+    assert entries[1]["proposed_at"] == log.entries()[1]["proposed_at"]          # times kept as they were
+
+
+def test_a_bad_state_url_says_what_it_takes(tmp_path):
+    from duckask.utils.config import SettingError
+
+    with pytest.raises(SettingError, match="postgresql://user:password@host"):
+        _settings(tmp_path, "mysql://root:s3cret@db/x")
+    with pytest.raises(SettingError) as e:
+        _settings(tmp_path, "mysql://root:s3cret@db/x")
+    assert "s3cret" not in str(e.value)
+
+
+# -- two servers on one state, over HTTP ----------------------------------------------------------------------
+@pytest.mark.slow
+def test_propose_on_one_server_approve_on_the_other_once(state, tmp_path):
+    pytest.importorskip("fastapi", reason="the server extra is not installed (pip install 'duckask[server]')")
+    import httpx
+
+    from duckask.utils.app.server import create_app
+
+    db = build_small_db(tmp_path / "nba.duckdb")
+    settings = _settings(tmp_path, state)
+    (a, sa), (b, sb) = [live_server.start(create_app(str(db), llm=ScriptedLLM({}), settings=settings,
+                                                     allow_writes=True)) for _ in range(2)]
+    session = {"X-Duckask-Session": "tab-1"}
+    try:
+        cards = [httpx.post(f"{a}/api/sql", json={"sql": f"DELETE FROM players WHERE id = {i}"}, headers=session,
+                            timeout=30).json()["write"] for i in (1, 2)]
+        listed = httpx.get(f"{b}/api/writes", timeout=30).json()["pending"]
+        assert sorted(c["id"] for c in listed) == sorted(c["id"] for c in cards)   # B sees A's cards
+
+        def decide(url, card):
+            return httpx.post(f"{url}/api/writes/{card['id']}", timeout=30, headers={"Origin": url, **session},
+                              json={"decision": "approve", "approval_token": card["approval_token"]})
+
+        first = decide(b, cards[0])
+        assert first.status_code == 200 and first.json()["status"] == "written"
+        again = [decide(a, cards[0]), decide(b, cards[0])]
+        assert [r.status_code for r in again] == [404, 404]              # decided: neither server runs it again
+        out: list = []
+        racers = [threading.Thread(target=lambda u=u: out.append(decide(u, cards[1]))) for u in (a, b, a, b)]
+        for t in racers:
+            t.start()
+        for t in racers:
+            t.join()
+        assert sorted(r.status_code for r in out) == [200, 404, 404, 404]
+        entries = audit_log(settings).entries()
+        assert [(e["decision"], e["outcome"], e["actual_rows"]) for e in entries] == [("approved", "committed", 1)] * 2
+        assert httpx.get(f"{a}/api/writes", timeout=30).json()["pending"] == []
+        count = httpx.post(f"{b}/api/sql", json={"sql": "SELECT count(*) FROM players"}, timeout=30).json()
+        assert count["rows"] == [[4]]                                    # 6 players, each delete ran once
+    finally:
+        sa.should_exit = sb.should_exit = True
