@@ -22,6 +22,7 @@ from pathlib import Path
 
 import duckdb
 import pandas as pd
+from tenacity import retry, retry_if_exception, stop_after_delay, wait_random
 
 from duckask.utils.config import Settings, load_settings
 from duckask.utils.db import remote
@@ -29,6 +30,9 @@ from duckask.utils.db.models import ModelError, build_views, models_for, models_
 from duckask.utils.db.quoting import quote_ident
 from duckask.utils.db.safety import UnsafeSQLError, check_sql
 from duckask.utils.db.sources import DatabaseError, is_export_dir, resolve_db_file  # noqa: F401 (re-exported)
+
+#: How long opening the file read-only waits while another process holds its write lock.
+LOCK_WAIT_S = 10.0
 
 
 @dataclass
@@ -79,7 +83,7 @@ class Database:
             "lock_configuration": True,
         }
         try:
-            return duckdb.connect(str(self.file), read_only=True, config=config)
+            return _connect_waiting(str(self.file), config)
         except duckdb.Error as e:
             raise DatabaseError(f"cannot open {self.file} as a DuckDB database: {str(e).splitlines()[0]}") from e
 
@@ -178,6 +182,18 @@ class Database:
 
     def close(self) -> None:
         self.con.close()
+
+
+def _locked_by_another(error: BaseException) -> bool:
+    return isinstance(error, duckdb.IOException) and "lock" in str(error).lower()
+
+
+@retry(retry=retry_if_exception(_locked_by_another), stop=stop_after_delay(LOCK_WAIT_S), wait=wait_random(0.05, 0.3),
+       reraise=True)
+def _connect_waiting(file: str, config: dict) -> duckdb.DuckDBPyConnection:
+    """A read-only connection, waiting up to ``LOCK_WAIT_S`` while another process writes the file (a write
+    approved on another server sharing it): its lock is held for that write only."""
+    return duckdb.connect(file, read_only=True, config=config)
 
 
 def _dedupe(cols: list[str]) -> list[str]:

@@ -47,57 +47,69 @@ class StateError(RuntimeError):
 
 
 class PgState:
-    """One Postgres database as duckask's shared state: a connection per thread, each operation a transaction."""
+    """One Postgres database as duckask's shared state: a small pool of connections (a connection costs ~80 ms
+    to open, with SCRAM authentication; an operation ~1 ms), each operation a transaction on one of them."""
+
+    POOL = 8          # idle connections kept
 
     def __init__(self, url: str):
         self.url, self.shown = url, redact(url)
-        self._local = threading.local()
+        self._idle: list = []
+        self._lock = threading.Lock()
         self._ready = False
         self._init_lock = threading.Lock()
 
-    def _connection(self):
-        conn = getattr(self._local, "conn", None)
-        if conn is None:
-            try:
-                import adbc_driver_postgresql.dbapi as pg
-            except ImportError:
-                raise StateError(f"the shared state {self.shown} needs the ADBC driver: pip install "
-                                 "'duckask[postgres]'") from None
-            conn = pg.connect("postgresql://" + self.url.split("://", 1)[1])
-            self._local.conn = conn
-        return conn
+    def _connect(self):
+        try:
+            import adbc_driver_postgresql.dbapi as pg
+        except ImportError:
+            raise StateError(f"the shared state {self.shown} needs the ADBC driver: pip install "
+                             "'duckask[postgres]'") from None
+        try:
+            return pg.connect("postgresql://" + self.url.split("://", 1)[1])
+        except Exception as e:
+            raise StateError(f"cannot reach the shared state {self.shown}: {redact(_first_line(e))}") from None
 
-    def _drop(self) -> None:
-        conn, self._local.conn = getattr(self._local, "conn", None), None
+    def _take(self):
+        with self._lock:
+            if self._idle:
+                return self._idle.pop()
+        return self._connect()
+
+    def _give_back(self, conn) -> None:
+        with self._lock:
+            if len(self._idle) < self.POOL:
+                self._idle.append(conn)
+                return
         with contextlib.suppress(Exception):
             conn.close()
 
     @contextlib.contextmanager
     def transaction(self) -> Iterator[Any]:
         """A cursor in one transaction: committed at the end, rolled back on any error (StateError when the server
-        cannot be reached; a broken connection is dropped, so the next operation connects again)."""
+        cannot be reached; a broken connection is closed, so the next operation connects again)."""
         self._ensure_schema()
-        try:
-            conn = self._connection()
-            cur = conn.cursor()
-        except StateError:
-            raise
-        except Exception as e:
-            self._drop()
-            raise StateError(f"cannot reach the shared state {self.shown}: {redact(_first_line(e))}") from None
+        conn = self._take()
+        cur = conn.cursor()
+        broken = False
         try:
             yield cur
             conn.commit()
         except BaseException as e:
             with contextlib.suppress(Exception):
                 conn.rollback()
-            if _is_connection_error(e):
-                self._drop()
+            broken = _is_connection_error(e)
+            if broken:
                 raise StateError(f"lost the shared state {self.shown}: {redact(_first_line(e))}") from None
             raise
         finally:
             with contextlib.suppress(Exception):
                 cur.close()
+            if broken:
+                with contextlib.suppress(Exception):
+                    conn.close()
+            else:
+                self._give_back(conn)
 
     def _ensure_schema(self) -> None:
         if self._ready:
@@ -105,19 +117,19 @@ class PgState:
         with self._init_lock:
             if self._ready:
                 return
+            conn = self._connect()
             try:
-                conn = self._connection()
                 cur = conn.cursor()
                 cur.execute(f"SELECT pg_advisory_xact_lock({_LOCK_ID})")   # two servers starting at once
                 for ddl in SCHEMA:
                     cur.execute(ddl)
                 conn.commit()
                 cur.close()
-            except StateError:
-                raise
             except Exception as e:
-                self._drop()
+                with contextlib.suppress(Exception):
+                    conn.close()
                 raise StateError(f"cannot set up the shared state {self.shown}: {redact(_first_line(e))}") from None
+            self._give_back(conn)
             self._ready = True
 
 
