@@ -65,11 +65,11 @@ def build_db(path: Path) -> Path:
     return path
 
 
-def start_server(port: int, db: Path, state: str, stub_url: str, config: Path, cache: Path) -> subprocess.Popen:
+def start_server(port: int, db: Path, state: str | None, stub_url: str, config: Path, cache: Path) -> subprocess.Popen:
     env = {**os.environ, "DUCKASK_BASE_URL": stub_url, "DUCKASK_API_KEY": "stub", "DUCKASK_CONFIG": str(config),
            "DUCKASK_CACHE_DIR": str(cache)}
-    return subprocess.Popen([str(DUCKASK), "serve", "--db", str(db), "--port", str(port), "--state", state,
-                             "--allow-writes", "--max-concurrent", "8"], env=env,
+    return subprocess.Popen([str(DUCKASK), "serve", "--db", str(db), "--port", str(port), "--allow-writes",
+                             "--max-concurrent", "8", *(["--state", state] if state else [])], env=env,
                             stdout=subprocess.DEVNULL, stderr=open(cache / f"serve-{port}.log", "w"))
 
 
@@ -115,8 +115,8 @@ class Load:
             while time.monotonic() < until:
                 url = rng.choice(self.urls)
                 if rng.random() < 0.75:
-                    q = rng.choice(QUESTIONS)
-                    r = self.timed("ask", lambda: http.post(f"{url}/api/ask", json={"question": q}, headers=session))
+                    body = {"question": rng.choice(QUESTIONS)}
+                    r = self.timed("ask", lambda u=url, b=body: http.post(f"{u}/api/ask", json=b, headers=session))
                     if r is not None and (r.status_code != 200 or r.json().get("status") != "answered"):
                         self.errors.append(f"ask {r.status_code}: {r.text[:200]}")
                     continue
@@ -132,7 +132,7 @@ class Load:
         with self.lock:
             self.proposed.append(card["id"])
         decision = rng.choice(["approve", "reject"])
-        first, other = rng.sample(self.urls, 2)
+        first, other = rng.sample(self.urls, 2) if len(self.urls) > 1 else self.urls * 2
         body = {"decision": decision, "approval_token": card["approval_token"]}
 
         def decide(where: str) -> httpx.Response:
@@ -161,11 +161,10 @@ def percentile(values: list[float], q: float) -> float | None:
     return round(ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1000, 1)
 
 
-def audit_check(state: str, proposed: list[int], accepted: Counter) -> dict:
-    from duckask.utils.config import load_settings
+def audit_check(settings, proposed: list[int], accepted: Counter) -> dict:
     from duckask.utils.state import audit_log
 
-    entries = {e["id"]: e for e in audit_log(load_settings(None, state=state)).entries()}
+    entries = {e["id"]: e for e in audit_log(settings).entries()}
     missing = [i for i in proposed if i not in entries]
     pending = [i for i in proposed if i in entries and entries[i]["decision"] == "pending"]
     twice = [i for i, n in Counter(i for i, _ in accepted).items() if n > 1]
@@ -188,19 +187,24 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--clients", type=int, default=8)
     ap.add_argument("--seconds", type=float, default=60)
     ap.add_argument("--seed", type=int, default=35)
+    ap.add_argument("--servers", type=int, choices=[1, 2], default=2)
+    ap.add_argument("--local", action="store_true", help="one server on the local files (no shared state): the "
+                    "baseline the shared state is compared with")
     ap.add_argument("--out", default=str(ROOT / "docs" / "results" / "scale_out.json"))
     args = ap.parse_args(argv)
+    if args.local and args.servers != 1:
+        ap.error("--local takes --servers 1 (servers on local files share nothing)")
     work = Path(tempfile.mkdtemp(prefix="duckask-scale-"))
     pg = PostgresServer().start()
     stub = StubOpenAI(responder=model_reply).start()
     procs: list[subprocess.Popen] = []
     try:
-        state = pg.create_database("duckask_state")
+        state = None if args.local else pg.create_database("duckask_state")
         db = build_db(work / "team.duckdb")
         config = work / "config.yaml"
         config.write_text("router: rules\nfollow_ups: rules\nclarify: 'off'\ngrader: 'off'\nanalyzer: template\n"
                           "candidates: 0\nconfidence_drafts: 0\n")
-        ports = [free_port(), free_port()]
+        ports = [free_port() for _ in range(args.servers)]
         urls = [f"http://127.0.0.1:{p}" for p in ports]
         for p in ports:
             procs.append(start_server(p, db, state, stub.base_url, config, work))
@@ -218,10 +222,13 @@ def main(argv: list[str] | None = None) -> int:
             t.join()
         wall = time.monotonic() - t0
         requests = sum(len(v) for v in load.latency.values())
-        check = audit_check(state, load.proposed, load.accepted)
+        from duckask.utils.config import load_settings
+
+        check = audit_check(load_settings(None, state=state, cache_dir=str(work)), load.proposed, load.accepted)
         summary = {
             "date": time.strftime("%Y-%m-%d"), "command": "bench/scale_out.py " + " ".join(argv or sys.argv[1:]),
-            "servers": 2, "clients": args.clients, "seconds": round(wall, 1), "requests": requests,
+            "servers": args.servers, "state": "local files" if args.local else "shared Postgres",
+            "clients": args.clients, "seconds": round(wall, 1), "requests": requests,
             "requests_per_s": round(requests / wall, 1),
             "latency_ms": {k: {"n": len(v), "p50": percentile(v, 0.5), "p99": percentile(v, 0.99),
                                "mean": round(statistics.mean(v) * 1000, 1) if v else None}
@@ -231,10 +238,11 @@ def main(argv: list[str] | None = None) -> int:
         Path(args.out).parent.mkdir(parents=True, exist_ok=True)
         Path(args.out).write_text(json.dumps(summary, indent=1, default=str))
         lat = summary["latency_ms"]
-        print(f"2 servers, {args.clients} clients, {summary['seconds']} s: {requests} requests, "
-              f"{summary['requests_per_s']} req/s; ask p50 {lat['ask']['p50']} ms p99 {lat['ask']['p99']} ms; "
-              f"propose p50 {lat['propose']['p50']} ms; decide p50 {lat['decide']['p50']} ms p99 {lat['decide']['p99']} "
-              f"ms; errors {len(load.errors)}; writes proposed {check['proposed']}, decided once: {check['ok']} "
+        print(f"{args.servers} server(s) on {summary['state']}, {args.clients} clients, {summary['seconds']} s: "
+              f"{requests} requests, {summary['requests_per_s']} req/s; ask p50 {lat['ask']['p50']} ms p99 "
+              f"{lat['ask']['p99']} ms; propose p50 {lat['propose']['p50']} ms; decide p50 {lat['decide']['p50']} ms "
+              f"p99 {lat['decide']['p99']} ms; errors {len(load.errors)}; writes proposed {check['proposed']}, "
+              f"decided once: {check['ok']} "
               f"({check['decisions']}; outcomes {check['outcomes']})")
         return 0 if check["ok"] and not load.errors else 1
     finally:

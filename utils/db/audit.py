@@ -26,6 +26,7 @@ import getpass
 import json
 import os
 import re
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -95,6 +96,17 @@ def damaged_log(path: Path, error: Exception, writing: bool) -> AuditError:
                       "is the record of past writes): move it aside, or restore it from a backup, to start a new log")
 
 
+_WRITERS: dict[str, threading.Lock] = {}
+_WRITERS_LOCK = threading.Lock()
+
+
+def _writer(path: Path) -> threading.Lock:
+    """The lock that lets one thread of this process write the log at ``path`` at a time (another process is
+    kept out by DuckDB's file lock, which ``_locked`` waits for)."""
+    with _WRITERS_LOCK:
+        return _WRITERS.setdefault(str(path.resolve()), threading.Lock())
+
+
 _locked = retry(retry=retry_if_exception(_busy), stop=stop_after_delay(5), wait=wait_random(0.05, 0.25),
                 reraise=True)
 
@@ -106,14 +118,15 @@ class AuditLog:
     @_locked
     def _write(self, sql: str, params: list[Any]) -> Any:
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        con = duckdb.connect(str(self.path))
-        try:
-            con.execute(SCHEMA)
-            row = con.execute(sql, params).fetchone()
-            con.execute("CHECKPOINT")    # on disk now, not only in the WAL
-            return row
-        finally:
-            con.close()
+        with _writer(self.path):    # one writer per file in this process: concurrent DDL or UPDATEs would conflict
+            con = duckdb.connect(str(self.path))
+            try:
+                con.execute(SCHEMA)
+                row = con.execute(sql, params).fetchone()
+                con.execute("CHECKPOINT")    # on disk now, not only in the WAL
+                return row
+            finally:
+                con.close()
 
     def record(self, **fields: Any) -> int:
         """A new attempt; returns its id. ``fields``: any of ``COLUMNS`` but id (``decision`` needed)."""
