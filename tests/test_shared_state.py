@@ -99,6 +99,21 @@ def test_a_card_is_taken_by_exactly_one_of_many_racers(where, state, tmp_path):
     assert store.all() == []
 
 
+def test_a_server_sees_and_decides_only_its_own_databases_cards(state, tmp_path):
+    from duckask.utils.app.pending import PendingWrites
+
+    settings = _settings(tmp_path, state)
+    log = audit_log(settings)
+    mine, theirs = (log.record(decision="pending", sql="DELETE FROM t", db=d) for d in ("/a.duckdb", "/b.duckdb"))
+    here = PendingWrites(store=card_store(settings), db="/a.duckdb")
+    other = PendingWrites(store=card_store(settings), db="/b.duckdb")
+    here.add(_card(mine, db="/a.duckdb").card)
+    other.add(_card(theirs, db="/b.duckdb").card)
+    assert list(here.cards) == [mine] and list(other.cards) == [theirs]
+    assert here.peek(theirs) is None and here.take(theirs) is None       # not this server's database: not taken
+    assert other.take(theirs).card.id == theirs and here.take(mine).card.id == mine
+
+
 def test_migrating_local_files_into_the_shared_state_copies_once(state, tmp_path):
     local = _settings(tmp_path)
     KnowledgeStore(local.resolved_knowledge_file).add("/d.duckdb", Example("Who won?", "SELECT 1", tables=["t"]))
