@@ -54,7 +54,8 @@ def test_a_decision_is_written_once_through_any_server(state, tmp_path):
         a.update(entry, decision="rejected", decided_by="cy")
     a.update(entry, outcome="committed", actual_rows=2)                  # the outcome after the write: allowed
     (row,) = b.entries(db="/d.duckdb")
-    assert (row["decision"], row["decided_by"], row["outcome"], row["actual_rows"]) == ("approved", "bo", "committed", 2)
+    assert (row["decision"], row["decided_by"], row["outcome"], row["actual_rows"]) == \
+        ("approved", "bo", "committed", 2)
     assert b.entries(db="/other.duckdb") == []
 
 
@@ -186,3 +187,27 @@ def test_propose_on_one_server_approve_on_the_other_once(state, tmp_path):
         assert count["rows"] == [[4]]                                    # 6 players, each delete ran once
     finally:
         sa.should_exit = sb.should_exit = True
+
+
+@pytest.mark.slow
+def test_two_serve_processes_under_load_decide_every_write_once(tmp_path):
+    """The scale-out benchmark, short: two real ``duckask serve`` processes on one Postgres state (its own
+    throwaway server), a stub model, 4 clients for 8 s; every proposed write in the audit, decided once, no
+    request failed (bench/scale_out.py exits 1 otherwise)."""
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from pg_support import WHY_NOT, pg_binaries
+
+    if pg_binaries() is None:
+        pytest.skip(WHY_NOT)
+    root = Path(__file__).resolve().parents[1]
+    out = tmp_path / "scale.json"
+    p = subprocess.run([sys.executable, str(root / "bench" / "scale_out.py"), "--clients", "4", "--seconds", "8",
+                        "--out", str(out)], capture_output=True, text=True, timeout=600)
+    summary = json.loads(out.read_text())
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert summary["audit"]["ok"] and summary["audit"]["proposed"] > 0 and summary["errors"] == 0
+    assert summary["latency_ms"]["ask"]["n"] > 0 and summary["servers"] == 2

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import sys
 from pathlib import Path
 
 import duckdb
@@ -57,12 +58,19 @@ def _build_cached(target: Path, build) -> Path:
     return target
 
 
+def _progress():
+    """Each table as it is read, on a terminal (a first read of a large database takes a while); else silent."""
+    if not sys.stderr.isatty():
+        return lambda _m: None
+    return lambda m: print(f"  … {m}", file=sys.stderr, flush=True)
+
+
 def resolve_db_file(db: str | os.PathLike, settings: Settings | None = None) -> Path:
     """The DuckDB file to open read-only for ``db`` (a folder, SQLite or remote database: a cached copy)."""
     settings = settings or load_settings()
     if remote.kind_of(str(db)):
         return remote.snapshot(str(db), settings.resolved_cache_dir / "remote", max_age_s=settings.source_max_age_s,
-                               only=settings.source_tables or None)
+                               only=settings.source_tables or None, say=_progress())
     path = Path(db).expanduser().resolve()
     if not path.exists():
         raise DatabaseError(f"database not found: {remote.redact(str(path))}")

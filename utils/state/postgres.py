@@ -13,9 +13,11 @@ The connection string's password is never shown: messages carry ``remote.redact(
 """
 from __future__ import annotations
 
+import atexit
 import contextlib
 import json
 import threading
+import weakref
 from collections.abc import Iterator
 from typing import Any
 
@@ -42,6 +44,15 @@ SCHEMA = [
 _LOCK_ID = 7_240_513          # pg_advisory_xact_lock key: the schema's creation, a card's room check
 
 
+_ALL: weakref.WeakSet = weakref.WeakSet()
+
+
+@atexit.register
+def _close_all() -> None:
+    for state in list(_ALL):
+        state.close()
+
+
 class StateError(RuntimeError):
     """The shared state could not be reached or read; the message names it (password hidden) and why."""
 
@@ -58,6 +69,15 @@ class PgState:
         self._lock = threading.Lock()
         self._ready = False
         self._init_lock = threading.Lock()
+        _ALL.add(self)
+
+    def close(self) -> None:
+        """Close the idle connections (at exit: an ADBC connection left to the interpreter's teardown complains)."""
+        with self._lock:
+            idle, self._idle = self._idle, []
+        for conn in idle:
+            with contextlib.suppress(Exception):
+                conn.close()
 
     def _connect(self):
         try:
