@@ -29,6 +29,7 @@ import tempfile
 import threading
 import time
 from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import duckdb
@@ -215,11 +216,8 @@ def main(argv: list[str] | None = None) -> int:
         load = Load(urls, args.seed)
         t0 = time.monotonic()
         until = t0 + args.seconds
-        threads = [threading.Thread(target=load.client, args=(n, until)) for n in range(args.clients)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
+        with ThreadPoolExecutor(args.clients) as pool:
+            list(pool.map(lambda n: load.client(n, until), range(args.clients)))
         wall = time.monotonic() - t0
         requests = sum(len(v) for v in load.latency.values())
         from duckask.utils.config import load_settings

@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import threading
 import uuid
+from concurrent.futures import ThreadPoolExecutor
 
 import live_server
 import pytest
 from conftest import build_small_db
+from pg_support import PASSWORD
 
 from duckask.utils.config import load_settings
 from duckask.utils.db.audit import AuditError, AuditLog
@@ -68,6 +70,18 @@ def test_the_local_audit_file_also_decides_once(tmp_path):
     assert log.entries()[0]["decision"] == "rejected"
 
 
+def _at_once(calls: list) -> list:
+    """Each call in its own thread, released together; their results."""
+    start = threading.Barrier(len(calls))
+
+    def run(call):
+        start.wait()
+        return call()
+
+    with ThreadPoolExecutor(len(calls)) as pool:
+        return list(pool.map(run, calls))
+
+
 def _card(i: int, user: str = "ann", db: str = "/d.duckdb") -> Held:
     card = WriteCard(sql=f"DELETE FROM t WHERE id = {i}", tier=1, tier_name="T1", kind="DELETE", target="t",
                      reason="data change", db=db, session="s", user=user, checks_rows=True, id=i, estimated_rows=1)
@@ -82,17 +96,7 @@ def test_a_card_is_taken_by_exactly_one_of_many_racers(where, state, tmp_path):
     no_room = lambda mine, total: "full" if mine >= 2 else None   # noqa: E731
     assert store.add_if_room(_card(ids[0]), no_room) is None and store.add_if_room(_card(ids[1]), no_room) is None
     assert store.add_if_room(_card(ids[2]), no_room) == "full" and store.counts("ann") == (2, 2)
-    got, start = [], threading.Barrier(8)
-
-    def race():
-        start.wait()
-        got.append(store.take(ids[0]))
-
-    threads = [threading.Thread(target=race) for _ in range(8)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    got = _at_once([lambda: store.take(ids[0])] * 8)
     assert [h.card.id for h in got if h] == [ids[0]] and got.count(None) == 7
     held = store.peek(ids[1])
     assert held.card.sql == f"DELETE FROM t WHERE id = {ids[1]}" and held.card.estimated_rows == 1
@@ -173,12 +177,7 @@ def test_propose_on_one_server_approve_on_the_other_once(state, tmp_path):
         assert first.status_code == 200 and first.json()["status"] == "written"
         again = [decide(a, cards[0]), decide(b, cards[0])]
         assert [r.status_code for r in again] == [404, 404]              # decided: neither server runs it again
-        out: list = []
-        racers = [threading.Thread(target=lambda u=u: out.append(decide(u, cards[1]))) for u in (a, b, a, b)]
-        for t in racers:
-            t.start()
-        for t in racers:
-            t.join()
+        out = _at_once([lambda u=u: decide(u, cards[1]) for u in (a, b, a, b)])
         assert sorted(r.status_code for r in out) == [200, 404, 404, 404]
         entries = audit_log(settings).entries()
         assert [(e["decision"], e["outcome"], e["actual_rows"]) for e in entries] == [("approved", "committed", 1)] * 2
@@ -211,3 +210,30 @@ def test_two_serve_processes_under_load_decide_every_write_once(tmp_path):
     assert p.returncode == 0, p.stdout + p.stderr
     assert summary["audit"]["ok"] and summary["audit"]["proposed"] > 0 and summary["errors"] == 0
     assert summary["latency_ms"]["ask"]["n"] > 0 and summary["servers"] == 2
+
+
+def test_the_state_command_shows_and_migrates(state, isolated_env):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from conftest import clean_env
+
+    duckask, env = str(Path(sys.executable).parent / "duckask"), clean_env(isolated_env)
+    local = load_settings(None)
+    KnowledgeStore(local.resolved_knowledge_file).add("/d.duckdb", Example("Who won?", "SELECT 1", tables=["t"]))
+    AuditLog(local.resolved_audit_file).record(sql="DELETE FROM t", decision="pending", db="/d.duckdb")
+
+    def run(*args):
+        return subprocess.run([duckask, "state", *args], capture_output=True, text=True, env=env, timeout=120)
+
+    shown = run()
+    assert shown.returncode == 0 and "local files" in shown.stdout and "(1 entries, 1 pending)" in shown.stdout
+    assert run("migrate").returncode == 2
+    moved = run("migrate", "--to", state)
+    assert moved.returncode == 0 and "1 taught pairs, 1 audit entries" in moved.stdout
+    assert "duck:***@" in moved.stdout and PASSWORD not in moved.stdout
+    there = run("--state", state)
+    assert there.returncode == 0 and "shared state" in there.stdout and "(1 entries, 1 pending)" in there.stdout
+    bad = run("--state", "mysql://root:s3cret@db/x")
+    assert bad.returncode == 1 and "postgresql://" in bad.stderr and "s3cret" not in bad.stderr

@@ -36,12 +36,7 @@ def knowledge_store(settings: Settings):
     """Taught pairs: ``add(db, example)``, ``list(db)``, ``remove(db, id)``."""
     from duckask.utils.knowledge.store import KnowledgeStore
 
-    state = shared_state(settings)
-    if state is None:
-        return KnowledgeStore(settings.resolved_knowledge_file)
-    from duckask.utils.state.postgres import PgKnowledge
-
-    return PgKnowledge(state)
+    return _local_or_shared(settings, lambda: KnowledgeStore(settings.resolved_knowledge_file), "PgKnowledge")
 
 
 def audit_log(settings: Settings):
@@ -49,17 +44,21 @@ def audit_log(settings: Settings):
     messages)."""
     from duckask.utils.db.audit import AuditLog
 
-    state = shared_state(settings)
-    if state is None:
-        return AuditLog(settings.resolved_audit_file)
-    from duckask.utils.state.postgres import PgAudit
-
-    return PgAudit(state)
+    return _local_or_shared(settings, lambda: AuditLog(settings.resolved_audit_file), "PgAudit")
 
 
 def card_store(settings: Settings):
     """Where a server holds pending write cards (``cards.MemoryCards`` or ``cards.PgCards``)."""
-    from duckask.utils.state.cards import MemoryCards, PgCards
+    from duckask.utils.state import cards
 
+    return _local_or_shared(settings, cards.MemoryCards, "PgCards", cards)
+
+
+def _local_or_shared(settings: Settings, local, shared: str, module=None):
+    """``local()`` without a shared state, else the class ``shared`` (of ``state.postgres``, or ``module``) on it."""
     state = shared_state(settings)
-    return MemoryCards() if state is None else PgCards(state)
+    if state is None:
+        return local()
+    if module is None:
+        from duckask.utils.state import postgres as module
+    return getattr(module, shared)(state)

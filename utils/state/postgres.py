@@ -76,8 +76,7 @@ class PgState:
         with self._lock:
             idle, self._idle = self._idle, []
         for conn in idle:
-            with contextlib.suppress(Exception):
-                conn.close()
+            _close(conn)
 
     def _connect(self):
         try:
@@ -101,8 +100,7 @@ class PgState:
             if len(self._idle) < self.POOL:
                 self._idle.append(conn)
                 return
-        with contextlib.suppress(Exception):
-            conn.close()
+        _close(conn)
 
     @contextlib.contextmanager
     def transaction(self) -> Iterator[Any]:
@@ -123,11 +121,9 @@ class PgState:
                 raise StateError(f"lost the shared state {self.shown}: {redact(_first_line(e))}") from None
             raise
         finally:
-            with contextlib.suppress(Exception):
-                cur.close()
+            _close(cur)
             if broken:
-                with contextlib.suppress(Exception):
-                    conn.close()
+                _close(conn)
             else:
                 self._give_back(conn)
 
@@ -146,11 +142,15 @@ class PgState:
                 conn.commit()
                 cur.close()
             except Exception as e:
-                with contextlib.suppress(Exception):
-                    conn.close()
+                _close(conn)
                 raise StateError(f"cannot set up the shared state {self.shown}: {redact(_first_line(e))}") from None
             self._give_back(conn)
             self._ready = True
+
+
+def _close(conn) -> None:
+    with contextlib.suppress(Exception):
+        conn.close()
 
 
 def _first_line(e: BaseException) -> str:
