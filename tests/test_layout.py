@@ -69,3 +69,14 @@ def test_files_stay_small():
     too_long += [f"{p.relative_to(ROOT)}: {n}" for p in ROOT.glob("nodes/*.py")
                  if (n := len(p.read_text().splitlines())) > 120]
     assert not too_long
+
+
+def test_every_package_is_in_the_wheel():
+    """pyproject.toml lists the packages a regular ``pip install .`` builds: a new folder missing there is missing
+    from every non-editable install (the editable one still finds it, so nothing else would notice)."""
+    import tomllib
+
+    listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
+    folders = {"duckask.utils." + p.parent.relative_to(ROOT / "utils").as_posix().replace("/", ".")
+               for p in (ROOT / "utils").rglob("__init__.py") if p.parent != ROOT / "utils"}
+    assert folders - {"duckask.utils.app.static"} <= listed, sorted(folders - listed)
