@@ -212,15 +212,15 @@ def test_two_serve_processes_under_load_decide_every_write_once(tmp_path):
     assert summary["latency_ms"]["ask"]["n"] > 0 and summary["servers"] == 2
 
 
-def test_the_state_command_shows_and_migrates(state, isolated_env):
+def test_the_state_command_shows_and_migrates(state, isolated_env, tmp_path):
     import subprocess
     import sys
     from pathlib import Path
 
     from conftest import clean_env
 
-    duckask, env = str(Path(sys.executable).parent / "duckask"), clean_env(isolated_env)
-    local = load_settings(None)
+    env = clean_env(tmp_path)                        # a cache of this test's own (the session's is shared)
+    duckask, local = str(Path(sys.executable).parent / "duckask"), load_settings(None, cache_dir=str(tmp_path))
     KnowledgeStore(local.resolved_knowledge_file).add("/d.duckdb", Example("Who won?", "SELECT 1", tables=["t"]))
     AuditLog(local.resolved_audit_file).record(sql="DELETE FROM t", decision="pending", db="/d.duckdb")
 
