@@ -13,7 +13,8 @@ model (``plan_grammar: on``; off by default) a grammar of the catalog's names ho
 does not parse, names what the catalog lacks, or that MetricFlow cannot compile, sends the question on
 the SQL path ("sql"); SQLExecutor and ResponseGrader send it there too ("fallback") when the plan's SQL
 fails, finds nothing or is judged wrong. ``shared["plan"]`` records what happened and ``shared["path"]``
-which path answered.
+which path answered. MetricFlow's nested SQL is shown and run as a person would write it (``sql.readable``:
+subqueries merged, short aliases, plain year filters; its own text when that cannot be done).
 
 With ``candidates`` on, a plan and the SQL path's drafts are candidates of each other ("both"): the plan's
 query (``plan_sql``, with the model's mean log-probability) waits while the SQL path drafts, and SQLExecutor
@@ -26,6 +27,7 @@ from duckask.utils.semantic.catalog import catalog_text, reaches, reaches_list
 from duckask.utils.semantic.compile import compile_plan
 from duckask.utils.semantic.grammar import plan_grammar
 from duckask.utils.semantic.plan import PlanError, describe, parse_plan
+from duckask.utils.sql.readable import readable
 from duckask.utils.turn import answered_by, set_query, tried
 
 PREFIX = "metrics: ["
@@ -63,7 +65,8 @@ class PlanQuery(TracedNode):
                if layer.draft and mode == "auto" else None)
         # Raced only when nothing is confirmed by hand: with confirm on, the user sees the one query that runs.
         race = self.ctx.settings.candidates > 0 and not self.ctx.settings.confirm
-        return {"question": shared["question"], "layer": layer, "off": off, "race": race,
+        schema = {t.name: {c.name: c.type for c in t.columns} for t in self.ctx.catalog.tables.values()}
+        return {"question": shared["question"], "layer": layer, "off": off, "race": race, "schema": schema,
                 "grammar": self.mode(self.ctx.settings.plan_grammar, "on") == "on" and not self.ctx.llm.is_endpoint}
 
     def exec(self, p):
@@ -80,7 +83,7 @@ class PlanQuery(TracedNode):
         text = reply.text if reply.text.startswith(PREFIX) else PREFIX + reply.text
         try:
             plan = parse_plan(text, layer)
-            sql = compile_plan(layer, plan)
+            sql = readable(compile_plan(layer, plan), p["schema"])      # what a person would write
         except PlanError as e:
             return {"path": "sql", "why": str(e), "reached": reached, "text": text}
         return {"path": "plan", "reached": reached, "text": text, "plan": plan.as_dict(), "sql": sql,
