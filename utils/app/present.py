@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from duckask.utils.app import trust_view as tv
+from duckask.utils.delivery.export import nulls_shown
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -139,7 +140,7 @@ def text(r, max_rows: int = 20, *, streamed: str = "", trace: bool = False) -> s
     if p.sql:
         out += ["", "SQL:", p.sql]
     if len(p.df):
-        out += ["", p.df.head(max_rows).to_string(index=False)]
+        out += ["", nulls_shown(p.df.head(max_rows)).to_string(index=False)]
         out += [m for m in (p.more(max_rows),) if m]
     out += tv.candidates_text(r, max_rows)
     if trace:
@@ -181,8 +182,8 @@ def rich_lines(r, max_rows: int = 20, *, streamed: str = "") -> list:
         t = Table(show_lines=False)
         for c in p.df.columns:
             t.add_column(str(c), justify="right" if p.df[c].dtype.kind in "iuf" else "left")
-        for row in p.df.head(max_rows).itertuples(index=False):
-            t.add_row(*["" if v is None else str(v) for v in row])
+        for row in nulls_shown(p.df.head(max_rows)).itertuples(index=False):
+            t.add_row(*[str(v) for v in row])
         out.append(t)
         out += [f"[dim]{m}[/dim]" for m in (p.more(max_rows),) if m]
     out += [escape(x) for x in tv.candidates_text(r, max_rows)]
@@ -220,7 +221,7 @@ def html(r, max_rows: int = 20) -> str:
     if p.sql:
         out.append("<pre style='white-space:pre-wrap;word-break:break-word'>" + e(format_sql(p.sql)) + "</pre>")
     if len(p.df):
-        out.append(p.df.head(max_rows).to_html(index=False))
+        out.append(nulls_shown(p.df.head(max_rows)).to_html(index=False))
         out += [f"<p>{m}</p>" for m in (p.more(max_rows),) if m]
     out += tv.candidates_html(r, max_rows)
     out.append("<details><summary>trace</summary><pre>" + e(p.trace) + "</pre></details></div>")

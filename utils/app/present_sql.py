@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from duckask.utils.app.present import rows_json
+from duckask.utils.delivery.export import nulls_shown
 
 
 def outcome_json(out, max_rows: int | None = None) -> dict[str, Any]:
@@ -26,4 +27,4 @@ def outcome_text(out, max_rows: int = 20) -> tuple[str, str]:
     if len(out.df) == 0:
         return f"(no rows; columns: {', '.join(map(str, out.df.columns))})", ""
     more = f"... {len(out.df)}{'+' if out.truncated else ''} rows" if len(out.df) > max_rows or out.truncated else ""
-    return out.df.head(max_rows).to_string(index=False), more
+    return nulls_shown(out.df.head(max_rows)).to_string(index=False), more

@@ -6,6 +6,8 @@ from __future__ import annotations
 import html as _html
 from typing import TYPE_CHECKING, Any
 
+from duckask.utils.delivery.export import nulls_shown
+
 if TYPE_CHECKING:
     import pandas as pd
 
@@ -35,14 +37,16 @@ def candidates(r) -> list[tuple[str, str, pd.DataFrame]]:
 def candidates_text(r, max_rows: int) -> list[str]:
     out: list[str] = []
     for label, sql, df in candidates(r):
-        out += ["", f"{label}:", sql, df.head(max_rows).to_string(index=False) if len(df) else "(no rows)"]
+        table = nulls_shown(df.head(max_rows)).to_string(index=False) if len(df) else "(no rows)"
+        out += ["", f"{label}:", sql, table]
     return out
 
 
 def candidates_html(r, max_rows: int) -> list[str]:
     e = _html.escape
-    return [f"<p><b>{e(label)}</b></p><pre>{e(sql)}</pre>" + (df.head(max_rows).to_html(index=False) if len(df)
-            else "<p>(no rows)</p>") for label, sql, df in candidates(r)]
+    return [f"<p><b>{e(label)}</b></p><pre>{e(sql)}</pre>"
+            + (nulls_shown(df.head(max_rows)).to_html(index=False) if len(df) else "<p>(no rows)</p>")
+            for label, sql, df in candidates(r)]
 
 
 def badge_html(conf: dict | None) -> str:

@@ -37,6 +37,15 @@ SUFFIXES = {".csv": "csv", ".parquet": "parquet", ".pq": "parquet", ".json": "js
 MEDIA_TYPES = {"csv": "text/csv", "parquet": "application/vnd.apache.parquet", "json": "application/json",
                "xlsx": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"}
 
+#: How a missing value shows in every table a person reads (text, rich, HTML, email; the page's script too).
+NULL = "NULL"
+
+
+def nulls_shown(df: pd.DataFrame) -> pd.DataFrame:
+    """``df`` for reading: every missing value (None, NaN, NA, NaT, whatever pandas made of DuckDB's NULL) as
+    ``NULL``; never NaN, NaT or None."""
+    return df.astype(object).where(df.notna(), NULL)
+
 
 class ExportError(ValueError):
     """The result could not be written; the message says what was wrong and what to do."""

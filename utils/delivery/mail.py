@@ -28,7 +28,7 @@ import pandas as pd
 
 from duckask.utils.config import Settings, load_settings
 from duckask.utils.db.database import DatabaseError, open_database
-from duckask.utils.delivery.export import FORMATS, ExportError, frame_bytes
+from duckask.utils.delivery.export import FORMATS, ExportError, frame_bytes, nulls_shown
 
 BODY_ROWS = 20          # a result this short is also written out in the body
 SUBJECT_CHARS = 60      # the question's share of the default subject
@@ -84,7 +84,7 @@ def build_message(*, to: list[str], sender: str, subject: str, question: str, an
         attachment = frame_bytes(df, attachment_format)
         lines.append(f"{len(df)} row{'' if len(df) == 1 else 's'}, attached as result.{attachment_format}.")
         if 0 < len(df) <= BODY_ROWS:
-            lines += ["", df.to_string(index=False)]
+            lines += ["", nulls_shown(df).to_string(index=False)]
     msg.set_content("\n".join(lines) + "\n")
     if attachment:
         data, media_type = attachment
