@@ -70,7 +70,7 @@ def test_the_plan_fixtures_give_the_same_rows(layer, demo, schema, text):  # noq
 
 def test_the_demo_question_reads_as_a_person_writes_it(layer, schema):  # noqa: F811
     shown = readable(compile_plan(layer, parse_plan(PLANS[0], layer)), schema)
-    assert shown == ("SELECT\n  p.name_first || ' ' || p.name_last AS player_full_name,\n  SUM(b.hr) AS home_runs\n"
+    assert shown == ("SELECT\n  p.name_first || ' ' || p.name_last AS player,\n  SUM(b.hr) AS home_runs\n"
                      "FROM batting AS b\nLEFT JOIN people AS p\n  ON b.player_id = p.player_id\nWHERE\n"
                      "  b.year_id = 2019\nGROUP BY\n  b.player_id,\n  p.name_first || ' ' || p.name_last\n"
                      "ORDER BY\n  home_runs DESC\nLIMIT 1")
@@ -90,3 +90,27 @@ def test_rules(sql, expected):
     schema = {"t": {"a": "INT", "select": "INT", "Mixed": "INT", "id": "INT"},
               "team_season": {"a": "INT", "id": "INT"}, "teams": {"a": "INT", "id": "INT"}, "bat": {"id": "INT"}}
     assert readable(sql, schema) == expected
+
+
+def test_every_demo_metric_is_described_in_plain_words(layer):  # noqa: F811
+    from duckask.utils.semantic.plan import describe, label
+
+    for m, metric in layer.metrics.items():
+        for text in (f"metrics: [{m}]\ngroup_by: [team_name]\nwhere: [year = 2019]\norder_by: [-{m}]\nlimit: 3",
+                     f"metrics: [{m}]"):
+            try:
+                words = describe(parse_plan(text, layer), layer)
+            except PlanError:
+                continue
+            assert words.startswith(f"{label(m)} ({metric.formula})") and "__" not in words.replace(metric.formula, "")
+            if "team_name" in text:
+                assert words.endswith("by team, in 2019, highest first, top 3")
+
+
+@pytest.mark.parametrize("name, words", [("home_runs", "home runs"), ("player__full_name", "player"),
+                                         ("team_season__team_name", "team"), ("franchise__franchise_name", "franchise"),
+                                         ("team_season__won_world_series", "won world series"), ("year", "year")])
+def test_labels(name, words):
+    from duckask.utils.semantic.plan import label
+
+    assert label(name) == words

@@ -31,7 +31,7 @@ def test_a_plan_answers(isolated_env):
     r, llm = _ask("Who hit the most home runs in 2019?", {"PlanQuery": [HR_2019]})
     assert r.path == "plan" and r.df.values.tolist() == [["Pete Alonso", 53]]
     assert "PlanQuery:planned" in _nodes(r) and "SQLGenerator:default" not in _nodes(r)
-    assert r.derivation.startswith("home_runs = sum of batting.hr; by player__full_name; where year = 2019")
+    assert r.derivation == "home runs (sum of batting.hr) by player, in 2019, highest first, top 1"
     assert r.plan["plan"]["metrics"] == ["home_runs"] and "Plan (MetricFlow wrote the SQL)" in r.to_text() \
         if hasattr(r, "to_text") else True
     prompt = llm.calls[0]["messages"][1]["content"]
@@ -65,7 +65,7 @@ def test_a_question_asking_for_a_list_is_answered_by_a_plan_without_a_metric(iso
         "]\ngroup_by: [franchise__franchise_name]\nwhere: [franchise__active = Y]"]})
     assert r.path == "plan" and "Boston Red Sox" in r.df.iloc[:, 0].tolist() and len(r.df) == 30
     assert r.plan["reached"] == ["list of franchises"]
-    assert r.derivation.startswith("the values of franchise__franchise_name")
+    assert r.derivation.startswith("the values of franchise")
     assert "metrics: []" in llm.calls[0]["messages"][1]["content"]          # the list note, after the question
 
 
@@ -77,7 +77,7 @@ def test_a_plan_the_sql_drafts_agree_with_is_confirmed(isolated_env):
     r, llm = _ask("Who hit the most home runs in 2019?", {"PlanQuery": [HR_2019]}, candidates=1)
     assert "PlanQuery:both" in _nodes(r) and "SQLGenerator:default" in _nodes(r)
     assert r.path == "plan" and r.df.values.tolist() == [["Pete Alonso", 53]]
-    assert r.derivation.startswith("home_runs = sum of batting.hr")
+    assert r.derivation.startswith("home runs (sum of batting.hr)")
     plan = [b for b in r.vote if b["plan"]]
     assert len(plan) == 1 and plan[0]["chosen"] and all(b["agrees"] for b in r.vote)
     sig = r.confidence["signals"]

@@ -218,6 +218,6 @@ def test_which_questions_reach_a_metric(layer):
 
 def test_a_list_plan_compiles_and_runs(layer, demo):
     plan = parse_plan("metrics: []\ngroup_by: [full_name]\nwhere: [birth_country = Japan]", layer)
-    assert describe(plan, layer) == "the values of player__full_name; where player__birth_country = Japan"
+    assert describe(plan, layer) == "the values of player, birth country is Japan"
     names = [r[0] for r in demo.execute(compile_plan(layer, plan)).fetchall()]
     assert "Yu Darvish" in names and "Ichiro Suzuki" in names and len(names) > 50

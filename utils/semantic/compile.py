@@ -4,8 +4,9 @@
 order, limit), asks the engine to *explain* it (which renders the SQL without running it: the SqlClient
 below only names the dialect) and returns the SQL, which duckask runs through its own read-only executor.
 The SQL is wrapped once so that the answer reads well: a year comes out as 2019 (not 2019-01-01 00:00),
-columns are named without MetricFlow's ``entity__`` prefix, and the entity that a ``unique_by_entity``
-dimension was grouped with (two players named Frank Thomas stay apart) is not shown.
+columns are named in plain words (``player``, ``team``, ``won_world_series``: ``plan.label``), and the entity
+that a ``unique_by_entity`` dimension was grouped with (two players named Frank Thomas stay apart) is not
+shown.
 """
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ import logging
 import sqlglot
 
 from duckask.utils.semantic.manifest import GRAINS, SemanticLayer
-from duckask.utils.semantic.plan import Plan, PlanError, where_filters
+from duckask.utils.semantic.plan import Plan, PlanError, label, where_filters
 
 logging.getLogger("metricflow").setLevel(logging.WARNING)
 logging.getLogger("metricflow_semantics").setLevel(logging.WARNING)
@@ -54,16 +55,17 @@ def _mf_name(name: str) -> str:
 
 
 def _alias(name: str) -> str:
-    return name.split("__")[-1] if name in GRAINS else name.replace("__", "_")
+    """The result column's name: the dimension in plain words (``player__full_name`` → ``player``)."""
+    return name if name in GRAINS else label(name).replace(" ", "_")
 
 
-def _column(name: str) -> str:
+def _column(name: str, alias: str) -> str:
     col = _mf_name(name)
     if name == "year":
         return f"CAST(year({col}) AS INTEGER) AS year"
     if name in GRAINS:
         return f"CAST({col} AS DATE) AS {name}"
-    return f"{col} AS {_alias(name)}"
+    return f"{col} AS {alias}"
 
 
 def compile_plan(layer: SemanticLayer, plan: Plan) -> str:
@@ -85,8 +87,11 @@ def compile_plan(layer: SemanticLayer, plan: Plan) -> str:
         raise PlanError(f"MetricFlow cannot compile this plan: {' '.join(' '.join(lines[:4]).split())[:400]}") from e
     if statement.bind_parameter_set.param_dict:
         raise PlanError("MetricFlow's SQL needs bind parameters, which duckask does not pass")
-    cols = [_column(g) for g in plan.group_by] + list(plan.metrics)
-    order = [f"{_alias(o.lstrip('-'))}{' DESC' if o.startswith('-') else ''}" for o in plan.order_by]
+    aliases = {g: _alias(g) for g in plan.group_by}
+    if len(set(aliases.values()) | set(plan.metrics)) < len(aliases) + len(plan.metrics):   # two would clash
+        aliases = {g: g if g in GRAINS else g.replace("__", "_") for g in plan.group_by}
+    cols = [_column(g, aliases[g]) for g in plan.group_by] + list(plan.metrics)
+    order = [aliases.get(o.lstrip("-"), o.lstrip("-")) + (" DESC" if o.startswith("-") else "") for o in plan.order_by]
     sql = f"SELECT {', '.join(cols)} FROM ({statement.sql}) AS mf" + (f" ORDER BY {', '.join(order)}" if order else "")
     try:   # laid out for reading; MetricFlow's own text when sqlglot cannot parse it
         return sqlglot.parse_one(sql, read="duckdb").sql(dialect="duckdb", pretty=True, comments=False)

@@ -217,20 +217,37 @@ def where_filters(plan: Plan, layer: SemanticLayer) -> list[str]:
     return out
 
 
+def label(name: str) -> str:
+    """A metric's or dimension's name in plain words: ``home_runs`` → "home runs", ``player__full_name`` →
+    "player", ``team_season__team_name`` → "team", ``team_season__won_world_series`` → "won world series"."""
+    entity, _, attr = name.rpartition("__")
+    if attr.endswith("_name") or attr == "name":
+        base = attr[: -len("_name")] if attr != "name" else ""
+        attr = entity if base in ("", "full") and entity else base
+    return attr.replace("_", " ")
+
+
+def _filter_words(d: str, op: str, v: str) -> str:
+    if d in ("year", "metric_time__year") and op == "=":
+        return f"in {v}"
+    return f"{label(d)} {'is' if op == '=' else op} {v}"
+
+
 def describe(plan: Plan, layer: SemanticLayer) -> str:
-    """The derivation in words: 'home_runs = sum of batting.hr; by player__full_name; where year = 2019'."""
-    parts = ["; ".join(f"{m} = {layer.metrics[m].formula}" for m in plan.metrics) or "the values of "
-             + ", ".join(plan.group_by)]
-    if plan.group_by and plan.metrics:
-        parts.append("by " + ", ".join(plan.group_by))
-    if plan.where:
-        parts.append("where " + " and ".join(f"{d} {op} {v}" for d, op, v in plan.where))
-    if plan.order_by:
-        parts.append("ordered by " + ", ".join(o.lstrip("-") + (" descending" if o.startswith("-") else "")
-                                               for o in plan.order_by))
+    """The derivation in plain words, from the file's names and formulas: 'home runs (sum of batting.hr) by
+    player, in 2019, highest first, top 1'."""
+    what = ", ".join(f"{label(m)} ({layer.metrics[m].formula})" for m in plan.metrics) or \
+        "the values of " + ", ".join(label(g) for g in plan.group_by)
+    parts = [what + (" by " + ", ".join(label(g) for g in plan.group_by) if plan.group_by and plan.metrics else "")]
+    parts += [_filter_words(d, op, v) for d, op, v in plan.where]
+    for o in plan.order_by:
+        ranked = label(o.lstrip("-"))
+        first = "highest" if o.startswith("-") else "lowest"
+        parts.append(f"{first} first" if o.lstrip("-") in plan.metrics and len(plan.order_by) == 1
+                     else f"by {ranked}, {first} first")
     if plan.limit:
-        parts.append(f"first {plan.limit}")
-    return "; ".join(parts)
+        parts.append(f"top {plan.limit}" if plan.order_by else f"first {plan.limit}")
+    return ", ".join(parts)
 
 
 def run_cli(argv: list[str] | None, description: str, show) -> int:
