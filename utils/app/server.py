@@ -7,7 +7,10 @@ origin where the page keeps its key):
   queue length and whether writes are on;
 - ``GET  /api/info``: those details (the page's header), with a key like every other route;
 - ``GET  /api/schema``: the schema text the model sees, and the table names;
-- ``POST /api/ask`` ``{"question", "options"}``: the JSON of ``duckask ask --json``;
+- ``POST /api/ask`` ``{"question", "options", "thread"?}``: the JSON of ``duckask ask --json``; with
+  ``"thread": true`` the turn joins this session's thread (a follow-up is resolved against it; ``threads``);
+- ``GET /api/thread``: this session's thread as the page drew it; ``DELETE /api/thread``: a new thread;
+- ``GET /api/browse``: suggested questions, the semantic file's metrics and the tables (``browse``);
 - ``POST /api/ask/stream``: the same as server-sent events: ``queued`` (position) while waiting,
   ``node`` as each node starts, ``text`` as the answer sentence is written, then ``result`` (or ``error``);
 - ``POST /api/sql`` ``{"sql"}``: the user's own SQL through the safe executor, the JSON of
@@ -96,9 +99,12 @@ def create_app(db: str | None = None, *, llm=None, settings=None, api_key: str |
     from starlette.exceptions import HTTPException
 
     from duckask.utils.app.api import new_shared, prepare, run_turn
+    from duckask.utils.app.browse import metrics, suggestions
+    from duckask.utils.app.conversation import HISTORY_TURNS, turn_record
     from duckask.utils.app.queue import Gate, in_thread
     from duckask.utils.app.server_actions import add_action_routes
     from duckask.utils.app.server_guards import BodyTooLarge, HostNames, RequestGuards
+    from duckask.utils.app.threads import Threads
     from duckask.utils.config import SettingError, check_settings, with_options
     from duckask.utils.db.access import shared_key_users
     from duckask.utils.schema.ddl import render_schema
@@ -149,7 +155,10 @@ def create_app(db: str | None = None, *, llm=None, settings=None, api_key: str |
 
     pending = add_action_routes(app, prep, gate, read_json, keys=keys)
 
-    def answer(question: str, opts: dict, events=None, asker: tuple[str, str] = ("http", "http"), user=None) -> dict:
+    threads = Threads()
+
+    def answer(question: str, opts: dict, events=None, asker: tuple[str, str] = ("http", "http"), user=None,
+               thread: bool = False) -> dict:
         last = [0]
 
         def waiting(n: int) -> None:  # reported when the position changes, not on every wake-up
@@ -159,13 +168,41 @@ def create_app(db: str | None = None, *, llm=None, settings=None, api_key: str |
 
         p = dataclasses.replace(prep, settings=with_options(prep.settings, **opts)) if opts else prep
         p = scoped(p, user) if user else p
-        r = gate.run(run_turn, p, new_shared(question), on_wait=waiting, session=asker[0], user=asker[1],
+        key = (asker[1], asker[0])            # the user, then the page's session: nobody reads another's thread
+        history = threads.history(key)[-HISTORY_TURNS:] if thread else None
+        r = gate.run(run_turn, p, new_shared(question, history=history), on_wait=waiting, session=asker[0],
+                     user=asker[1],
                      on_node=(lambda n: events("node", {"node": n})) if events else None,
                      on_text=(lambda t: events("text", {"text": t})) if events else None)
         out = r.to_dict(max_rows=prep.settings.row_cap)
         if r.status == "pending" and r.write:   # a write typed into the question box: decided on /api/writes/{id}
             out["write"] = {**out["write"], "approval_token": pending.hold(r.write, prep)}
+        if thread:
+            threads.add(key, turn_record(r, question), out)
         return out
+
+    def thread_key(request: Request) -> tuple[str, str]:
+        session, user = who(request)
+        return user, session
+
+    def wants_thread(raw: bytes) -> bool:
+        body = parse_body(raw, '{"question": "..."}')
+        return isinstance(body, dict) and body.get("thread") is True
+
+    @app.get("/api/thread")
+    def thread_route(request: Request):
+        """This session's thread, each turn as the page drew it (a reload draws it again)."""
+        return {"turns": threads.shown(thread_key(request))}
+
+    @app.delete("/api/thread")
+    def new_thread(request: Request):
+        threads.clear(thread_key(request))
+        return {"turns": []}
+
+    @app.get("/api/browse")
+    def browse_route():
+        """Suggested questions and the semantic file's metrics, for the page's side panel."""
+        return {"suggestions": suggestions(prep), "metrics": metrics(prep), "tables": list(prep.catalog.tables)}
 
     @app.get("/", include_in_schema=False)
     def page():
@@ -201,13 +238,14 @@ def create_app(db: str | None = None, *, llm=None, settings=None, api_key: str |
     async def ask_route(request: Request):
         question, opts = await read_json(request, "question", MAX_QUESTION)
         refuse_write(prep, user_of(request), question, pending)
-        return await in_thread(answer, question, opts, None, who(request), user_of(request))
+        thread = wants_thread(await request.body())
+        return await in_thread(answer, question, opts, None, who(request), user_of(request), thread)
 
     @app.post("/api/ask/stream")
     async def ask_stream(request: Request):
         question, opts = await read_json(request, "question", MAX_QUESTION)
         refuse_write(prep, user_of(request), question, pending)
-        asker, user = who(request), user_of(request)
+        asker, user, thread = who(request), user_of(request), wants_thread(await request.body())
         loop = asyncio.get_running_loop()
         queue: asyncio.Queue = asyncio.Queue()
 
@@ -216,7 +254,7 @@ def create_app(db: str | None = None, *, llm=None, settings=None, api_key: str |
 
         def work() -> None:
             try:
-                emit("result", answer(question, opts, emit, asker, user))
+                emit("result", answer(question, opts, emit, asker, user, thread))
             except HTTPException as e:   # a write the proposer has no room for: said as the routes say it
                 emit("error", {"error": str(e.detail)})
             except Exception as e:  # the stream ends with the error instead of a dropped connection

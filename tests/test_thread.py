@@ -1,0 +1,84 @@
+"""The page's thread (issue 36; ``utils/app/threads.py``, ``/api/thread``, ``/api/browse``): turns with
+``"thread": true`` join this session's thread, a follow-up is resolved against it, a reload gets it back, a
+new thread starts empty, another session never sees it, and it stays bounded."""
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("fastapi", reason="the server extra is not installed (pip install 'duckask[server]')")
+from fastapi.testclient import TestClient  # noqa: E402
+
+from duckask.data.lahman import demo_db_path  # noqa: E402
+from duckask.utils.app.server import create_app  # noqa: E402
+from duckask.utils.app.threads import Threads  # noqa: E402
+from duckask.utils.llm.scripted import ScriptedLLM  # noqa: E402
+
+A, B = {"X-Duckask-Session": "tab-a"}, {"X-Duckask-Session": "tab-b"}
+
+
+def _sql(messages) -> str:
+    text = messages[-1]["content"].split("Question:")[-1]
+    if "teams" in text:
+        return "SELECT count(*) AS teams FROM teams WHERE year_id = 2019"
+    year = "2018" if "2018" in text else "2019"
+    return ("SELECT p.name_first || ' ' || p.name_last AS player, b.hr FROM batting b JOIN people p USING (player_id) "
+            f"WHERE b.year_id = {year} ORDER BY b.hr DESC LIMIT 1")
+
+
+@pytest.fixture(scope="module")
+def client(tmp_path_factory):
+    llm = ScriptedLLM({"SQLGenerator": _sql, "PlanQuery": [RuntimeError("no plan here")]})
+    app = create_app(str(demo_db_path()), llm=llm, cache_dir=str(tmp_path_factory.mktemp("c")), router="rules",
+                     follow_ups="rules", grader="off", analyzer="template", plan_path="off")
+    with TestClient(app, base_url="http://127.0.0.1") as c:
+        yield c
+
+
+def ask(client, question, headers=A, thread=True):
+    r = client.post("/api/ask", json={"question": question, "thread": thread}, headers=headers)
+    assert r.status_code == 200, r.text
+    return r.json()
+
+
+def test_a_three_turn_thread_with_a_follow_up_survives_a_reload(client):
+    client.delete("/api/thread", headers=A)
+    first = ask(client, "Who hit the most home runs in 2019?")
+    second = ask(client, "and in 2018?")
+    third = ask(client, "How many teams played in 2019?")
+    assert first["rows"] == [["Pete Alonso", 53]]
+    assert second["resolved_question"] == "Who hit the most home runs in 2018?" and second["rows"][0][1] == 48
+    assert third["rows"] == [[30]]
+    turns = client.get("/api/thread", headers=A).json()["turns"]        # what a reload draws
+    assert [t["question"] for t in turns] == ["Who hit the most home runs in 2019?", "and in 2018?",
+                                              "How many teams played in 2019?"]
+    assert turns[1]["resolved_question"] == "Who hit the most home runs in 2018?" and turns[2]["rows"] == [[30]]
+    assert client.get("/api/thread", headers=B).json()["turns"] == []    # another session: its own thread
+    ask(client, "How many teams played in 2019?", thread=False)           # not a thread turn: not kept
+    assert len(client.get("/api/thread", headers=A).json()["turns"]) == 3
+    assert client.delete("/api/thread", headers=A).json() == {"turns": []}
+    assert client.get("/api/thread", headers=A).json()["turns"] == []
+    alone = ask(client, "and in 2018?")                                    # nothing to follow: asked as it is
+    assert alone["resolved_question"] in (None, "and in 2018?")
+
+
+def test_browse_offers_taught_questions_and_the_metrics(client):
+    got = client.get("/api/browse", headers=A).json()
+    assert got["suggestions"][0] == "Who hit the most home runs in a single season?"       # a taught pair first
+    assert "What are the home runs by year?" in got["suggestions"] and len(got["suggestions"]) <= 6
+    home_runs = next(m for m in got["metrics"] if m["name"] == "home_runs")
+    assert home_runs["label"] == "home runs" and home_runs["formula"] == "sum of batting.hr"
+    assert "batting" in got["tables"]
+
+
+def test_threads_stay_bounded():
+    now = [0.0]
+    threads = Threads(max_threads=2, max_turns=3, max_age_s=10, clock=lambda: now[0])
+    for i in range(5):
+        threads.add(("u", "s1"), {"text": str(i)}, {"question": str(i), "rows": [[j] for j in range(500)]})
+    assert [t["question"] for t in threads.shown(("u", "s1"))] == ["2", "3", "4"]       # the newest turns
+    assert len(threads.shown(("u", "s1"))[0]["rows"]) == 200                           # rows cut for drawing
+    threads.add(("u", "s2"), {}, {"question": "x"})
+    threads.add(("u", "s3"), {}, {"question": "y"})
+    assert threads.shown(("u", "s1")) == []                                             # least recently used went
+    now[0] = 11
+    assert threads.history(("u", "s3")) == []                                           # quiet too long
