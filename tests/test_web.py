@@ -136,3 +136,77 @@ def test_approve_an_update_reject_a_delete_then_download_the_result(write_page):
     assert download.suggested_filename == "duckask-result.csv"
     got = pd.read_csv(download.path())                                 # the Lakers query, run again: updated
     assert got.values.tolist() == [["LeBron James", 31], ["Anthony Davis", 26], ["Austin Reaves", 16]]
+
+
+@pytest.fixture
+def thread_page(isolated_env, tmp_path):
+    """The page on the Lahman demo with a scripted model: taught suggestions and the demo's metrics beside it."""
+    from test_thread import _sql
+
+    from duckask.data.lahman import demo_db_path
+
+    llm = ScriptedLLM({"SQLGenerator": _sql, "PlanQuery": [RuntimeError("no plan here")],
+                       "DataAnalyzer": ["Here is what the data says."]})
+    app = create_app(str(demo_db_path()), llm=llm, cache_dir=str(tmp_path), router="rules", follow_ups="rules",
+                     grader="off", analyzer="template", plan_path="off")
+    url, server = live_server.start(app)
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
+        pg = browser.new_page(viewport={"width": 1200, "height": 1000})
+        pg.goto(url)
+        yield pg
+        browser.close()
+    server.should_exit = True
+
+
+def ask_on_page(page, question: str, expect: str) -> None:
+    page.fill("#question", question)
+    page.press("#question", "Enter")                                    # Enter asks
+    page.wait_for_selector(f"#answer:has-text('{expect}')", timeout=30_000)
+
+
+def test_a_thread_with_a_follow_up_survives_a_reload(thread_page):
+    page = thread_page
+    page.wait_for_selector("#metrics li:has-text('home runs')", timeout=10_000)   # the metrics browser
+    assert "sum of batting.hr" in page.inner_text("#metrics") and "batting" in page.text_content("#tables")
+    ask_on_page(page, "Who hit the most home runs in 2019?", "Pete Alonso")
+    ask_on_page(page, "and in 2018?", "Khris Davis")
+    assert page.inner_text("#understood") == "understood as: Who hit the most home runs in 2018?"
+    ask_on_page(page, "How many teams played in 2019?", "30")
+    assert page.locator("#turns .turn").count() == 2                    # the two earlier turns, newest first
+    assert page.locator("#turns .turn .q").nth(0).inner_text() == "and in 2018?"
+    assert "understood as: Who hit the most home runs in 2018?" in page.locator("#turns .turn").nth(0).inner_text()
+    artifacts = Path(os.environ.get("DUCKASK_ARTIFACTS", ROOT / "test-artifacts"))
+    artifacts.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(artifacts / "web-thread-full.png"), full_page=True)
+    page.screenshot(path=str(artifacts / "web-thread.png"))             # the first screen: README's picture
+    shutil.copyfile(artifacts / "web-thread.png", ROOT / "docs" / "img" / "web-thread.png")
+    page.reload()                                                        # the server kept the thread
+    page.wait_for_selector("#answer:has-text('30')", timeout=10_000)
+    assert page.locator("#turns .turn").count() == 2
+    page.focus("#question")
+    page.keyboard.press("ArrowUp")                                       # the last question, recalled
+    assert page.input_value("#question") == "How many teams played in 2019?"
+    page.keyboard.press("ArrowUp")
+    assert page.input_value("#question") == "and in 2018?"
+    page.click("#new-thread")
+    page.wait_for_selector("#earlier.hidden", state="attached", timeout=10_000)
+    assert page.inner_text("#answer") == "" and page.locator("#turns .turn").count() == 0
+
+
+def test_a_suggested_question_runs(thread_page):
+    page = thread_page
+    page.click("#new-thread")
+    chip = page.locator("#suggestions button", has_text="What are the home runs by year?")
+    chip.wait_for(timeout=10_000)
+    chip.click()
+    page.wait_for_selector("#progress:has-text('done in')", timeout=30_000)
+    assert page.input_value("#question") == "What are the home runs by year?" and page.inner_text("#answer")
+
+
+def test_a_narrow_window_stacks_the_side_panel(thread_page):
+    page = thread_page
+    page.set_viewport_size({"width": 420, "height": 900})
+    page.wait_for_selector("#metrics li:has-text('home runs')", timeout=10_000)
+    main, aside = page.locator("main").bounding_box(), page.locator("aside").bounding_box()
+    assert aside["y"] >= main["y"] + main["height"] - 1 and aside["width"] <= 420
