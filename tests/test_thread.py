@@ -6,12 +6,12 @@ from __future__ import annotations
 import pytest
 
 pytest.importorskip("fastapi", reason="the server extra is not installed (pip install 'duckask[server]')")
-from fastapi.testclient import TestClient  # noqa: E402
+from fastapi.testclient import TestClient
 
-from duckask.data.lahman import demo_db_path  # noqa: E402
-from duckask.utils.app.server import create_app  # noqa: E402
-from duckask.utils.app.threads import Threads  # noqa: E402
-from duckask.utils.llm.scripted import ScriptedLLM  # noqa: E402
+from duckask.data.lahman import demo_db_path
+from duckask.utils.app.server import create_app
+from duckask.utils.app.threads import Threads
+from duckask.utils.llm.scripted import ScriptedLLM
 
 A, B = {"X-Duckask-Session": "tab-a"}, {"X-Duckask-Session": "tab-b"}
 

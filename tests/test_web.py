@@ -4,6 +4,7 @@ and run it again; approve and reject writes on their card, download the result. 
 as test artifacts ($DUCKASK_ARTIFACTS, default test-artifacts/); the write card's also as docs/img."""
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 from pathlib import Path
@@ -30,22 +31,31 @@ LAKERS_SQL = ("SELECT p.name, p.points FROM players p JOIN teams t ON p.team_id 
               "WHERE t.name = 'Lakers' ORDER BY p.points DESC")
 
 
+@contextlib.contextmanager
+def browsing(app, viewport: dict, **page_options):
+    """(a Chromium page on ``app``, served on 127.0.0.1, its URL); browser and server closed after."""
+    url, server = live_server.start(app)
+    try:
+        with sync_api.sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
+            pg = browser.new_page(viewport=viewport, **page_options)
+            pg.errors = []                               # what the console says went wrong (a CSP refusal, ...)
+            pg.on("console", lambda m: m.type == "error" and pg.errors.append(m.text))
+            pg.on("pageerror", lambda e: pg.errors.append(str(e)))
+            pg.goto(url)
+            yield pg, url
+            browser.close()
+    finally:
+        server.should_exit = True
+
+
 @pytest.fixture
 def page(small_db, isolated_env):
     sentence = "LeBron James leads the Lakers with 30 points."
     llm = ScriptedLLM({"SQLGenerator": [LAKERS_SQL], "DataAnalyzer": [sentence]})
     app = create_app(str(small_db), llm=llm, resample_drafts=0)
-    url, server = live_server.start(app)
-    with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
-        pg = browser.new_page(viewport={"width": 1100, "height": 900})
-        pg.errors = []                                   # what the console says went wrong (a CSP refusal, ...)
-        pg.on("console", lambda m: m.type == "error" and pg.errors.append(m.text))
-        pg.on("pageerror", lambda e: pg.errors.append(str(e)))
-        pg.goto(url)
+    with browsing(app, {"width": 1100, "height": 900}) as (pg, _url):
         yield pg
-        browser.close()
-    server.should_exit = True
 
 
 def test_ask_see_the_answer_table_and_chart_then_edit_and_rerun_the_sql(page):
@@ -86,14 +96,8 @@ def write_page(tmp_path, isolated_env):
     sentence = "LeBron James leads the Lakers with 30 points."
     llm = ScriptedLLM({"SQLGenerator": [LAKERS_SQL], "DataAnalyzer": [sentence]})
     app = create_app(str(db), llm=llm, resample_drafts=0, allow_writes=True, audit_file=str(tmp_path / "audit.duckdb"))
-    url, server = live_server.start(app)
-    with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
-        pg = browser.new_page(viewport={"width": 1100, "height": 900}, accept_downloads=True)
-        pg.goto(url)
+    with browsing(app, {"width": 1100, "height": 900}, accept_downloads=True) as (pg, url):
         yield pg, url
-        browser.close()
-    server.should_exit = True
 
 
 def test_approve_an_update_reject_a_delete_then_download_the_result(write_page):
@@ -149,14 +153,8 @@ def thread_page(isolated_env, tmp_path):
                        "DataAnalyzer": ["Here is what the data says."]})
     app = create_app(str(demo_db_path()), llm=llm, cache_dir=str(tmp_path), router="rules", follow_ups="rules",
                      grader="off", analyzer="template", plan_path="off")
-    url, server = live_server.start(app)
-    with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
-        pg = browser.new_page(viewport={"width": 1200, "height": 1000})
-        pg.goto(url)
+    with browsing(app, {"width": 1200, "height": 1000}) as (pg, _url):
         yield pg
-        browser.close()
-    server.should_exit = True
 
 
 def ask_on_page(page, question: str, expect: str) -> None:
@@ -192,6 +190,7 @@ def test_a_thread_with_a_follow_up_survives_a_reload(thread_page):
     page.click("#new-thread")
     page.wait_for_selector("#earlier.hidden", state="attached", timeout=10_000)
     assert page.inner_text("#answer") == "" and page.locator("#turns .turn").count() == 0
+    assert not page.errors, page.errors                                  # nothing went wrong in the console
 
 
 def test_a_suggested_question_runs(thread_page):

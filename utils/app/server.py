@@ -95,7 +95,7 @@ def create_app(db: str | None = None, *, llm=None, settings=None, api_key: str |
     name the server: a loopback name or ``bind_host`` on its port, or one of ``allowed_hosts``."""
     from fastapi import FastAPI, Request
     from fastapi.exceptions import RequestValidationError
-    from fastapi.responses import FileResponse, HTMLResponse, StreamingResponse
+    from fastapi.responses import FileResponse, HTMLResponse, Response, StreamingResponse
     from starlette.exceptions import HTTPException
 
     from duckask.utils.app.api import new_shared, prepare, run_turn
@@ -207,6 +207,10 @@ def create_app(db: str | None = None, *, llm=None, settings=None, api_key: str |
     @app.get("/", include_in_schema=False)
     def page():
         return HTMLResponse(PAGE.read_text(encoding="utf-8"), headers=PAGE_HEADERS)
+
+    @app.get("/favicon.ico", include_in_schema=False)
+    def favicon():        # none: an empty answer, not a 404 in the browser's console
+        return Response(status_code=204)
 
     @app.get("/static/plotly.min.js", include_in_schema=False)
     def plotly_js():

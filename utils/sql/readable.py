@@ -121,10 +121,7 @@ def cte_names(tree: exp.Expression) -> exp.Expression:
             continue
         first = next(cte.this.find_all(exp.Table), None)
         base = f"{first.name if first is not None else 'part'}_{'totals' if cte.this.args.get('group') else 'rows'}"
-        new, n = base, 2
-        while new in taken:
-            new, n = f"{base}_{n}", n + 1
-        taken.add(new)
+        new = _unique(base, taken, "_")
         old = cte.alias
         cte.set("alias", exp.TableAlias(this=exp.to_identifier(new)))
         for table in tree.find_all(exp.Table):
@@ -138,6 +135,15 @@ def cte_names(tree: exp.Expression) -> exp.Expression:
     return tree
 
 
+def _unique(base: str, taken: set[str], sep: str = "") -> str:
+    """``base``, else ``base2``, ``base3``... (with ``sep`` between), the first not ``taken``; now taken."""
+    new, n = base, 2
+    while new in taken:
+        new, n = f"{base}{sep}{n}", n + 1
+    taken.add(new)
+    return new
+
+
 def short_aliases(tree: exp.Expression) -> exp.Expression:
     """Each table's alias becomes the initials of its name (unique within the query)."""
     taken: set[str] = set()
@@ -147,10 +153,7 @@ def short_aliases(tree: exp.Expression) -> exp.Expression:
         if not old or old in renames:
             continue
         base = "".join(part[0] for part in table.name.lower().split("_") if part) or "t"
-        new, n = base, 2
-        while new in taken:
-            new, n = f"{base}{n}", n + 1
-        taken.add(new)
+        new = _unique(base, taken)
         renames[old] = new
         table.set("alias", exp.TableAlias(this=exp.to_identifier(new)))
     for col in tree.find_all(exp.Column):
