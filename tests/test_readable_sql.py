@@ -85,10 +85,14 @@ def test_the_demo_question_reads_as_a_person_writes_it(layer, schema):  # noqa: 
     ("SELECT a.id FROM bat AS a JOIN bat AS z ON a.id = z.id",
      "SELECT\n  b.id AS id\nFROM bat AS b\nJOIN bat AS b2\n  ON b.id = b2.id"),
     ("SELECT (", "SELECT ("),                           # cannot be read: shown as it is
+    # MetricFlow's year grain on an integer year column (NBA's season), with or without a cast
+    ("SELECT a.id FROM bat AS a WHERE DATE_TRUNC('YEAR', MAKE_DATE(a.season, 1, 1)) = '2016-01-01'",
+     "SELECT\n  b.id AS id\nFROM bat AS b\nWHERE\n  b.season = 2016"),
 ])
 def test_rules(sql, expected):
     schema = {"t": {"a": "INT", "select": "INT", "Mixed": "INT", "id": "INT"},
-              "team_season": {"a": "INT", "id": "INT"}, "teams": {"a": "INT", "id": "INT"}, "bat": {"id": "INT"}}
+              "team_season": {"a": "INT", "id": "INT"}, "teams": {"a": "INT", "id": "INT"},
+              "bat": {"id": "INT", "season": "INT"}}
     assert readable(sql, schema) == expected
 
 

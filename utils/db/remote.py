@@ -19,6 +19,7 @@ connection string is never shown: every message, file name and the database's na
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import hashlib
 import json
 import os
@@ -166,8 +167,13 @@ def _credential(db: str, salt: str | None = None) -> dict:
     """A salted, slow hash of the whole connection string: a copy is reused only for the same credentials (a
     wrong password never reads a copy made with the right one), and the side file never holds the password."""
     salt = salt or os.urandom(16).hex()
-    digest = hashlib.pbkdf2_hmac("sha256", db.strip().encode(), bytes.fromhex(salt), 200_000).hex()
-    return {"salt": salt, "pbkdf2_sha256": digest}
+    return {"salt": salt, "pbkdf2_sha256": _slow_hash(db.strip(), salt)}
+
+
+@functools.lru_cache(maxsize=32)
+def _slow_hash(db: str, salt: str) -> str:
+    """PBKDF2 (~0.1 s by design), once per string and salt in a process: every open of the database checks it."""
+    return hashlib.pbkdf2_hmac("sha256", db.encode(), bytes.fromhex(salt), 200_000).hex()
 
 
 def _same_credential(meta: dict, db: str) -> bool:

@@ -85,7 +85,8 @@ def drop_main(tree: exp.Expression) -> exp.Expression:
 
 
 def _year_of(node: exp.Expression) -> exp.Expression | None:
-    """``x`` of MetricFlow's year grain ``DATE_TRUNC('YEAR', MAKE_DATE(CAST(x AS INT), 1, 1))``, else None."""
+    """``x`` of MetricFlow's year grain ``DATE_TRUNC('YEAR', MAKE_DATE(CAST(x AS INT), 1, 1))`` (or of
+    ``MAKE_DATE(x, 1, 1)``, x an integer column), else None."""
     if not isinstance(node, (exp.DateTrunc, exp.TimestampTrunc)) or node.unit is None \
             or node.unit.name.upper() != "YEAR":
         return None
@@ -95,7 +96,9 @@ def _year_of(node: exp.Expression) -> exp.Expression | None:
     year, month, day = (made.args.get(k) for k in ("year", "month", "day"))
     if month is None or day is None or month.sql() != "1" or day.sql() != "1":
         return None
-    return year.this if isinstance(year, exp.Cast) and year.to.is_type("int") else None
+    if isinstance(year, exp.Cast) and year.to.is_type("int"):
+        return year.this
+    return year if isinstance(year, exp.Column) else None       # MAKE_DATE takes only integers: a year column
 
 
 def plain_years(tree: exp.Expression) -> exp.Expression:
