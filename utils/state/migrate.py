@@ -10,15 +10,13 @@ read, never changed: delete them yourself once the servers use the shared state.
 """
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import duckdb
 
 from duckask.utils.config import Settings
 from duckask.utils.db.audit import COLUMNS, AuditLog
-from duckask.utils.db.quoting import quote_ident as _q
-from duckask.utils.state.postgres import PgState
+from duckask.utils.state.postgres import PgState, put_entry, put_example
 
 
 def local_pairs(path: Path) -> list[tuple]:
@@ -44,15 +42,8 @@ def migrate(settings: Settings, to_url: str) -> dict[str, int]:
     added = 0
     with state.transaction() as cur:
         for db, question, sql, tables in pairs:
-            cur.execute("INSERT INTO duckask.examples (db, question, question_key, sql, tables) "
-                        "VALUES ($1, $2, $3, $4, $5) ON CONFLICT (db, question_key) DO UPDATE SET "
-                        "question = excluded.question, sql = excluded.sql, tables = excluded.tables",
-                        (db, question, question.lower(), sql, json.dumps(list(tables or []))))
-        cols = [c for c in COLUMNS if c != "id"] + ["origin"]
+            put_example(cur, db, question, sql, tables)
         for e in sorted(entries, key=lambda e: e["id"]):
-            values = [e[c] for c in cols[:-1]] + [f"{audit_file.resolve()}#{e['id']}"]
-            cur.execute(f"INSERT INTO duckask.writes ({', '.join(_q(c) for c in cols)}) VALUES "
-                        f"({', '.join(f'${i + 1}' for i in range(len(cols)))}) ON CONFLICT (origin) DO NOTHING "
-                        "RETURNING id", values)
-            added += len(cur.fetchall())
+            fields = {c: e[c] for c in COLUMNS if c != "id"}
+            added += put_entry(cur, {**fields, "origin": f"{audit_file.resolve()}#{e['id']}"}) is not None
     return {"pairs": len(pairs), "audit_added": added, "audit_already_there": len(entries) - added}

@@ -165,6 +165,27 @@ def _is_connection_error(e: BaseException) -> bool:
     return isinstance(e, OperationalError)
 
 
+def put_example(cur, db: str, question: str, sql: str, tables, renew: bool = False) -> int:
+    """Insert a taught pair, or replace the one for the same database and question (``renew``: dated now)."""
+    cur.execute("INSERT INTO duckask.examples (db, question, question_key, sql, tables) "
+                "VALUES ($1, $2, $3, $4, $5) ON CONFLICT (db, question_key) DO UPDATE SET "
+                "question = excluded.question, sql = excluded.sql, tables = excluded.tables"
+                + (", created = now()" if renew else "") + " RETURNING id",
+                (db, question, question.lower(), sql, json.dumps(list(tables or []))))
+    return int(cur.fetchone()[0])
+
+
+def put_entry(cur, fields: dict[str, Any]) -> int | None:
+    """Insert an audit entry; its id, or None when one with the same ``origin`` is there (a migration re-run)."""
+    cols = list(fields)
+    cur.execute(f"INSERT INTO duckask.writes ({', '.join(_q(c) for c in cols)}) VALUES "
+                f"({', '.join(f'${i + 1}' for i in range(len(cols)))})"
+                + (" ON CONFLICT (origin) DO NOTHING" if "origin" in fields else "") + " RETURNING id",
+                [fields[c] for c in cols])
+    row = cur.fetchone()
+    return int(row[0]) if row else None
+
+
 class PgKnowledge:
     """``knowledge.store.KnowledgeStore``'s operations on the shared state."""
 
@@ -173,12 +194,7 @@ class PgKnowledge:
 
     def add(self, db: str, example: Example) -> int:
         with self._errors(), self.state.transaction() as cur:
-            cur.execute("INSERT INTO duckask.examples (db, question, question_key, sql, tables) "
-                        "VALUES ($1, $2, $3, $4, $5) ON CONFLICT (db, question_key) DO UPDATE SET "
-                        "question = excluded.question, sql = excluded.sql, tables = excluded.tables, "
-                        "created = now() RETURNING id",
-                        (db, example.question, example.question.lower(), example.sql, json.dumps(example.tables or [])))
-            return int(cur.fetchone()[0])
+            return put_example(cur, db, example.question, example.sql, example.tables, renew=True)
 
     def list(self, db: str) -> list[Example]:
         with self._errors(), self.state.transaction() as cur:
@@ -210,11 +226,8 @@ class PgAudit:
 
         fields.setdefault("proposed_at", _now())
         AuditLog._check({k: v for k, v in fields.items() if k != "origin"})
-        cols = list(fields)
         with self._errors(writing=True), self.state.transaction() as cur:
-            cur.execute(f"INSERT INTO duckask.writes ({', '.join(_q(c) for c in cols)}) VALUES "
-                        f"({', '.join(f'${i + 1}' for i in range(len(cols)))}) RETURNING id", [fields[c] for c in cols])
-            return int(cur.fetchone()[0])
+            return put_entry(cur, fields)
 
     def update(self, entry_id: int, **fields: Any) -> None:
         from duckask.utils.db.audit import AuditLog
