@@ -37,6 +37,8 @@ import httpx
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
+from openai_stub import free_port  # noqa: E402  (the tests' helper: a port no call here handed out before)
+
 DUCKASK = Path(sys.executable).parent / "duckask"
 QUESTIONS = ["How many players are there?", "Which team has the most points?", "List the players of team 1",
              "What is the average number of points?"]
@@ -74,17 +76,47 @@ def start_server(port: int, db: Path, state: str | None, stub_url: str, config: 
                             stdout=subprocess.DEVNULL, stderr=open(cache / f"serve-{port}.log", "w"))
 
 
-def wait_up(url: str, proc: subprocess.Popen) -> None:
-    for _ in range(600):
+def log_tail(cache: Path, port: int, lines: int = 15) -> str:
+    log = cache / f"serve-{port}.log"
+    return "\n".join(log.read_text(errors="replace").splitlines()[-lines:]) if log.exists() else "(no log)"
+
+
+def wait_up(url: str, proc: subprocess.Popen, cache: Path, seconds: float = 180) -> bool:
+    """True once the server answers /api/health; False if it exited first (the caller may start it again on
+    another port); an error with its log's tail if it never answers within ``seconds``."""
+    port = int(url.rsplit(":", 1)[1])
+    until = time.monotonic() + seconds
+    while time.monotonic() < until:
         if proc.poll() is not None:
-            raise RuntimeError(f"the server at {url} exited ({proc.returncode})")
+            return False
         try:
-            if httpx.get(f"{url}/api/health", timeout=1).status_code == 200:
-                return
+            if httpx.get(f"{url}/api/health", timeout=2).status_code == 200:
+                return True
         except httpx.HTTPError:
             pass
         time.sleep(0.1)
-    raise RuntimeError(f"the server at {url} did not start")
+    raise RuntimeError(f"the server at {url} did not answer in {seconds:.0f} s; its log ends:\n"
+                       f"{log_tail(cache, port)}")
+
+
+def start_servers(n: int, db: Path, state: str | None, stub_url: str, config: Path, cache: Path,
+                  procs: list[subprocess.Popen], tries: int = 3) -> list[str]:
+    """The URLs of n servers, each on a free port and answering (every process started is added to ``procs``,
+    for the caller to stop); one that exits while starting (e.g. its port taken by another process between
+    choosing and binding) is started again on another port, up to ``tries`` times."""
+    urls: list[str] = []
+    for _ in range(n):
+        for attempt in range(tries):
+            port = free_port()
+            proc = start_server(port, db, state, stub_url, config, cache)
+            procs.append(proc)
+            if wait_up(f"http://127.0.0.1:{port}", proc, cache):
+                urls.append(f"http://127.0.0.1:{port}")
+                break
+            if attempt == tries - 1:
+                raise RuntimeError(f"the server on port {port} exited ({proc.returncode}) {tries} times; its log "
+                                   f"ends:\n{log_tail(cache, port)}")
+    return urls
 
 
 class Load:
@@ -181,7 +213,7 @@ def audit_check(settings, proposed: list[int], accepted: Counter) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from openai_stub import StubOpenAI, free_port
+    from openai_stub import StubOpenAI
     from pg_support import PostgresServer
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -205,12 +237,7 @@ def main(argv: list[str] | None = None) -> int:
         config = work / "config.yaml"
         config.write_text("router: rules\nfollow_ups: rules\nclarify: 'off'\ngrader: 'off'\nanalyzer: template\n"
                           "candidates: 0\nconfidence_drafts: 0\n")
-        ports = [free_port() for _ in range(args.servers)]
-        urls = [f"http://127.0.0.1:{p}" for p in ports]
-        for p in ports:
-            procs.append(start_server(p, db, state, stub.base_url, config, work))
-        for url, proc in zip(urls, procs):
-            wait_up(url, proc)
+        urls = start_servers(args.servers, db, state, stub.base_url, config, work, procs)
         for url in urls:                                  # warm: catalog read, first connection to the state
             httpx.post(f"{url}/api/ask", json={"question": QUESTIONS[0]}, timeout=120)
         load = Load(urls, args.seed)

@@ -70,11 +70,20 @@ def apply_stop(content: str, stop: Any) -> tuple[str, bool]:
     return content[: min(cuts)], True
 
 
+_HANDED_OUT: set[int] = set()
+
+
 def free_port() -> int:
-    """A port on 127.0.0.1 that nothing listens on (closed again at once)."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    """A port on 127.0.0.1 that nothing listens on (closed again at once), never one this process handed out
+    before: the kernel may give the same free port to two calls in a row, and two servers started on it (the
+    scale-out benchmark's pair) would have the second one exit."""
+    while True:
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        if port not in _HANDED_OUT:
+            _HANDED_OUT.add(port)
+            return port
 
 
 class StubOpenAI:

@@ -206,8 +206,8 @@ def test_two_serve_processes_under_load_decide_every_write_once(tmp_path):
     out = tmp_path / "scale.json"
     p = subprocess.run([sys.executable, str(root / "bench" / "scale_out.py"), "--clients", "4", "--seconds", "8",
                         "--out", str(out)], capture_output=True, text=True, timeout=600)
+    assert p.returncode == 0 and out.exists(), p.stdout + p.stderr[-4000:]
     summary = json.loads(out.read_text())
-    assert p.returncode == 0, p.stdout + p.stderr
     assert summary["audit"]["ok"] and summary["audit"]["proposed"] > 0 and summary["errors"] == 0
     assert summary["latency_ms"]["ask"]["n"] > 0 and summary["servers"] == 2
 
