@@ -237,3 +237,93 @@ def test_the_state_command_shows_and_migrates(state, isolated_env, tmp_path):
     assert there.returncode == 0 and "shared state" in there.stdout and "(1 entries, 1 pending)" in there.stdout
     bad = run("--state", "mysql://root:s3cret@db/x")
     assert bad.returncode == 1 and "postgresql://" in bad.stderr and "s3cret" not in bad.stderr
+
+
+# -- the page's threads in the shared state ---------------------------------------------------------------------
+def test_threads_in_the_shared_state_are_bounded_keyed_and_keep_no_token(state, tmp_path):
+    from duckask.utils.state import shared_state, thread_store
+    from duckask.utils.state.threads import PgThreads
+
+    settings = _settings(tmp_path, state)
+    now = [1000.0]
+    a = PgThreads(shared_state(settings), "/d.duckdb", max_threads=2, max_turns=3, max_age_s=10, clock=lambda: now[0])
+    other = thread_store(settings, "/other.duckdb")
+    for i in range(5):
+        a.add(("ann", "tab"), {"text": str(i)}, {"question": str(i), "rows": [[j] for j in range(500)],
+                                                 "write": {"id": i, "approval_token": "secret-token"}})
+    shown = a.shown(("ann", "tab"))
+    assert [t["question"] for t in shown] == ["2", "3", "4"]                      # the newest turns
+    assert len(shown[0]["rows"]) == 200 and shown[0]["write"] == {"id": 2}      # rows cut; the token never kept
+    assert "secret-token" not in str(shown) and [t["text"] for t in a.history(("ann", "tab"))] == ["2", "3", "4"]
+    assert other.shown(("ann", "tab")) == [] and a.shown(("bo", "tab")) == []   # keyed by database and asker
+    now[0] = 1001
+    a.add(("ann", "tab2"), {}, {"question": "x"})
+    now[0] = 1002
+    a.add(("ann", "tab3"), {}, {"question": "y"})
+    assert a.shown(("ann", "tab")) == [] and [t["question"] for t in a.shown(("ann", "tab2"))] == ["x"]  # LRU went
+    now[0] = 1013
+    assert a.history(("ann", "tab3")) == []                                      # quiet too long: starts again
+    a.add(("ann", "tab3"), {"text": "z"}, {"question": "z"})
+    assert [t["question"] for t in a.shown(("ann", "tab3"))] == ["z"]
+    a.clear(("ann", "tab3"))
+    assert a.shown(("ann", "tab3")) == []
+
+
+def test_turns_of_one_thread_on_two_servers_at_once_all_land(state, tmp_path):
+    from duckask.utils.state import thread_store
+
+    stores = [thread_store(_settings(tmp_path, state), "/d.duckdb") for _ in range(2)]
+    _at_once([lambda i=i: stores[i % 2].add(("ann", "tab"), {"text": str(i)}, {"question": str(i)})
+              for i in range(8)])
+    assert sorted(t["question"] for t in stores[0].shown(("ann", "tab"))) == [str(i) for i in range(8)]
+
+
+@pytest.mark.slow
+def test_a_follow_up_sent_to_the_other_server_continues_the_thread(state, tmp_path):
+    pytest.importorskip("fastapi", reason="the server extra is not installed (pip install 'duckask[server]')")
+    import httpx
+    from test_thread import _sql
+
+    from duckask.data.lahman import demo_db_path
+    from duckask.utils.app.server import create_app
+
+    settings = _settings(tmp_path, state, router="rules", follow_ups="rules", grader="off", analyzer="template",
+                         plan_path="off")
+    llm = ScriptedLLM({"SQLGenerator": _sql, "PlanQuery": [RuntimeError("no plan here")]})
+    (a, sa), (b, sb) = [live_server.start(create_app(str(demo_db_path()), llm=llm, settings=settings))
+                        for _ in range(2)]
+    tab = {"X-Duckask-Session": "tab-1"}
+    try:
+        def ask(url, question):
+            r = httpx.post(f"{url}/api/ask", json={"question": question, "thread": True}, headers=tab, timeout=60)
+            assert r.status_code == 200, r.text
+            return r.json()
+
+        assert ask(a, "Who hit the most home runs in 2019?")["rows"] == [["Pete Alonso", 53]]
+        second = ask(b, "and in 2018?")                                 # the balancer sent it to the other server
+        assert second["resolved_question"] == "Who hit the most home runs in 2018?" and second["rows"][0][1] == 48
+        turns = httpx.get(f"{a}/api/thread", headers=tab, timeout=30).json()["turns"]   # a reload, on server A
+        assert [t["question"] for t in turns] == ["Who hit the most home runs in 2019?", "and in 2018?"]
+        assert httpx.delete(f"{b}/api/thread", headers=tab, timeout=30).json() == {"turns": []}
+        assert httpx.get(f"{a}/api/thread", headers=tab, timeout=30).json()["turns"] == []
+    finally:
+        sa.should_exit = sb.should_exit = True
+
+
+def test_a_state_that_cannot_be_reached_is_a_503_that_names_it_without_the_password(tmp_path):
+    pytest.importorskip("fastapi", reason="the server extra is not installed (pip install 'duckask[server]')")
+    pytest.importorskip("adbc_driver_postgresql", reason="the postgres extra is not installed")
+    from urllib.parse import quote
+
+    from fastapi.testclient import TestClient
+    from openai_stub import free_port
+
+    from duckask.utils.app.server import create_app
+
+    url = f"postgresql://duck:{quote(PASSWORD, safe='')}@127.0.0.1:{free_port()}/state"     # nothing listens
+    db = build_small_db(tmp_path / "nba.duckdb")
+    app = create_app(str(db), llm=ScriptedLLM({}), settings=_settings(tmp_path, url))
+    with TestClient(app, base_url="http://127.0.0.1") as c:
+        for r in (c.get("/api/thread"), c.post("/api/ask", json={"question": "How many players?", "thread": True})):
+            assert r.status_code == 503 and "cannot reach the shared state" in r.json()["error"]
+            assert "duck:***@127.0.0.1" in r.json()["error"] and PASSWORD not in r.text and "s3cr3t" not in r.text

@@ -1,4 +1,4 @@
-"""The page's thread (issue 36; ``utils/app/threads.py``, ``/api/thread``, ``/api/browse``): turns with
+"""The page's thread (issue 36; ``utils/state/threads.py``, ``/api/thread``, ``/api/browse``): turns with
 ``"thread": true`` join this session's thread, a follow-up is resolved against it, a reload gets it back, a
 new thread starts empty, another session never sees it, and it stays bounded."""
 from __future__ import annotations
@@ -10,8 +10,8 @@ from fastapi.testclient import TestClient
 
 from duckask.data.lahman import demo_db_path
 from duckask.utils.app.server import create_app
-from duckask.utils.app.threads import Threads
 from duckask.utils.llm.scripted import ScriptedLLM
+from duckask.utils.state.threads import MemoryThreads
 
 A, B = {"X-Duckask-Session": "tab-a"}, {"X-Duckask-Session": "tab-b"}
 
@@ -72,7 +72,7 @@ def test_browse_offers_taught_questions_and_the_metrics(client):
 
 def test_threads_stay_bounded():
     now = [0.0]
-    threads = Threads(max_threads=2, max_turns=3, max_age_s=10, clock=lambda: now[0])
+    threads = MemoryThreads(max_threads=2, max_turns=3, max_age_s=10, clock=lambda: now[0])
     for i in range(5):
         threads.add(("u", "s1"), {"text": str(i)}, {"question": str(i), "rows": [[j] for j in range(500)]})
     assert [t["question"] for t in threads.shown(("u", "s1"))] == ["2", "3", "4"]       # the newest turns

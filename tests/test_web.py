@@ -142,6 +142,24 @@ def test_approve_an_update_reject_a_delete_then_download_the_result(write_page):
     assert got.values.tolist() == [["LeBron James", 31], ["Anthony Davis", 26], ["Austin Reaves", 16]]
 
 
+def test_a_write_redrawn_after_a_reload_is_shown_but_not_decidable_from_the_page(write_page):
+    """The thread keeps no approval token (``state.threads``): after a reload the pending card is drawn again
+    with its buttons off and a note saying why; nothing is written."""
+    page, url = write_page
+    page.wait_for_selector("#db:has-text('writes on')", timeout=10_000)
+    page.fill("#question", "DELETE FROM players WHERE team_id = 2")
+    page.click("#go")
+    page.wait_for_selector("#write-card:not(.hidden)", timeout=30_000)
+    assert not page.is_disabled("#write-approve") and page.inner_text("#write-outcome") == ""
+    page.reload()
+    page.wait_for_selector("#write-card:not(.hidden)", timeout=10_000)
+    assert "DELETE FROM players" in page.inner_text("#write-sql")
+    assert page.is_disabled("#write-approve") and page.is_disabled("#write-reject")
+    assert page.inner_text("#write-outcome").startswith("Redrawn after a reload")
+    rows = httpx.post(f"{url}/api/sql", json={"sql": "SELECT count(*) FROM players WHERE team_id = 2"}).json()
+    assert rows["rows"] == [[2]]                                        # nothing was written
+
+
 @pytest.fixture
 def thread_page(isolated_env, tmp_path):
     """The page on the Lahman demo with a scripted model: taught suggestions and the demo's metrics beside it."""

@@ -8,7 +8,8 @@ origin where the page keeps its key):
 - ``GET  /api/info``: those details (the page's header), with a key like every other route;
 - ``GET  /api/schema``: the schema text the model sees, and the table names;
 - ``POST /api/ask`` ``{"question", "options", "thread"?}``: the JSON of ``duckask ask --json``; with
-  ``"thread": true`` the turn joins this session's thread (a follow-up is resolved against it; ``threads``);
+  ``"thread": true`` the turn joins this session's thread (a follow-up is resolved against it; ``state.threads``:
+  in memory, or in the shared state so any server behind a balancer continues it);
 - ``GET /api/thread``: this session's thread as the page drew it; ``DELETE /api/thread``: a new thread;
 - ``GET /api/browse``: suggested questions, the semantic file's metrics and the tables (``browse``);
 - ``POST /api/ask/stream``: the same as server-sent events: ``queued`` (position) while waiting,
@@ -104,10 +105,11 @@ def create_app(db: str | None = None, *, llm=None, settings=None, api_key: str |
     from duckask.utils.app.queue import Gate, in_thread
     from duckask.utils.app.server_actions import add_action_routes
     from duckask.utils.app.server_guards import BodyTooLarge, HostNames, RequestGuards
-    from duckask.utils.app.threads import Threads
     from duckask.utils.config import SettingError, check_settings, with_options
     from duckask.utils.db.access import shared_key_users
     from duckask.utils.schema.ddl import render_schema
+    from duckask.utils.state import thread_store
+    from duckask.utils.state.postgres import StateError
 
     prep = prepare(db, llm=llm, settings=settings, allow_writes=allow_writes, **options)
     keys = users or (shared_key_users(api_key) if api_key else None)
@@ -135,6 +137,10 @@ def create_app(db: str | None = None, *, llm=None, settings=None, api_key: str |
         where = ".".join(str(x) for x in first.get("loc", [])[1:]) or "body"
         return _error(422, f"bad request: {where}: {first.get('msg', 'invalid')}")
 
+    @app.exception_handler(StateError)
+    async def state_down(_request, exc):
+        return _error(503, str(exc))            # the shared state is unreachable: its name, password hidden
+
     @app.exception_handler(HTTPException)
     async def http_error(_request, exc):
         return _error(exc.status_code, str(exc.detail))
@@ -155,7 +161,7 @@ def create_app(db: str | None = None, *, llm=None, settings=None, api_key: str |
 
     pending = add_action_routes(app, prep, gate, read_json, keys=keys)
 
-    threads = Threads()
+    threads = thread_store(prep.settings, prep.db)
 
     def answer(question: str, opts: dict, events=None, asker: tuple[str, str] = ("http", "http"), user=None,
                thread: bool = False) -> dict:
@@ -178,7 +184,10 @@ def create_app(db: str | None = None, *, llm=None, settings=None, api_key: str |
         if r.status == "pending" and r.write:   # a write typed into the question box: decided on /api/writes/{id}
             out["write"] = {**out["write"], "approval_token": pending.hold(r.write, prep)}
         if thread:
-            threads.add(key, turn_record(r, question), out)
+            try:
+                threads.add(key, turn_record(r, question), out)
+            except StateError as e:         # the answer stands; the page is told its thread did not keep it
+                out["thread_error"] = str(e)
         return out
 
     def thread_key(request: Request) -> tuple[str, str]:

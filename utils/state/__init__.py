@@ -2,11 +2,14 @@
 holds for a decision. One small interface, two places:
 
 - unset ``state`` (the default): the local DuckDB files ``knowledge_file`` and ``audit_file`` (``knowledge.store``,
-  ``db.audit``), and pending writes in the server's memory (``cards.MemoryCards``): one process, one machine;
+  ``db.audit``), pending writes and the page's threads in the server's memory (``cards.MemoryCards``,
+  ``threads.MemoryThreads``): one process, one machine;
 - ``state: postgresql://...`` (``--state``, ``DUCKASK_STATE``): one Postgres database that several servers share
-  (``state.postgres``): the same pairs, audit log and pending writes on every server; each write decided once.
+  (``state.postgres``): the same pairs, audit log, pending writes and threads on every server; each write decided
+  once.
 
-``knowledge_store(settings)``, ``audit_log(settings)`` and ``card_store(settings)`` give the one the settings name;
+``knowledge_store(settings)``, ``audit_log(settings)``, ``card_store(settings)`` and ``thread_store(settings, db)``
+give the one the settings name;
 ``migrate`` copies the local files into a shared state.
 """
 from __future__ import annotations
@@ -52,6 +55,14 @@ def card_store(settings: Settings):
     from duckask.utils.state import cards
 
     return _local_or_shared(settings, cards.MemoryCards, "PgCards", cards)
+
+
+def thread_store(settings: Settings, db: str):
+    """The page's threads for the database ``db`` (``threads.MemoryThreads`` or ``threads.PgThreads``)."""
+    from duckask.utils.state import threads
+
+    state = shared_state(settings)
+    return threads.MemoryThreads() if state is None else threads.PgThreads(state, db)
 
 
 def _local_or_shared(settings: Settings, local, shared: str, module=None):
