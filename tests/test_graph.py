@@ -37,7 +37,7 @@ def test_happy_path_one_llm_call(run):
     assert list(r.df.columns) == ["name", "points"]
     assert rows(r) == LAKERS_ROWS
     assert "LeBron James" in r.answer and "30" in r.answer
-    assert "players" in r.derivation and "t.name = 'Lakers'" in r.derivation
+    assert r.derivation == "Derived from players and teams, where teams.name is 'Lakers', highest points first."
     # Small schema: all tables, no LLM pick; the literal 'Lakers' is found in teams.name.
     assert sorted(r.tables) == ["arenas", "players", "teams"]
     prompt = user_prompt(llm, "SQLGenerator", 0)

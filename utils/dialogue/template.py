@@ -1,7 +1,7 @@
 """Plain-language answers without an LLM: what the result says, and how it was derived.
 
 ``template_answer(df, truncated)`` states a one-value result as a sentence and lists small results;
-``derivation(sql)`` names the tables, filters, grouping, order and limit, read from DuckDB's parser.
+``derivation(sql)`` says in words what the query read, kept, grouped, ordered and cut (``sql.describe``).
 DataAnalyzer uses both; how a Result is shown is ``utils/app/present.py``.
 """
 from __future__ import annotations
@@ -43,19 +43,22 @@ def template_answer(df: pd.DataFrame, truncated: bool = False, max_rows: int = 5
     return f"{head}{cap}: " + "; ".join(shown) + more + "."
 
 
+def _listed(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
 def derivation(sql: str) -> str:
+    """How the answer was derived, in words: 'Derived from batting and people, where year_id is 2018, highest hr
+    first, top 1.' (``describe_sql``); empty when the query names no table and no condition."""
     s = describe_sql(sql)
     if not s.tables and not s.filters:
         return ""
-    parts = []
-    if s.tables:
-        parts.append(f"from table{'s' if len(s.tables) > 1 else ''} {', '.join(s.tables)}")
+    parts = [f"from {_listed(s.tables)}"] if s.tables else []
     if s.filters:
-        parts.append("filtered by " + " and ".join(s.filters))
+        parts.append("where " + " and ".join(s.filters))
     if s.group_by:
-        parts.append("grouped by " + ", ".join(s.group_by))
-    if s.order_by:
-        parts.append("ordered by " + ", ".join(s.order_by))
+        parts.append("per " + ", ".join(s.group_by))
+    parts += s.order_by
     if s.limit:
-        parts.append(f"keeping the first {s.limit}")
-    return "Derived " + "; ".join(parts) + "."
+        parts.append(f"top {s.limit}" if s.order_by else f"the first {s.limit} rows")
+    return "Derived " + ", ".join(parts) + "."

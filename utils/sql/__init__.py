@@ -4,7 +4,7 @@
 - ``ast``: DuckDB's parser as JSON and the one walker every rule uses; ``edit``: text edits that
   leave string literals alone; ``reads``: what a SELECT reads, CTEs resolved by scope (every read check);
 - ``format``: SQL laid out for reading;
-- ``describe``: ``describe_sql`` (tables, filters, grouping, order, limit) for the derivation;
+- ``describe``: ``describe_sql``, the tables, conditions, grouping, order and limit in words, for the derivation;
 - ``tidy``: ``RULES``, the clean-ups run on every query the model writes (``tidy_sql``), first of them
   ``habits`` (other dialects' functions and 0-based indexes rewritten into DuckDB);
 - ``errors``: DuckDB's error messages parsed once, and the hints the model is given;

@@ -1,9 +1,19 @@
-"""``describe_sql(sql)``: the tables, filters, grouping, order and limit of a query, read from DuckDB's
-parser, to say how an answer was derived; ``has_top_level_order_by`` for scoring.
+"""``describe_sql(sql)``: what a query does, in plain words, to say how an answer was derived (the SQL path's
+counterpart of the plan path's ``semantic.plan.describe``); ``has_top_level_order_by`` for scoring.
+
+Read with sqlglot (DuckDB dialect), outermost SELECT only: the tables it reads (their names, not the aliases),
+each condition of WHERE and HAVING as a phrase ("year_id is 2018", "hr at least 40", "name contains 'Ruth'"),
+the grouping ("per team"), the order ("highest hr first") and the limit ("top 1"). Column names stay as the
+schema spells them (a reader may look them up) without the table qualifier, unless two tables' columns of that
+name both appear. A condition with no phrase of its own is shown as SQL. A query sqlglot cannot read, or one that
+is not a plain SELECT at the top (UNION, ...), falls back to DuckDB's parser: the tables and the clauses' text.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+
+import sqlglot
+from sqlglot import exp
 
 from duckask.utils.sql.ast import base_tables, parse, span
 
@@ -17,8 +27,169 @@ class SQLShape:
     limit: str | None = None
 
 
+_COMPARE = {exp.EQ: "is", exp.NEQ: "is not", exp.GT: "above", exp.GTE: "at least", exp.LT: "below",
+            exp.LTE: "at most"}
+_NEGATED = {"is": "is not", "is not": "is", "above": "at most", "at least": "below", "below": "at least",
+            "at most": "above"}
+_AGGREGATES = {exp.Sum: "sum", exp.Avg: "average", exp.Max: "highest", exp.Min: "lowest", exp.Count: "number"}
+
+
 def describe_sql(sql: str) -> SQLShape:
-    """Tables, filters, grouping, order and limit of the outermost SELECT (empty when unparsable)."""
+    """The shape of the outermost SELECT in words (empty when DuckDB cannot parse it either)."""
+    try:
+        tree = sqlglot.parse_one(sql, read="duckdb")
+    except (sqlglot.errors.ParseError, sqlglot.errors.TokenError, ValueError):
+        tree = None
+    if not isinstance(tree, exp.Select):
+        return _parser_shape(sql)
+    return _words_shape(tree)
+
+
+def _words_shape(select: exp.Select) -> SQLShape:
+    ctes = {c.alias_or_name.lower() for c in select.find_all(exp.CTE)}
+    own = [t for t in _own_tables(select) if t.name.lower() not in ctes]
+    names = _column_names(select, {t.alias_or_name.lower(): t.name for t in own})
+    shape = SQLShape(tables=list(dict.fromkeys(t.name for t in own)) or
+                     list(dict.fromkeys(t.name for t in select.find_all(exp.Table) if t.name.lower() not in ctes)))
+    for clause in (select.args.get("where"), select.args.get("having")):
+        if clause is not None:
+            shape.filters += [condition_words(c, names) for c in _conjuncts(clause.this)]
+    group = select.args.get("group")
+    if group is not None:
+        shape.group_by = [term_words(g, names, select) for g in group.expressions]
+    order = select.args.get("order")
+    if order is not None:
+        for o in order.expressions:
+            first = "highest" if o.args.get("desc") else "lowest"
+            shape.order_by.append(f"{first} {term_words(o.this, names, select)} first")
+    limit = select.args.get("limit")
+    if limit is not None and limit.expression is not None:
+        shape.limit = limit.expression.sql(dialect="duckdb")
+    return shape
+
+
+def _own_tables(select: exp.Select) -> list[exp.Table]:
+    """The base tables in this SELECT's own FROM and JOINs (not in subqueries)."""
+    sources = [select.args.get("from_") or select.args.get("from")] + list(select.args.get("joins") or [])
+    return [s.this for s in sources if s is not None and isinstance(s.this, exp.Table)]
+
+
+class Names(dict):
+    """{column name: table name to show it with} for the names two qualifiers use (the alias read as its table:
+    ``b.year_id`` is ``batting.year_id``); the other columns are shown bare."""
+
+
+def _column_names(select: exp.Select, tables: dict[str, str]) -> Names:
+    seen: dict[str, set[str]] = {}
+    for c in select.find_all(exp.Column):
+        if c.table:
+            seen.setdefault(c.name.lower(), set()).add(c.table.lower())
+    return Names({n: tables for n, qualifiers in seen.items() if len(qualifiers) > 1})
+
+
+def _conjuncts(e: exp.Expression) -> list[exp.Expression]:
+    e = e.unnest() if isinstance(e, exp.Paren) else e
+    return [*_conjuncts(e.left), *_conjuncts(e.right)] if isinstance(e, exp.And) else [e]
+
+
+def _disjuncts(e: exp.Expression) -> list[exp.Expression]:
+    e = e.unnest() if isinstance(e, exp.Paren) else e
+    return [*_disjuncts(e.left), *_disjuncts(e.right)] if isinstance(e, exp.Or) else [e]
+
+
+def _aliases(select: exp.Select) -> dict[str, exp.Expression]:
+    return {a.alias.lower(): a.this for a in select.expressions if isinstance(a, exp.Alias)}
+
+
+def term_words(e: exp.Expression, ambiguous: Names, select: exp.Select | None = None) -> str:
+    """A column, an aggregate or an output name in words: ``hr``, ``sum of hr``, ``number of rows``; an alias of
+    the select list stays its name (``home_runs``)."""
+    if isinstance(e, exp.Column):
+        if select is not None and not e.table and e.name.lower() in _aliases(select):
+            return e.name
+        if e.table and e.name.lower() in ambiguous:
+            return f"{ambiguous[e.name.lower()].get(e.table.lower(), e.table)}.{e.name}"
+        return e.name
+    if isinstance(e, exp.Ordered):
+        return term_words(e.this, ambiguous, select)
+    for kind, word in _AGGREGATES.items():
+        if isinstance(e, kind):
+            inner = e.this
+            if isinstance(e, exp.Count) and (inner is None or isinstance(inner, exp.Star)):
+                return "number of rows"
+            if isinstance(inner, exp.Distinct):
+                return f"number of distinct {', '.join(term_words(x, ambiguous) for x in inner.expressions)}"
+            return f"{word} of {term_words(inner, ambiguous)}"
+    if isinstance(e, exp.Literal) and not e.is_string and select is not None:      # GROUP BY 1 / ORDER BY 2
+        position = int(e.this) if e.this.isdigit() else 0
+        if 0 < position <= len(select.expressions):
+            item = select.expressions[position - 1]
+            return item.alias if isinstance(item, exp.Alias) else term_words(item, ambiguous)
+    return _bare_sql(e, ambiguous)
+
+
+def condition_words(e: exp.Expression, ambiguous: Names) -> str:
+    """One condition of WHERE or HAVING as a phrase; SQL (qualifiers dropped) when it has no phrase."""
+    t = lambda x: term_words(x, ambiguous)  # noqa: E731
+    v = _value_words
+    e = e.unnest() if isinstance(e, exp.Paren) else e
+    if isinstance(e, exp.Or):
+        return "(" + " or ".join(condition_words(x, ambiguous) for x in _disjuncts(e)) + ")"
+    negated = isinstance(e, exp.Not)
+    inner = e.this.unnest() if negated and isinstance(e.this, exp.Paren) else (e.this if negated else e)
+    for kind, word in _COMPARE.items():
+        if isinstance(inner, kind):
+            word = _NEGATED[word] if negated else word
+            return f"{t(inner.left)} {word} {v(inner.right) if _is_value(inner.right) else t(inner.right)}"
+    if isinstance(inner, exp.Is) and isinstance(inner.expression, exp.Null):
+        return f"{t(inner.this)} is {'known' if negated else 'missing'}"
+    if isinstance(inner, exp.Between):
+        return f"{t(inner.this)} {'not ' if negated else ''}between {v(inner.args['low'])} and {v(inner.args['high'])}"
+    if isinstance(inner, exp.In) and inner.expressions:
+        return f"{t(inner.this)} is {'not ' if negated else ''}one of {', '.join(v(x) for x in inner.expressions)}"
+    if isinstance(inner, (exp.Like, exp.ILike)) and isinstance(inner.expression, exp.Literal):
+        negated ^= bool(inner.args.get("negate"))               # ``a NOT LIKE 'x'`` is one node with negate set
+        return f"{t(inner.this)} {'does not match' if negated else 'matches'} {_pattern_words(inner.expression.this)}"
+    return _bare_sql(e, ambiguous)
+
+
+def _pattern_words(pattern: str) -> str:
+    core = pattern.strip("%")
+    if "%" in core or "_" in core or not core:
+        return f"'{pattern}'"
+    if pattern.startswith("%") and pattern.endswith("%"):
+        return f"'…{core}…' (contains)"
+    if pattern.endswith("%"):
+        return f"'{core}…' (starts with)"
+    if pattern.startswith("%"):
+        return f"'…{core}' (ends with)"
+    return f"'{core}'"
+
+
+def _value_words(e: exp.Expression) -> str:
+    """A value as written: ``DATE '2020-01-01'`` (sqlglot's CAST of a literal) shows as ``'2020-01-01'``."""
+    return (e.this if isinstance(e, exp.Cast) and isinstance(e.this, exp.Literal) else e).sql(dialect="duckdb")
+
+
+def _is_value(e: exp.Expression) -> bool:
+    if isinstance(e, exp.Cast):
+        return isinstance(e.this, exp.Literal)
+    return isinstance(e, (exp.Literal, exp.Boolean, exp.Null)) or (isinstance(e, exp.Neg) and
+                                                                    isinstance(e.this, exp.Literal))
+
+
+def _bare_sql(e: exp.Expression, ambiguous: Names) -> str:
+    """``e`` as DuckDB SQL with the table qualifiers dropped where the column name alone is clear."""
+    def drop(node: exp.Expression) -> exp.Expression:
+        if isinstance(node, exp.Column) and node.table and node.name.lower() not in ambiguous:
+            return exp.column(node.name, quoted=node.this.quoted)
+        return node
+
+    return e.copy().transform(drop).sql(dialect="duckdb")
+
+
+def _parser_shape(sql: str) -> SQLShape:
+    """DuckDB's parser: the tables and each clause's text (for what sqlglot cannot read)."""
     node = parse(sql)
     if node is None:
         return SQLShape()
