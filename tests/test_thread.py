@@ -82,3 +82,19 @@ def test_threads_stay_bounded():
     assert threads.shown(("u", "s1")) == []                                             # least recently used went
     now[0] = 11
     assert threads.history(("u", "s3")) == []                                           # quiet too long
+
+
+def test_a_turn_the_thread_store_cannot_keep_still_answers_and_says_so(client, monkeypatch):
+    """The shared state going away after the answer was computed: the answer stands, ``thread_error`` says the
+    turn was not kept (the page shows it beside the progress), nothing else fails."""
+    from duckask.utils.state.postgres import StateError
+
+    def lost(*_args):
+        raise StateError("lost the shared state postgresql://duck:***@db/state: server closed the connection")
+
+    client.delete("/api/thread", headers=B)
+    monkeypatch.setattr(MemoryThreads, "add", lost)
+    got = ask(client, "How many teams played in 2019?", headers=B)
+    assert got["rows"] == [[30]] and got["thread_error"].startswith("lost the shared state postgresql://duck:***@")
+    monkeypatch.undo()
+    assert client.get("/api/thread", headers=B).json()["turns"] == []
