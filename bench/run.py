@@ -133,23 +133,39 @@ def figure(suite: str, config: str) -> dict | None:
     return {"n": json.loads(report.read_text()).get("questions"), "ex": p.get("ex"), "median_s": median,
             "x_cal": round(median / cal, 2) if cal and median is not None else None, "cal_s": cal,
             "date": (meta.get("started") or "")[:10], "commit": meta.get("commit", ""),
-            "prompt_tokens": p.get("prompt_tokens_per_q")}
+            "prompt_tokens": p.get("prompt_tokens_per_q"), "reused": reused_share(RESULTS / suite / f"{config}.jsonl")}
+
+
+def reused_share(records: Path) -> float | None:
+    """The share of prompt tokens the embedded model took from a saved prompt state (the schema's prefix on
+    disk from an earlier run) instead of reading them: a run with warm states answers several times faster than
+    a cold one, so a median is read with it. None when the records do not say."""
+    if not records.exists():
+        return None
+    prompt = reused = 0
+    for line in records.read_text().splitlines():
+        r = json.loads(line) if line.strip() else {}
+        if r.get("reused_tokens") is None:
+            continue
+        prompt, reused = prompt + (r.get("prompt_tokens") or 0), reused + r["reused_tokens"]
+    return round(100 * reused / prompt) if prompt else None
 
 
 def table(suites: dict) -> str:
-    rows = ["| suite | configuration | questions | EX % | median s (x CAL) | prompt tokens/q | run on (commit) |",
-            "|---|---|---:|---:|---:|---:|---|"]
+    rows = ["| suite | configuration | questions | EX % | median s (x CAL) | prompt tokens/q | reused % | "
+            "run on (commit) |", "|---|---|---:|---:|---:|---:|---:|---|"]
     for suite, s in suites.items():
         if s["kind"] != "eval":
             continue
         for config in s["configs"]:
             f = figure(suite, config)
             if f is None:
-                rows.append(f"| {suite} | {config} | | not run | | | |")
+                rows.append(f"| {suite} | {config} | | not run | | | | |")
                 continue
             speed = f"{f['median_s']}" + (f" ({f['x_cal']}x)" if f["x_cal"] is not None else "")
             tokens = f"{f['prompt_tokens']:,.0f}" if f["prompt_tokens"] else ""
-            rows.append(f"| {suite} | {config} | {f['n']} | {f['ex']} | {speed} | {tokens} | "
+            reused = "" if f["reused"] is None else f"{f['reused']}"
+            rows.append(f"| {suite} | {config} | {f['n']} | {f['ex']} | {speed} | {tokens} | {reused} | "
                         f"{f['date']} ({f['commit']}) |")
     return "\n".join(rows) + "\n"
 
