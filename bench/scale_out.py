@@ -2,12 +2,14 @@
 OpenAI-compatible stub as the model (it answers at once, so this measures duckask, not a model), and N clients
 sending a mix of questions and writes to either server for a fixed time:
 
-- a question: ``POST /api/ask`` (SQL from the stub, run on the DuckDB file, a template sentence);
+- a question: ``POST /api/ask`` with ``"thread": true`` (SQL from the stub, run on the DuckDB file, a template
+  sentence; the turn joins the client's thread in the state);
 - a write: ``POST /api/sql`` with a DELETE on one server (a pending card in the shared state), then its decision
   (approve or reject, at random) on a random server, and often a second, racing approval of the same card on
   the other server, which must be refused.
 
-Reported: requests per second, p50/p99 latency per kind, errors; and the audit check: every proposed write is in
+Reported: requests per second, p50/p99 latency per kind, errors; the thread check: each client's thread, read
+back through one server, holds every turn it asked on either; and the audit check: every proposed write is in
 the shared audit log, decided exactly once (approved or rejected), none left pending, and as many approvals as
 decisions the servers accepted. What it does not show: a model's time (the stub answers in microseconds), a
 network between machines (all on 127.0.0.1), the data writes themselves (several processes cannot write one
@@ -127,6 +129,7 @@ class Load:
         self.proposed: list[int] = []
         self.accepted: Counter = Counter()        # (id, decision) the servers answered 200 to
         self.refused_seconds = 0
+        self.thread_turns: Counter = Counter()    # client -> its questions answered (each joined its thread)
         self.lock = threading.Lock()
 
     def timed(self, kind: str, call) -> httpx.Response | None:
@@ -148,10 +151,14 @@ class Load:
             while time.monotonic() < until:
                 url = rng.choice(self.urls)
                 if rng.random() < 0.75:
-                    body = {"question": rng.choice(QUESTIONS)}
+                    body = {"question": rng.choice(QUESTIONS), "thread": True}
                     r = self.timed("ask", lambda u=url, b=body: http.post(f"{u}/api/ask", json=b, headers=session))
-                    if r is not None and (r.status_code != 200 or r.json().get("status") != "answered"):
+                    if r is not None and (r.status_code != 200 or r.json().get("status") != "answered"
+                                          or r.json().get("thread_error")):
                         self.errors.append(f"ask {r.status_code}: {r.text[:200]}")
+                    elif r is not None:
+                        with self.lock:
+                            self.thread_turns[n] += 1
                     continue
                 self.write(http, rng, url, session)
 
@@ -185,6 +192,20 @@ class Load:
                     self.accepted[(card["id"], decision)] += 1
             elif resp is not None and resp.status_code != 404:
                 self.errors.append(f"decide {resp.status_code}: {resp.text[:200]}")
+
+
+def thread_check(urls: list[str], turns: Counter, clients: int) -> dict:
+    """Each client's thread, read back through one server while its questions went to either: as many turns as
+    it asked (up to the thread's bound), whichever server answered each."""
+    from duckask.utils.state.threads import MAX_TURNS
+
+    short = {}
+    for n in range(clients):
+        got = httpx.get(f"{urls[n % len(urls)]}/api/thread", headers={"X-Duckask-Session": f"client-{n}"},
+                        timeout=60).json()["turns"]
+        if len(got) != min(turns[n], MAX_TURNS):
+            short[n] = {"asked": turns[n], "kept": len(got)}
+    return {"threads": clients, "turns_asked": sum(turns.values()), "short": short, "ok": not short}
 
 
 def percentile(values: list[float], q: float) -> float | None:
@@ -250,6 +271,7 @@ def main(argv: list[str] | None = None) -> int:
         from duckask.utils.config import load_settings
 
         check = audit_check(load_settings(None, state=state, cache_dir=str(work)), load.proposed, load.accepted)
+        threads = thread_check(urls, load.thread_turns, args.clients)
         summary = {
             "date": time.strftime("%Y-%m-%d"), "command": "bench/scale_out.py " + " ".join(argv or sys.argv[1:]),
             "servers": args.servers, "state": "local files" if args.local else "shared Postgres",
@@ -258,7 +280,7 @@ def main(argv: list[str] | None = None) -> int:
             "latency_ms": {k: {"n": len(v), "p50": percentile(v, 0.5), "p99": percentile(v, 0.99),
                                "mean": round(statistics.mean(v) * 1000, 1) if v else None}
                            for k, v in load.latency.items()},
-            "errors": len(load.errors), "error_examples": load.errors[:10], "audit": check,
+            "errors": len(load.errors), "error_examples": load.errors[:10], "audit": check, "threads": threads,
             "model_calls": len(stub.requests)}
         Path(args.out).parent.mkdir(parents=True, exist_ok=True)
         Path(args.out).write_text(json.dumps(summary, indent=1, default=str))
@@ -268,8 +290,9 @@ def main(argv: list[str] | None = None) -> int:
               f"{lat['ask']['p99']} ms; propose p50 {lat['propose']['p50']} ms; decide p50 {lat['decide']['p50']} ms "
               f"p99 {lat['decide']['p99']} ms; errors {len(load.errors)}; writes proposed {check['proposed']}, "
               f"decided once: {check['ok']} "
-              f"({check['decisions']}; outcomes {check['outcomes']})")
-        return 0 if check["ok"] and not load.errors else 1
+              f"({check['decisions']}; outcomes {check['outcomes']}); threads whole: {threads['ok']} "
+              f"({threads['turns_asked']} turns in {threads['threads']})")
+        return 0 if check["ok"] and threads["ok"] and not load.errors else 1
     finally:
         for proc in procs:
             proc.terminate()

@@ -191,8 +191,9 @@ def test_propose_on_one_server_approve_on_the_other_once(state, tmp_path):
 @pytest.mark.slow
 def test_two_serve_processes_under_load_decide_every_write_once(tmp_path):
     """The scale-out benchmark, short: two real ``duckask serve`` processes on one Postgres state (its own
-    throwaway server), a stub model, 4 clients for 8 s; every proposed write in the audit, decided once, no
-    request failed (bench/scale_out.py exits 1 otherwise)."""
+    throwaway server), a stub model, 4 clients for 8 s; every proposed write in the audit, decided once, every
+    question in its client's thread whichever server answered it, no request failed (bench/scale_out.py exits 1
+    otherwise)."""
     import json
     import subprocess
     import sys
@@ -209,6 +210,7 @@ def test_two_serve_processes_under_load_decide_every_write_once(tmp_path):
     assert p.returncode == 0 and out.exists(), p.stdout + p.stderr[-4000:]
     summary = json.loads(out.read_text())
     assert summary["audit"]["ok"] and summary["audit"]["proposed"] > 0 and summary["errors"] == 0
+    assert summary["threads"]["ok"] and summary["threads"]["turns_asked"] > 0     # every turn in its thread
     assert summary["latency_ms"]["ask"]["n"] > 0 and summary["servers"] == 2
 
 
