@@ -257,6 +257,7 @@ def test_threads_in_the_shared_state_are_bounded_keyed_and_keep_no_token(state, 
     assert [t["question"] for t in shown] == ["2", "3", "4"]                      # the newest turns
     assert len(shown[0]["rows"]) == 200 and shown[0]["write"] == {"id": 2}      # rows cut; the token never kept
     assert "secret-token" not in str(shown) and [t["text"] for t in a.history(("ann", "tab"))] == ["2", "3", "4"]
+    assert [t["text"] for t in a.history(("ann", "tab"), last=2)] == ["3", "4"]      # what a follow-up reads
     assert other.shown(("ann", "tab")) == [] and a.shown(("bo", "tab")) == []   # keyed by database and asker
     now[0] = 1001
     a.add(("ann", "tab2"), {}, {"question": "x"})

