@@ -34,3 +34,27 @@ def test_the_table_has_a_row_per_configuration_with_its_reuse(monkeypatch, tmp_p
     table = bench_run.table({"demo": {"kind": "eval", "configs": {"a": [], "b": []}}, "x": {"kind": "script"}})
     assert table.splitlines()[2:] == ["| demo | a | 2 | 50.0 | 3.0 (0.1x) | 1,200 | 90 | 2026-11-26 (abc1234) |",
                                       "| demo | b | | not run | | | | |"]
+
+
+def test_a_run_of_several_suites_is_not_marked_changed_by_its_own_records(monkeypatch, tmp_path):
+    """The commit a record names: "+changes" for edited code, never for docs/results (the records the same run
+    wrote for the suite before)."""
+    import subprocess
+
+    def git(*args):
+        subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", *args], cwd=tmp_path, check=True,
+                       capture_output=True)
+
+    (tmp_path / "docs" / "results").mkdir(parents=True)
+    (tmp_path / "docs" / "results" / "a.json").write_text("{}")
+    (tmp_path / "code.py").write_text("x = 1\n")
+    git("init", "-q")
+    git("add", ".")
+    git("commit", "-qm", "first")
+    monkeypatch.setattr(bench_run, "ROOT", tmp_path)
+    clean = bench_run.commit()
+    assert clean and not clean.endswith("+changes")
+    (tmp_path / "docs" / "results" / "a.json").write_text('{"ex": 50}')        # the previous suite's records
+    assert bench_run.commit() == clean
+    (tmp_path / "code.py").write_text("x = 2\n")                               # code edited during the run
+    assert bench_run.commit() == clean + "+changes"
