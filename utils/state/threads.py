@@ -98,7 +98,8 @@ class PgThreads:
     turn (its history record and shown JSON), deleted with its thread. A turn costs one small insert and a
     follow-up reads only the turns it is resolved against, however long the thread (one JSON value per thread,
     read and rewritten whole on every turn, halved two servers' throughput in ``bench/scale_out.py``: 36.9
-    against 75.4 requests a second, 2026-11-26). The age and count bounds are applied on every append."""
+    requests a second against 68.7 and 75.4 in two runs of this, 2026-11-26). The age and count bounds are
+    applied on every append."""
 
     def __init__(self, state, db: str, max_threads: int = MAX_THREADS, max_turns: int = MAX_TURNS,
                  max_age_s: float = MAX_AGE_S, clock=time.time):
