@@ -11,6 +11,7 @@ is not a plain SELECT at the top (UNION, ...), falls back to DuckDB's parser: th
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import sqlglot
 from sqlglot import exp
@@ -53,7 +54,7 @@ def _words_shape(select: exp.Select) -> SQLShape:
                      list(dict.fromkeys(t.name for t in select.find_all(exp.Table) if t.name.lower() not in ctes)))
     for clause in (select.args.get("where"), select.args.get("having")):
         if clause is not None:
-            shape.filters += [condition_words(c, names) for c in _conjuncts(clause.this)]
+            shape.filters += [condition_words(c, names) for c in _operands(clause.this, exp.And)]
     group = select.args.get("group")
     if group is not None:
         shape.group_by = [term_words(g, names, select) for g in group.expressions]
@@ -74,9 +75,16 @@ def _own_tables(select: exp.Select) -> list[exp.Table]:
     return [s.this for s in sources if s is not None and isinstance(s.this, exp.Table)]
 
 
-class Names(dict):
-    """{column name: table name to show it with} for the names two qualifiers use (the alias read as its table:
-    ``b.year_id`` is ``batting.year_id``); the other columns are shown bare."""
+class Names(NamedTuple):
+    """How a column is shown: bare, or with its table (the alias read as its table: ``b.year_id`` is
+    ``batting.year_id``) when its name is in ``ambiguous`` (two qualifiers use it)."""
+    ambiguous: set[str]
+    tables: dict[str, str]          # {alias or name (lower-case): table}
+
+    def column(self, c: exp.Column) -> str:
+        if c.table and c.name.lower() in self.ambiguous:
+            return f"{self.tables.get(c.table.lower(), c.table)}.{c.name}"
+        return c.name
 
 
 def _column_names(select: exp.Select, tables: dict[str, str]) -> Names:
@@ -84,57 +92,49 @@ def _column_names(select: exp.Select, tables: dict[str, str]) -> Names:
     for c in select.find_all(exp.Column):
         if c.table:
             seen.setdefault(c.name.lower(), set()).add(c.table.lower())
-    return Names({n: tables for n, qualifiers in seen.items() if len(qualifiers) > 1})
+    return Names({n for n, qualifiers in seen.items() if len(qualifiers) > 1}, tables)
 
 
-def _conjuncts(e: exp.Expression) -> list[exp.Expression]:
+def _operands(e: exp.Expression, kind: type) -> list[exp.Expression]:
+    """The operands of a chain of ANDs (or ORs), through parentheses: ``a AND (b AND c)`` is a, b, c."""
     e = e.unnest() if isinstance(e, exp.Paren) else e
-    return [*_conjuncts(e.left), *_conjuncts(e.right)] if isinstance(e, exp.And) else [e]
-
-
-def _disjuncts(e: exp.Expression) -> list[exp.Expression]:
-    e = e.unnest() if isinstance(e, exp.Paren) else e
-    return [*_disjuncts(e.left), *_disjuncts(e.right)] if isinstance(e, exp.Or) else [e]
+    return [*_operands(e.left, kind), *_operands(e.right, kind)] if isinstance(e, kind) else [e]
 
 
 def _aliases(select: exp.Select) -> dict[str, exp.Expression]:
     return {a.alias.lower(): a.this for a in select.expressions if isinstance(a, exp.Alias)}
 
 
-def term_words(e: exp.Expression, ambiguous: Names, select: exp.Select | None = None) -> str:
+def term_words(e: exp.Expression, names: Names, select: exp.Select | None = None) -> str:
     """A column, an aggregate or an output name in words: ``hr``, ``sum of hr``, ``number of rows``; an alias of
     the select list stays its name (``home_runs``)."""
     if isinstance(e, exp.Column):
         if select is not None and not e.table and e.name.lower() in _aliases(select):
             return e.name
-        if e.table and e.name.lower() in ambiguous:
-            return f"{ambiguous[e.name.lower()].get(e.table.lower(), e.table)}.{e.name}"
-        return e.name
-    if isinstance(e, exp.Ordered):
-        return term_words(e.this, ambiguous, select)
+        return names.column(e)
     for kind, word in _AGGREGATES.items():
         if isinstance(e, kind):
             inner = e.this
             if isinstance(e, exp.Count) and (inner is None or isinstance(inner, exp.Star)):
                 return "number of rows"
             if isinstance(inner, exp.Distinct):
-                return f"number of distinct {', '.join(term_words(x, ambiguous) for x in inner.expressions)}"
-            return f"{word} of {term_words(inner, ambiguous)}"
+                return f"number of distinct {', '.join(term_words(x, names) for x in inner.expressions)}"
+            return f"{word} of {term_words(inner, names)}"
     if isinstance(e, exp.Literal) and not e.is_string and select is not None:      # GROUP BY 1 / ORDER BY 2
         position = int(e.this) if e.this.isdigit() else 0
         if 0 < position <= len(select.expressions):
             item = select.expressions[position - 1]
-            return item.alias if isinstance(item, exp.Alias) else term_words(item, ambiguous)
-    return _bare_sql(e, ambiguous)
+            return item.alias if isinstance(item, exp.Alias) else term_words(item, names)
+    return _bare_sql(e, names)
 
 
-def condition_words(e: exp.Expression, ambiguous: Names) -> str:
+def condition_words(e: exp.Expression, names: Names) -> str:
     """One condition of WHERE or HAVING as a phrase; SQL (qualifiers dropped) when it has no phrase."""
-    t = lambda x: term_words(x, ambiguous)  # noqa: E731
+    t = lambda x: term_words(x, names)  # noqa: E731
     v = _value_words
     e = e.unnest() if isinstance(e, exp.Paren) else e
     if isinstance(e, exp.Or):
-        return "(" + " or ".join(condition_words(x, ambiguous) for x in _disjuncts(e)) + ")"
+        return "(" + " or ".join(condition_words(x, names) for x in _operands(e, exp.Or)) + ")"
     negated = isinstance(e, exp.Not)
     inner = e.this.unnest() if negated and isinstance(e.this, exp.Paren) else (e.this if negated else e)
     for kind, word in _COMPARE.items():
@@ -150,7 +150,7 @@ def condition_words(e: exp.Expression, ambiguous: Names) -> str:
     if isinstance(inner, (exp.Like, exp.ILike)) and isinstance(inner.expression, exp.Literal):
         negated ^= bool(inner.args.get("negate"))               # ``a NOT LIKE 'x'`` is one node with negate set
         return f"{t(inner.this)} {'does not match' if negated else 'matches'} {_pattern_words(inner.expression.this)}"
-    return _bare_sql(e, ambiguous)
+    return _bare_sql(e, names)
 
 
 def _pattern_words(pattern: str) -> str:
@@ -178,10 +178,10 @@ def _is_value(e: exp.Expression) -> bool:
                                                                     isinstance(e.this, exp.Literal))
 
 
-def _bare_sql(e: exp.Expression, ambiguous: Names) -> str:
+def _bare_sql(e: exp.Expression, names: Names) -> str:
     """``e`` as DuckDB SQL with the table qualifiers dropped where the column name alone is clear."""
     def drop(node: exp.Expression) -> exp.Expression:
-        if isinstance(node, exp.Column) and node.table and node.name.lower() not in ambiguous:
+        if isinstance(node, exp.Column) and node.table and node.name.lower() not in names.ambiguous:
             return exp.column(node.name, quoted=node.this.quoted)
         return node
 
