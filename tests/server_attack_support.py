@@ -62,6 +62,9 @@ def serve(tmp_path, settings):
         s.should_exit = True
 
 
+DEEP = b"[" * 30_000 + b"]" * 30_000
+
+
 @dataclass
 class Attack:
     """One probe: ``method path`` with ``body`` and ``headers`` (``{port}``, ``{id}``, ``{token}``, ``{origin}``
@@ -135,6 +138,12 @@ ATTACKS = [
            headers={"Origin": "{origin}", "X-Duckask-Session": "{session}"}),
     Attack("a body over the limit, sent with its length", "POST", "/api/sql", 413, "limit",
            raw=json.dumps({"sql": "SELECT 1 -- " + "x" * MAX_BODY}).encode()),
+    # issue 43, finding 8: 60 KB nested 30,000 deep was a plain-text 500 with a RecursionError in the log
+    *(Attack(f"a body nested 30,000 deep to {path}", "POST", path, 400, "nested more than 64 levels",
+             raw=DEEP, headers={"Origin": "{origin}", "X-Duckask-Session": "{session}"})
+      for path in ("/api/sql", "/api/ask", "/api/export", "/api/writes/{id}", "/api/ask/stream", "/api/email")),
+    Attack("a body nested 30,000 deep inside an object", "POST", "/api/sql", 400, "nested more than 64 levels",
+           raw=b'{"sql": "SELECT 1", "options": ' + DEEP + b"}"),
 ]
 
 

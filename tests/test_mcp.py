@@ -152,3 +152,52 @@ def test_every_request_read_before_stdin_closes_is_answered(tmp_path, isolated_e
         assert "run_sql" in {t["name"] for t in replies[2]["result"]["tools"]}
         assert json.loads(replies[3]["result"]["content"][0]["text"])["rows"] == [[1]]
         assert run.returncode == 0
+
+
+# -- issue 43, finding 7: every malformed line gets JSON-RPC's error, and the server exits at the end of stdin ---
+MALFORMED = [  # (the line, the error code answered; None: a notification, answered with nothing)
+    ('{"id": 7, "method": "tools/list"}', -32600),                                     # no "jsonrpc"
+    ('{"jsonrpc": "2.0", "id": 9.0, "method": "tools/list"}', -32600),                 # a float id
+    ('{"jsonrpc": "2.0", "id": null, "method": "tools/list"}', -32600),
+    ('{"jsonrpc": "2.0", "id": true, "method": "tools/list"}', -32600),
+    ('{"jsonrpc": "2.0", "id": {}, "method": "tools/list"}', -32600),
+    ('{"jsonrpc": "2.0", "id": 8, "method": "tools/list", "params": "zzz"}', -32602),
+    ('{"jsonrpc": "2.0", "id": 10, "method": 5}', -32600),
+    ('{"jsonrpc": "2.0", "id": 11}', -32600),                                           # neither method nor result
+    ("this is not json", -32700),
+    ('{"jsonrpc": "2.0", "id": 12, "method": "tools/list"', -32700),                  # cut short
+    ('[{"jsonrpc": "2.0", "id": 13, "method": "tools/list"}]', -32600),               # a batch
+    ("[" * 100_000 + "]" * 100_000, -32600),                                            # 100,000 deep
+    ('{"jsonrpc": "2.0", "id": 14, "method": "x", "params": ' + "[" * 5000 + "]" * 5000 + "}", -32600),
+    ('"just a string"', -32600),
+    ('{"jsonrpc": "1.0", "method": "notifications/initialized"}', None),
+    ('{"jsonrpc": "2.0", "method": "notifications/x", "params": 3}', None),
+]
+
+
+def test_a_malformed_line_gets_an_error_and_the_server_still_answers_and_exits(tmp_path, isolated_env):
+    import subprocess
+
+    db = make_cities_db(tmp_path / "cities.duckdb")
+    env = clean_env(isolated_env, DUCKASK_BASE_URL="http://127.0.0.1:9/v1", DUCKASK_MODEL="stub")
+    good = _requests(("tools/list", None)).decode().splitlines()
+    lines = [good[0], *(line for line, _ in MALFORMED), good[1], good[2]]       # initialize ... tools/list last
+    run = subprocess.run([str(DUCKASK), "mcp", "--db", str(db)], input=("\n".join(lines) + "\n").encode(),
+                         capture_output=True, env=env, timeout=90)
+    replies = [json.loads(x) for x in run.stdout.decode().splitlines()]
+    assert run.returncode == 0, run.stderr.decode()[-2000:]
+    errors = [r for r in replies if "error" in r]
+    assert [r["error"]["code"] for r in errors] == [code for _, code in MALFORMED if code is not None]
+    assert all(r["id"] is None for r in errors if r["error"]["code"] in (-32700,))
+    assert {r["id"] for r in replies if "result" in r} == {1, 2}                  # initialize and the last request
+    assert "Traceback" not in run.stderr.decode() and "RecursionError" not in run.stderr.decode()
+
+
+@pytest.mark.parametrize("line, code", MALFORMED, ids=[f"{i:02d}" for i in range(len(MALFORMED))])
+def test_the_line_check_answers_as_json_rpc_says(line, code):
+    from duckask.utils.app.mcp_server import refusal
+
+    message, error = refusal(line)
+    assert message is None and (error == {} if code is None else error["error"]["code"] == code)
+    assert refusal('{"jsonrpc": "2.0", "id": "a", "method": "tools/list", "params": {}}') == (
+        {"jsonrpc": "2.0", "id": "a", "method": "tools/list", "params": {}}, None)

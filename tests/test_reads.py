@@ -48,7 +48,7 @@ def test_what_does_not_parse_is_none_and_functions_are_listed():
 
 
 # -- the read allowlist: a reader of teams and players on teams/players/arenas ----------------------------
-READER = User("rita", "reader", frozenset({"teams", "players", "team_view"}))
+READER = User("rita", "reader", frozenset({"teams", "players", "team_view", "café", "ǆemal", "sales.orders"}))
 
 #: (sql, refused because of) -- None: answered.
 ALLOWLIST = [
@@ -75,6 +75,33 @@ ALLOWLIST = [
     ("SUMMARIZE arenas", "arenas"),
     ("SHOW TABLES", "tables"),
     ("DESCRIBE teams", None),
+    # issue 43, finding 1: a name is its schema's; "teams" on the list is main.teams, never hr.teams
+    ("SELECT * FROM hr.teams", "hr.teams"),
+    ("SELECT * FROM nba.hr.teams", "hr.teams"),
+    ("SELECT * FROM HR.Teams", "hr.teams"),
+    ('SELECT * FROM "hr"."teams"', "hr.teams"),
+    ("SELECT t.name FROM teams t JOIN hr.teams h USING (id)", "hr.teams"),
+    ("SELECT * FROM teams WHERE id IN (SELECT id FROM hr.teams)", "hr.teams"),
+    ("WITH x AS (SELECT * FROM hr.teams) SELECT * FROM x", "hr.teams"),
+    ("WITH teams AS (SELECT 1) SELECT * FROM hr.teams", "hr.teams"),
+    ("DESCRIBE hr.teams", "hr.teams"),
+    ("SUMMARIZE hr.teams", "hr.teams"),
+    ("SELECT * FROM hr.team_view", "hr.team_view"),                         # a view in another schema
+    ("SELECT * FROM sales.orders", None),                                   # a schema the list names
+    ("SELECT * FROM orders", "orders"),                                     # ... is not main's
+    ("SELECT * FROM main.teams", None),
+    ("SELECT * FROM nba.main.teams", None),
+    ("SELECT * FROM TEAMS", None),                                          # ASCII letters fold, as DuckDB's
+    # finding 10: DuckDB folds ASCII only; "CAFÉ" is another table than café
+    ('SELECT * FROM "CAFÉ"', "needs cafÉ"),
+    ("SELECT * FROM CAFÉ", "needs cafÉ"),
+    ("SELECT * FROM café", None),
+    ('SELECT * FROM "Ǆemal"', "needs Ǆemal"),
+    ('SELECT * FROM "ǆemal"', None),
+    # finding 11: an enum's labels are the catalog's, whatever the allowlist
+    ("SELECT enum_range(NULL::mood)", "type mood"),
+    ("SELECT 'happy'::mood", "type mood"),
+    ("SELECT enum_range(NULL::hr.grade)", "type hr.grade"),
 ]
 
 
@@ -86,6 +113,12 @@ def scoped(tmp_path_factory, test_cache_dir):
     with duckdb.connect(str(path)) as con:
         con.execute("CREATE VIEW team_view AS SELECT id, name FROM teams")
         con.execute("CREATE VIEW arena_view AS SELECT * FROM arenas")
+        con.execute("CREATE SCHEMA hr; CREATE TABLE hr.teams AS SELECT id, 'secret ' || name AS salary FROM teams; "
+                    "CREATE VIEW hr.team_view AS SELECT * FROM hr.teams; CREATE SCHEMA sales; "
+                    "CREATE TABLE sales.orders (id INTEGER); CREATE TABLE orders (id INTEGER); "
+                    "CREATE TYPE mood AS ENUM ('happy', 'secret label'); CREATE TYPE hr.grade AS ENUM ('a'); "
+                    'CREATE TABLE "café" (a INTEGER); CREATE TABLE "CAFÉ" (secret INTEGER); '
+                    'CREATE TABLE "ǆemal" (a INTEGER); CREATE TABLE "Ǆemal" (secret INTEGER)')
     return path, ScopedDatabase(open_database(path, Settings(cache_dir=str(test_cache_dir))), READER)
 
 
@@ -155,6 +188,8 @@ def test_a_cte_named_after_a_forbidden_table_leaks_through_no_route(tmp_path, se
     data["roles"] = {"reader": {"tables": ["teams", "players"]}}
     f.write_text(yaml.safe_dump(data))
     db = build_small_db(tmp_path / "nba.duckdb")
+    with duckdb.connect(str(db)) as con:
+        con.execute("CREATE SCHEMA hr; CREATE TABLE hr.teams AS SELECT id, 'secret ' || name AS salary FROM teams")
     before = sha256(db)
     reply = f"```sql\n{CTE_LEAK}\n```"
     llm = ScriptedLLM({"SQLGenerator": [reply] * 4, "ErrorFixer": [reply] * 4})
@@ -166,6 +201,12 @@ def test_a_cte_named_after_a_forbidden_table_leaks_through_no_route(tmp_path, se
         for path, body in [("/api/sql", {"sql": CTE_LEAK}), ("/api/export", {"sql": CTE_LEAK, "format": "csv"})]:
             r = httpx.post(url + path, json=body, headers=headers, timeout=30)
             assert r.status_code == 400 and "this needs arenas, which rita (reader) may not read" in r.json()["error"]
+        for path, body in [("/api/sql", {"sql": "SELECT * FROM hr.teams"}),          # issue 43, finding 1
+                           ("/api/export", {"sql": "SELECT * FROM hr.teams", "format": "csv"})]:
+            r = httpx.post(url + path, json=body, headers=headers, timeout=30)
+            assert r.status_code == 400 and "this needs hr.teams, which rita" in r.json()["error"], r.text
+            assert "secret" not in r.text
+        assert httpx.get(url + "/api/schema", headers=headers, timeout=30).status_code == 200
         r = httpx.post(url + "/api/ask", json={"question": "What is the capacity of each arena?"}, headers=headers,
                        timeout=60).json()
         assert r["status"] != "answered" and "19068" not in str(r) and "TD Garden" not in str(r)

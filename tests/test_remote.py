@@ -54,6 +54,24 @@ def test_redact_hides_the_password(db, shown):
     assert redact(redact(db)) == shown
 
 
+#: Issue 43, finding 9: a driver that splits the password at "@" quotes the rest back as a host name.
+@pytest.mark.parametrize("db, message, secret_parts", [
+    ("postgresql://shopro:wr@ngP@ss@127.0.0.1:5/shop",
+     'could not translate host name "ngP@ss@127.0.0.1" to address: Name or service not known', ["ngP", "ngP@ss"]),
+    ("postgresql://duck:Wr0ng@Pw@127.0.0.1:5433/state",
+     'connection to server at "Pw@127.0.0.1", port 5433 failed: Connection refused', ["Pw@"]),
+    ("postgresql://duck:s3cr3t@Pw:/x@127.0.0.1/state", 'host "Pw:/x@127.0.0.1" unknown; password s3cr3t@Pw:/x',
+     ["s3cr3t", "Pw:/x", "/x@"]),
+    ("host=db user=ann password='ab@cdef' dbname=shop", 'FATAL: role "ann" cdef@db', ["cdef"]),
+])
+def test_a_drivers_message_keeps_no_piece_of_the_password(db, message, secret_parts):
+    from duckask.utils.db.remote import redact_error
+
+    out = redact_error(message, db)
+    assert all(part not in out for part in secret_parts), out
+    assert "127.0.0.1" in out or "db" in out                      # the host stays: the message still says where
+
+
 def test_a_remote_database_is_shown_redacted_on_every_surface(tmp_path, isolated_env, monkeypatch):
     """The password is kept by the connection only: the displayed name (health, an answer's JSON, a saved chat
     session, the audit) is built redacted where the string enters. The ATTACH-and-copy step needs a server,

@@ -248,7 +248,8 @@ def test_threads_in_the_shared_state_are_bounded_keyed_and_keep_no_token(state, 
 
     settings = _settings(tmp_path, state)
     now = [1000.0]
-    a = PgThreads(shared_state(settings), "/d.duckdb", max_threads=2, max_turns=3, max_age_s=10, clock=lambda: now[0])
+    a = PgThreads(shared_state(settings), "/d.duckdb", max_threads=5, max_turns=3, max_age_s=10, clock=lambda: now[0],
+                  max_user_threads=2)
     other = thread_store(settings, "/other.duckdb")
     for i in range(5):
         a.add(("ann", "tab"), {"text": str(i)}, {"question": str(i), "rows": [[j] for j in range(500)],
@@ -270,6 +271,37 @@ def test_threads_in_the_shared_state_are_bounded_keyed_and_keep_no_token(state, 
     assert [t["question"] for t in a.shown(("ann", "tab3"))] == ["z"]
     a.clear(("ann", "tab3"))
     assert a.shown(("ann", "tab3")) == []
+
+
+def test_shared_threads_are_bounded_in_bytes_and_per_asker_and_reads_make_none(state, tmp_path):
+    """Issue 43, finding 6 on the shared state: 500 "hi" questions in fresh sessions erased every other user's
+    threads, and SQL typed into the question box stored about 40 MB a turn."""
+    from duckask.utils.state import shared_state
+    from duckask.utils.state.threads import MAX_TURN_BYTES, PgThreads, ThreadsFull
+
+    store = PgThreads(shared_state(_settings(tmp_path, state)), "/d.duckdb", max_threads=4, max_user_threads=2,
+                      max_thread_bytes=60_000)
+    store.add(("key:rita", "tab"), {"text": "mine"}, {"question": "mine"})
+    for i in range(40):
+        assert store.shown(("key:mallory", f"s{i}")) == []                     # a read makes no thread
+        store.add(("key:mallory", f"q{i}"), {}, {"question": "hi"})
+    assert [t["question"] for t in store.shown(("key:rita", "tab"))] == ["mine"]
+    with store.state.transaction() as cur:
+        cur.execute("SELECT asker, count(*) FROM duckask.threads GROUP BY asker ORDER BY asker")
+        assert cur.fetchall() == [("key:mallory", 2), ("key:rita", 1)]
+    store.add(("key:bo", "a"), {}, {"question": "b"})
+    with pytest.raises(ThreadsFull):
+        store.add(("key:cy", "a"), {}, {"question": "c"})
+    cell = "x" * 2_000_000
+    for i in range(4):
+        store.add(("key:rita", "tab"), {"text": str(i), "rows": [[cell]] * 3},
+                  {"question": str(i), "row_count": 200, "rows": [[cell, j] for j in range(200)]})
+    turns = store.shown(("key:rita", "tab"))
+    with store.state.transaction() as cur:
+        cur.execute("SELECT max(bytes), sum(bytes) FROM duckask.thread_turns")
+        biggest, total = cur.fetchone()
+    assert biggest <= 2 * MAX_TURN_BYTES and total <= 60_000 + 2 * MAX_TURN_BYTES          # was about 40 MB a turn
+    assert turns[-1]["question"] == "3" and turns[-1]["rows_kept"] < 200
 
 
 def test_turns_of_one_thread_on_two_servers_at_once_all_land(state, tmp_path):
@@ -313,7 +345,7 @@ def test_a_follow_up_sent_to_the_other_server_continues_the_thread(state, tmp_pa
         sa.should_exit = sb.should_exit = True
 
 
-def test_a_state_that_cannot_be_reached_is_a_503_that_names_it_without_the_password(tmp_path):
+def test_a_state_that_cannot_be_reached_is_a_503_that_names_the_setting_not_its_value(tmp_path):
     pytest.importorskip("fastapi", reason="the server extra is not installed (pip install 'duckask[server]')")
     pytest.importorskip("adbc_driver_postgresql", reason="the postgres extra is not installed")
     from urllib.parse import quote
@@ -328,5 +360,6 @@ def test_a_state_that_cannot_be_reached_is_a_503_that_names_it_without_the_passw
     app = create_app(str(db), llm=ScriptedLLM({}), settings=_settings(tmp_path, url))
     with TestClient(app, base_url="http://127.0.0.1") as c:
         for r in (c.get("/api/thread"), c.post("/api/ask", json={"question": "How many players?", "thread": True})):
-            assert r.status_code == 503 and "cannot reach the shared state" in r.json()["error"]
-            assert "duck:***@127.0.0.1" in r.json()["error"] and PASSWORD not in r.text and "s3cr3t" not in r.text
+            assert r.status_code == 503 and "shared state cannot be reached" in r.json()["error"]
+            assert "--state" in r.json()["error"] and "127.0.0.1" not in r.text and "duck" not in r.text
+            assert PASSWORD not in r.text and "s3cr3t" not in r.text

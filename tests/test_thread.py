@@ -11,7 +11,7 @@ from fastapi.testclient import TestClient
 from duckask.data.lahman import demo_db_path
 from duckask.utils.app.server import create_app
 from duckask.utils.llm.scripted import ScriptedLLM
-from duckask.utils.state.threads import MemoryThreads
+from duckask.utils.state.threads import MemoryThreads, ThreadsFull
 
 A, B = {"X-Duckask-Session": "tab-a"}, {"X-Duckask-Session": "tab-b"}
 
@@ -72,7 +72,7 @@ def test_browse_offers_taught_questions_and_the_metrics(client):
 
 def test_threads_stay_bounded():
     now = [0.0]
-    threads = MemoryThreads(max_threads=2, max_turns=3, max_age_s=10, clock=lambda: now[0])
+    threads = MemoryThreads(max_threads=3, max_turns=3, max_age_s=10, clock=lambda: now[0], max_user_threads=2)
     for i in range(5):
         threads.add(("u", "s1"), {"text": str(i)}, {"question": str(i), "rows": [[j] for j in range(500)]})
     assert [t["question"] for t in threads.shown(("u", "s1"))] == ["2", "3", "4"]       # the newest turns
@@ -80,9 +80,58 @@ def test_threads_stay_bounded():
     assert [t["text"] for t in threads.history(("u", "s1"), last=2)] == ["3", "4"]
     threads.add(("u", "s2"), {}, {"question": "x"})
     threads.add(("u", "s3"), {}, {"question": "y"})
-    assert threads.shown(("u", "s1")) == []                                             # least recently used went
+    assert threads.shown(("u", "s1")) == []                            # the asker's own least recently used went
     now[0] = 11
     assert threads.history(("u", "s3")) == []                                           # quiet too long
+
+
+# -- issue 43, finding 6: bounded in bytes and per asker; one asker never pushes out another's thread ---------
+def test_a_huge_turn_is_kept_cut_to_the_byte_cap_with_its_rows_counted():
+    from duckask.utils.state.threads import CELL_CHARS, MAX_TURN_BYTES, size
+
+    threads = MemoryThreads()
+    cell = "x" * 2_000_000                                    # SQL typed into the question box: 40 MB a turn before
+    shown = {"question": "q" * 5000, "sql": "SELECT " + "y" * 100_000, "row_count": 200,
+             "rows": [[cell, i] for i in range(200)], "columns": [f"c{i}" for i in range(20_000)]}
+    threads.add(("u", "s"), {"text": "q", "rows": [[cell]] * 3}, shown)
+    (kept,) = threads.shown(("u", "s"))
+    assert size(kept) <= MAX_TURN_BYTES and size(threads.history(("u", "s"))[0]) <= MAX_TURN_BYTES
+    assert kept["rows_kept"] == len(kept["rows"]) < 200 and kept["row_count"] == 200      # the rest counted
+    assert len(kept["rows"][0][0]) == CELL_CHARS and kept["rows"][0][0].endswith("…")
+    assert len(kept["question"]) == CELL_CHARS and kept["rows"][1] == [cell[:CELL_CHARS - 1] + "…", 1]
+
+
+def test_a_thread_keeps_its_newest_turns_within_its_byte_cap():
+    threads = MemoryThreads(max_thread_bytes=30_000)
+    for i in range(10):
+        threads.add(("u", "s"), {"text": str(i)}, {"question": str(i), "answer": "a" * 900,
+                                                    "rows": [["b" * 900] for _ in range(10)]})
+    kept = [t["question"] for t in threads.shown(("u", "s"))]
+    assert kept == [str(i) for i in range(10 - len(kept), 10)] and 1 <= len(kept) < 10
+
+
+def test_reading_makes_no_thread_and_one_asker_never_evicts_another():
+    threads = MemoryThreads(max_threads=4, max_user_threads=2)
+    threads.add(("rita", "tab"), {"text": "mine"}, {"question": "mine"})
+    for i in range(505):                                    # the probe: 505 GETs with fresh session ids
+        assert threads.shown(("mallory", f"s{i}")) == [] and threads.history(("mallory", f"s{i}")) == []
+    for i in range(50):                                     # and 50 questions in fresh sessions
+        threads.add(("mallory", f"q{i}"), {}, {"question": "hi"})
+    assert [t["question"] for t in threads.shown(("rita", "tab"))] == ["mine"]        # untouched
+    assert len([k for k in threads._threads if k[0] == "mallory"]) == 2                # only their own went
+    threads.add(("bo", "a"), {}, {"question": "b1"})
+    with pytest.raises(ThreadsFull):                        # full: a fifth thread is not kept, nobody's goes
+        threads.add(("cy", "a"), {}, {"question": "c1"})
+    assert threads.shown(("rita", "tab")) and threads.shown(("bo", "a"))
+
+
+def test_gets_with_fresh_sessions_over_http_leave_another_sessions_thread(client):
+    client.delete("/api/thread", headers=A)
+    ask(client, "How many teams played in 2019?")
+    for i in range(505):
+        assert client.get("/api/thread", headers={"X-Duckask-Session": f"probe-{i}"}).json()["turns"] == []
+    assert [t["question"] for t in client.get("/api/thread", headers=A).json()["turns"]] == [
+        "How many teams played in 2019?"]
 
 
 def test_a_turn_the_thread_store_cannot_keep_still_answers_and_says_so(client, monkeypatch):
@@ -96,6 +145,7 @@ def test_a_turn_the_thread_store_cannot_keep_still_answers_and_says_so(client, m
     client.delete("/api/thread", headers=B)
     monkeypatch.setattr(MemoryThreads, "add", lost)
     got = ask(client, "How many teams played in 2019?", headers=B)
-    assert got["rows"] == [[30]] and got["thread_error"].startswith("lost the shared state postgresql://duck:***@")
+    assert got["rows"] == [[30]] and got["thread_error"] == StateError.PUBLIC      # the setting, not its value
+    assert "postgresql" not in got["thread_error"]
     monkeypatch.undo()
     assert client.get("/api/thread", headers=B).json()["turns"] == []

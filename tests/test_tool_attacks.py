@@ -172,7 +172,8 @@ def test_a_url_whose_host_is_an_argument_is_refused_at_config(stub):
 #: The earlier answer's rows (what a conversation's history keeps: JSON values).
 HISTORY = [{"rows": [["LeBron James", "Lakers", 38652, 27.1, 1421],
                      ["Shaquille O'Neal", "LA", 28596.0, 23.7, "1,207"],
-                     ["Ann", "Heat", 30, 2022, True]]}]
+                     ["Ann", "Heat", 30, 2022, True],
+                     ["Kershaw, Clayton", "Dodgers", 33000000, 2.53, "3,052"]]}]
 
 GUARD = [  # (id, the tool's argument, what the user typed, withheld: [] means sent)
     ("name-inside-a-longer-argument", "LeBron James latest news", "search the web for news about him",
@@ -202,6 +203,13 @@ GUARD = [  # (id, the tool's argument, what the user typed, withheld: [] means s
     ("only-whole-numbers", "386520 people", "how many people?", []),
     ("true-is-no-value", "true crime podcasts", "podcasts?", []),
     ("unrelated", "weather in Paris", "weather in Paris?", []),
+    # issue 43, finding 11: a name reordered and a number in scientific notation were sent
+    ("a-name-reordered", "Clayton Kershaw contract", "and his contract?", ["Kershaw, Clayton"]),
+    ("a-name-reordered-and-cased", "news on KERSHAW clayton", "news on him?", ["Kershaw, Clayton"]),
+    ("a-number-in-scientific-notation", "salary 3.3e7 dollars", "is that a lot?", ["33000000"]),
+    ("a-number-in-scientific-notation-upper", "3.3E+7", "so?", ["33000000"]),
+    ("a-reordered-name-the-user-typed", "Clayton Kershaw contract", "what is Kershaw Clayton's contract?", []),
+    ("one-word-of-a-two-word-name-is-not-the-name", "Clayton county", "where?", []),
 ]
 
 

@@ -132,45 +132,70 @@ def build_server(db: str | None = None, *, llm=None, settings=None, allow_writes
     return server
 
 
+#: How long the server waits at the end of stdin with requests still unanswered and no reply written meanwhile.
+EOF_PATIENCE_S = 600.0
+
+
 class AnswerBeforeEnd:
-    """The stdio transport's stdin and stdout (``mcp.server.stdio.stdio_server(stdin, stdout)``), passing the
-    end of stdin on only once every request read before it has been answered. The SDK stops serving at the
-    end of stdin and drops the requests still in flight: a client that wrote three requests and closed
-    stdin at once got no reply to the last of them."""
+    """The stdio transport's stdin and stdout (``mcp.server.stdio.stdio_server(stdin, stdout)``), which
+
+    - answers every line the SDK would drop or die on itself, with JSON-RPC's error and never passes it on
+      (``refusal``): not JSON (-32700), nested past ``wire.MAX_DEPTH``, a batch, or a message without
+      ``"jsonrpc": "2.0"``, a method, or an id that is a string or a whole number (-32600), params that are not
+      an object (-32602); a malformed notification (no id) is dropped, as JSON-RPC says;
+    - passes the end of stdin on only once every request read before it has been answered (the SDK stops
+      serving at the end of stdin and drops the requests still in flight), waiting at most ``EOF_PATIENCE_S``
+      with no reply written: the server always exits after stdin closes."""
 
     def __init__(self, stdin, stdout):
         self._stdin, self._stdout = stdin, stdout      # anyio files: lines in; write() and flush() out
         self._open: set = set()                        # ids of the requests read and not yet answered
         self._written: list = []                       # ids of the replies written, not yet flushed
         self._answered = None                          # an anyio.Condition, made in the event loop
+        self._out = None                               # an anyio.Lock: one line written at a time
 
     async def __aiter__(self) -> AsyncIterator[str]:
         import anyio
 
-        self._answered = anyio.Condition()
+        self._answered, self._out = anyio.Condition(), anyio.Lock()
         async for line in self._stdin:
-            self._read(_parse(line))
+            if not line.strip():
+                continue
+            message, error = refusal(line)
+            if error is not None:
+                if error:
+                    await self._send(error)
+                continue
+            self._read(message)
             yield line
         async with self._answered:
             while self._open:
-                await self._answered.wait()
+                with anyio.move_on_after(EOF_PATIENCE_S) as waited:
+                    await self._answered.wait()
+                if waited.cancelled_caught:           # nothing answered for that long: end all the same
+                    break
 
     def _read(self, message) -> None:
-        if not isinstance(message, dict):
-            return
         if "method" in message and "id" in message:
             self._open.add(_key(message["id"]))
         elif message.get("method") == "notifications/cancelled":     # a cancelled request gets no reply
             self._open.discard(_key((message.get("params") or {}).get("requestId")))
 
+    async def _send(self, reply: dict) -> None:
+        async with self._out:
+            await self._stdout.write(json.dumps(reply) + "\n")
+            await self._stdout.flush()
+
     async def write(self, line: str) -> None:
-        await self._stdout.write(line)
+        async with self._out:
+            await self._stdout.write(line)
         message = _parse(line)
         if isinstance(message, dict) and "method" not in message and "id" in message:
             self._written.append(_key(message["id"]))
 
     async def flush(self) -> None:
-        await self._stdout.flush()
+        async with self._out:
+            await self._stdout.flush()
         if self._written and self._answered is not None:
             async with self._answered:
                 self._open.difference_update(self._written)
@@ -178,10 +203,51 @@ class AnswerBeforeEnd:
         self._written.clear()
 
 
+def _error(code: int, message: str, request_id=None) -> dict:
+    return {"jsonrpc": "2.0", "id": request_id, "error": {"code": code, "message": message}}
+
+
+def _valid_id(request_id) -> bool:
+    return isinstance(request_id, str) or (isinstance(request_id, int) and not isinstance(request_id, bool))
+
+
+def refusal(line: str) -> tuple[dict | None, dict | None]:
+    """(the message, None) for a line the SDK may have; (None, the JSON-RPC error to answer) for one it may not;
+    (None, {}) for a malformed notification, which gets no answer."""
+    from duckask.utils.app import wire
+
+    try:
+        message = wire.loads(line)
+    except wire.TooDeep as e:
+        return None, _error(-32600, f"Invalid Request: {e}")
+    except ValueError as e:
+        return None, _error(-32700, f"Parse error: the line is not JSON ({e})")
+    if isinstance(message, list):
+        return None, _error(-32600, "Invalid Request: batches are not accepted; send one message a line")
+    if not isinstance(message, dict):
+        return None, _error(-32600, "Invalid Request: a message is a JSON object")
+    has_id = "id" in message
+    request_id = message.get("id") if has_id and _valid_id(message.get("id")) else None
+    if has_id and request_id is None:
+        return None, _error(-32600, "Invalid Request: the id must be a string or a whole number")
+    if message.get("jsonrpc") != "2.0":
+        return None, _error(-32600, 'Invalid Request: "jsonrpc": "2.0" is missing', request_id) if has_id else {}
+    if "method" in message:
+        if not isinstance(message["method"], str):
+            return None, _error(-32600, "Invalid Request: the method must be a string", request_id) if has_id \
+                else {}
+        if "params" in message and not isinstance(message["params"], dict):
+            return None, _error(-32602, "Invalid params: params must be an object", request_id) if has_id else {}
+    elif not has_id or not ("result" in message or "error" in message):
+        return None, _error(-32600, "Invalid Request: a method, or a result or error for an id, is needed",
+                            request_id) if has_id else {}
+    return message, None
+
+
 def _parse(line: str):
     try:
         return json.loads(line)
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
 
 

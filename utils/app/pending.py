@@ -18,7 +18,6 @@ from __future__ import annotations
 import secrets
 import time
 
-from duckask.utils.db.audit import database_key
 from duckask.utils.db.write_card import WriteCard
 from duckask.utils.db.writes import expire
 from duckask.utils.state.cards import Held, MemoryCards, token_hash
@@ -35,26 +34,31 @@ class NoRoom(Exception):
 class PendingWrites:
     """Cards waiting for a decision, by audit id, in ``store`` (``MemoryCards`` unless a shared one is given);
     taking one out is the only way to decide it (once). Each proposer (``card.user``) may have ``per_proposer``
-    waiting, the server ``total``; a card waits ``ttl_s``. With ``db``, only that database's cards are seen."""
+    waiting, the server ``total``; a card waits ``ttl_s``. With ``database``, only the cards proposed for that
+    very file are seen (``card.db_id`` is its ``identity``: another file at the same relative path is another
+    database)."""
 
     def __init__(self, per_proposer: int = MAX_PENDING_PER_PROPOSER, total: int = MAX_PENDING,
-                 ttl_s: float = PENDING_TTL_S, clock=None, store=None, db: str | None = None):
+                 ttl_s: float = PENDING_TTL_S, clock=None, store=None, database=None):
         self.store = store if store is not None else MemoryCards()
         shared = not isinstance(self.store, MemoryCards)
         self.per_proposer, self.total, self.ttl_s = per_proposer, total, ttl_s
         self.clock = clock or (time.time if shared else time.monotonic)   # several processes share wall time
-        self.db = database_key(db) if db else None
+        self.database = database
 
     def _ours(self, held: Held | None) -> Held | None:
-        return held if held is not None and (self.db is None or database_key(held.card.db) == self.db) else None
+        if held is None or (self.database is not None and held.card.db_id != self.database.identity):
+            return None
+        return held
 
     @property
     def cards(self) -> dict[int, WriteCard]:
         return {h.card.id: h.card for h in self.store.all() if self._ours(h)}
 
-    def no_room_for(self, proposer: str) -> str | None:
-        """Why ``proposer`` may not have another write waiting now, or None."""
-        return self._no_room(proposer, *self.store.counts(proposer))
+    def no_room_for(self, proposer: str, owner: str | None = None) -> str | None:
+        """Why ``proposer`` (whose cards are ``owner``'s: ``WriteCard.owner``) may not have another write waiting
+        now, or None."""
+        return self._no_room(proposer, *self.store.counts(owner or proposer))
 
     def _no_room(self, proposer: str, mine: int, total: int) -> str | None:
         if mine >= self.per_proposer:

@@ -42,12 +42,16 @@ The last four routes live in ``server_actions.py``. Run on its own::
 import asyncio
 import dataclasses
 import json
+import logging
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+from duckask.utils.app import wire
 from duckask.utils.app.server_guards import check_bind, given_key, key_check, user_of, who
 from duckask.utils.config import MAX_QUESTION  # the one limit, which every surface checks
+
+_log = logging.getLogger("duckask.serve")
 
 #: The web page: plain HTML, CSS and JavaScript, no build step; plotly.js comes from the plotly package.
 PAGE = Path(__file__).resolve().parent / "static" / "index.html"
@@ -76,8 +80,10 @@ def parse_body(raw: bytes, shape: str):
         raise HTTPException(400, f"the body is not UTF-8 JSON (byte {e.start} is not UTF-8); send {shape} "
                                  "encoded as UTF-8") from e
     try:
-        return json.loads(text or "null")
-    except ValueError as e:
+        return wire.loads(text or "null")
+    except wire.TooDeep as e:
+        raise HTTPException(400, f"the body is not accepted: {e}; send {shape}") from None
+    except json.JSONDecodeError as e:
         raise HTTPException(400, f"the body is not JSON ({e.msg} at {e.pos}); send {shape}") from e
 
 
@@ -110,6 +116,7 @@ def create_app(db: str | None = None, *, llm=None, settings=None, api_key: str |
     from duckask.utils.schema.ddl import render_schema
     from duckask.utils.state import thread_store
     from duckask.utils.state.postgres import StateError
+    from duckask.utils.state.threads import ThreadsFull
 
     prep = prepare(db, llm=llm, settings=settings, allow_writes=allow_writes, **options)
     keys = users or (shared_key_users(api_key) if api_key else None)
@@ -138,8 +145,9 @@ def create_app(db: str | None = None, *, llm=None, settings=None, api_key: str |
         return _error(422, f"bad request: {where}: {first.get('msg', 'invalid')}")
 
     @app.exception_handler(StateError)
-    async def state_down(_request, exc):
-        return _error(503, str(exc))            # the shared state is unreachable: its name, password hidden
+    async def state_down(_request, exc):        # every keyed user (readers too) gets this: the setting, not its value
+        _log.warning("%s", exc)
+        return _error(503, StateError.PUBLIC)
 
     @app.exception_handler(HTTPException)
     async def http_error(_request, exc):
@@ -161,7 +169,7 @@ def create_app(db: str | None = None, *, llm=None, settings=None, api_key: str |
 
     pending = add_action_routes(app, prep, gate, read_json, keys=keys)
 
-    threads = thread_store(prep.settings, prep.db)
+    threads = thread_store(prep.settings, prep.database.identity)   # the file itself, not its name
 
     def answer(question: str, opts: dict, events=None, asker: tuple[str, str] = ("http", "http"), user=None,
                thread: bool = False) -> dict:
@@ -174,7 +182,7 @@ def create_app(db: str | None = None, *, llm=None, settings=None, api_key: str |
 
         p = dataclasses.replace(prep, settings=with_options(prep.settings, **opts)) if opts else prep
         p = scoped(p, user) if user else p
-        key = (asker[1], asker[0])            # the user, then the page's session: nobody reads another's thread
+        key = (user.id if user else asker[1], asker[0])   # the key (not the name), then the page's session
         history = threads.history(key, last=HISTORY_TURNS) if thread else None
         r = gate.run(run_turn, p, new_shared(question, history=history), on_wait=waiting, session=asker[0],
                      user=asker[1],
@@ -182,17 +190,20 @@ def create_app(db: str | None = None, *, llm=None, settings=None, api_key: str |
                      on_text=(lambda t: events("text", {"text": t})) if events else None)
         out = r.to_dict(max_rows=prep.settings.row_cap)
         if r.status == "pending" and r.write:   # a write typed into the question box: decided on /api/writes/{id}
+            r.write.proposer_id = user.id if user else ""
             out["write"] = {**out["write"], "approval_token": pending.hold(r.write, prep)}
         if thread:
             try:
                 threads.add(key, turn_record(r, question), out)
             except StateError as e:         # the answer stands; the page is told its thread did not keep it
+                _log.warning("%s", e)
+                out["thread_error"] = StateError.PUBLIC
+            except ThreadsFull as e:
                 out["thread_error"] = str(e)
         return out
 
     def thread_key(request: Request) -> tuple[str, str]:
-        session, user = who(request)
-        return user, session
+        return user_of(request).id, who(request)[0]
 
     def wants_thread(raw: bytes) -> bool:
         body = parse_body(raw, '{"question": "..."}')
@@ -306,7 +317,7 @@ def refuse_write(prep, user, text: str, pending=None) -> None:
     from duckask.utils.dialogue.intent import asks_to_write
 
     why = may_propose(user)
-    full = pending.no_room_for(user.name) if pending is not None else None
+    full = pending.no_room_for(user.name, user.id) if pending is not None else None
     if (why or full) and asks_to_write(text, prep.catalog):
         raise HTTPException(403, why) if why else HTTPException(429, full)
 

@@ -47,13 +47,13 @@ def add_action_routes(app, prep, gate, read_json, *, keys=None) -> PendingWrites
     from starlette.exceptions import HTTPException
 
     from duckask.utils.app.present_sql import outcome_json
-    from duckask.utils.db.access import may_decide, may_propose, may_see
+    from duckask.utils.db.access import may_decide, may_propose, may_see, owns
     from duckask.utils.db.audit import AuditError
     from duckask.utils.delivery.export import FORMATS, ExportError, frame_bytes
     from duckask.utils.delivery.mail import NO_HOST, MailError, recipients, send_result
     from duckask.utils.state import card_store
 
-    pending = PendingWrites(store=card_store(prep.settings), db=prep.db)
+    pending = PendingWrites(store=card_store(prep.settings), database=prep.database)
 
     def json_only(request: Request) -> None:
         if request.headers.get("content-type", "").split(";")[0].strip().lower() != "application/json":
@@ -83,12 +83,13 @@ def add_action_routes(app, prep, gate, read_json, *, keys=None) -> PendingWrites
         if (why := may_propose(user_of(request))):
             return _error(403, why)
         await in_thread(pending.expire_old, prep)
-        if (full := await in_thread(pending.no_room_for, user)):
+        if (full := await in_thread(pending.no_room_for, user, user_of(request).id)):
             return _error(429, full)
         try:
             card = await in_thread(gate.run, scoped(prep, user_of(request)).propose, sql, session=session, user=user)
         except (AuditError, ValueError) as e:
             return _error(500, str(e))
+        card.proposer_id = user_of(request).id
         if card.decision == "blocked":
             return JSONResponse({"error": card.blocked, "write": card.public()}, status_code=400)
         token = await in_thread(pending.hold, card, prep)
@@ -129,7 +130,7 @@ def add_action_routes(app, prep, gate, read_json, *, keys=None) -> PendingWrites
 
     def keyed_refusal(held: Held, user, decision: str) -> str | None:
         """Why ``user`` may not decide ``held`` on a server with keys (their role, four-eyes), or None."""
-        if decision == "reject" and held.card.user == user.name:           # anyone may withdraw their own
+        if decision == "reject" and owns(user, held.card):                 # anyone may withdraw their own
             return None
         return may_decide(user, held.card, keys.four_eyes)
 
@@ -158,7 +159,7 @@ def add_action_routes(app, prep, gate, read_json, *, keys=None) -> PendingWrites
             return missing
         try:
             card = await in_thread(gate.run, prep.decide, held.card, decision == "approve", None, user.name)
-        except AuditError as e:
+        except (AuditError, ValueError) as e:
             if held.card.decision == "pending":    # nothing was recorded or run: it can be decided again
                 pending.put_back(held)
             return _error(500, str(e))

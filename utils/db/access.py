@@ -10,7 +10,10 @@ Roles, each able to do what the one before it can:
 Keys are never stored: the users file (``users_file``, YAML) holds each key's sha256 (keys are random
 32-byte tokens, so a plain hash is enough; ``duckask users add`` makes one, prints it once, stores its
 hash). A role may have a table allowlist for reads; a question that needs another table is refused with
-the table named. ``four_eyes: true`` (in the file) stops anyone approving their own T2 change.
+the table named. An entry names a table or view of the schema ``main`` (``teams``; a model of the semantic
+directory too) or of the schema it says (``hr.teams``); names compare as DuckDB compares them (ASCII letters
+folded, ``binder.fold``), and what a query reads is what DuckDB's binder resolves, so ``hr.teams`` is never
+``teams``. ``four_eyes: true`` (in the file) stops anyone approving their own T2 change.
 
     users:
       - {name: ann, role: approver, key_sha256: 9f86d0...}
@@ -29,10 +32,11 @@ from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import duckdb
 import yaml
 
-from duckask.utils.sql.reads import resolve
+from duckask.utils.db.binder import Qualified
+from duckask.utils.db.quoting import quote_ident
+from duckask.utils.sql.reads import TableRef, fold, resolve
 
 ROLES = ("reader", "proposer", "approver", "admin")
 _NAME = re.compile(r"^[A-Za-z0-9._@-]{1,64}$")
@@ -46,10 +50,22 @@ class AccessError(ValueError):
 class User:
     name: str
     role: str
-    tables: frozenset[str] | None = None      # the tables this user may read (None: all)
+    tables: frozenset[str] | None = None      # "schema.table" (folded) this user may read (None: all)
+    key_id: str = ""                          # from the key's hash (``key_id``); "" for a user without a key
+
+    def __post_init__(self):
+        if self.tables is not None:       # "teams" and "main.teams" are one entry; "hr.teams" another
+            object.__setattr__(self, "tables", frozenset(e for t in self.tables if (e := entry(t))))
 
     def at_least(self, role: str) -> bool:
         return ROLES.index(self.role) >= ROLES.index(role)
+
+    @property
+    def id(self) -> str:
+        """Who this is in the state several servers share (threads, pending cards): the key, never the name, so
+        another server's "rita" with another key is another person. A user without a key (an open server's
+        client, named by its address) is their name."""
+        return f"key:{self.key_id}" if self.key_id else f"name:{self.name}"
 
 
 @dataclass
@@ -71,9 +87,16 @@ def hash_key(key: str) -> str:
     return hashlib.sha256(key.strip().encode()).hexdigest()
 
 
+def key_id(key_sha256: str) -> str:
+    """A user's identity in the shared state, derived from their key's stored hash (not the hash itself: the
+    state's readers learn nothing the users file holds)."""
+    return hashlib.sha256(f"duckask user {key_sha256}".encode()).hexdigest()[:32]
+
+
 def shared_key_users(key: str) -> Users:
     """The single shared ``--api-key``: one admin user."""
-    return Users([(hash_key(key), User("api key", "admin"))])
+    digest = hash_key(key)
+    return Users([(digest, User("api key", "admin", key_id=key_id(digest)))])
 
 
 def load_users(path: str | Path, shared_key: str | None = None) -> Users:
@@ -98,7 +121,7 @@ def load_users(path: str | Path, shared_key: str | None = None) -> Users:
         if not re.fullmatch(r"[0-9a-f]{64}", digest):
             raise AccessError(f"{where}: key_sha256 must be the key's sha256 in hex (duckask users add makes one); "
                               "a plain key is never stored")
-        out.users.append((digest, User(str(name), role, _allowlist(p, role, roles.get(role)))))
+        out.users.append((digest, User(str(name), role, _allowlist(p, role, roles.get(role)), key_id(digest))))
     return out
 
 
@@ -116,7 +139,25 @@ def _allowlist(p: Path, role: str, spec) -> frozenset[str] | None:
     tables = spec["tables"]
     if not isinstance(tables, list) or not all(isinstance(t, str) for t in tables):
         raise bad
-    return frozenset(t.lower() for t in tables)
+    entries = [entry(t) for t in tables]
+    if None in entries:
+        raise AccessError(f"{p}: roles: {role}: tables: {tables[entries.index(None)]!r} is not a table name: write "
+                          "table (in the schema main) or schema.table")
+    return frozenset(e for e in entries if e)
+
+
+def entry(name: str) -> str | None:
+    """An allowlist entry as compared: ``teams`` is ``main.teams``, ``hr.teams`` itself, folded; None when it is
+    not one or two names."""
+    parts = name.strip().split(".")
+    if not 1 <= len(parts) <= 2 or not all(p.strip() for p in parts):
+        return None
+    return fold(".".join(["main", *parts][-2:]))
+
+
+def shown(key: str) -> str:
+    """An entry as a person reads it: ``main.`` left out."""
+    return key.removeprefix("main.")
 
 
 def add_user(path: str | Path, name: str, role: str) -> str:
@@ -145,21 +186,33 @@ def may_decide(user: User, card, four_eyes: bool) -> str | None:
     """Why ``user`` may not approve or reject ``card``, or None."""
     if not user.at_least("approver"):
         return f"{user.name} is a {user.role}: deciding a write needs approver"
-    if four_eyes and card.tier == 2 and card.user == user.name:
+    if four_eyes and card.tier == 2 and (card.user == user.name or card.proposer_id == user.id):
         return f"four_eyes: {user.name} proposed this schema change (T2), so another approver must decide it"
     return None
 
 
 def may_see(user: User, card) -> bool:
-    """A reader or proposer sees only their own pending writes; an approver sees every one."""
-    return user.at_least("approver") or card.user == user.name
+    """A reader or proposer sees only their own pending writes (proposed with their key); an approver sees every
+    one."""
+    return user.at_least("approver") or owns(user, card)
 
 
-def outside(user: User, tables: Collection[str]) -> list[str]:
-    """The tables of ``tables`` this user may not read (none without an allowlist)."""
+def owns(user: User, card) -> bool:
+    """Whether ``user`` proposed ``card``: the same key (``User.id``), never merely the same name."""
+    return bool(card.proposer_id) and card.proposer_id == user.id
+
+
+def outside(user: User, refs: Collection[TableRef], catalog: str) -> list[str]:
+    """The names ``refs`` (as a statement wrote them) this user may not read (none without an allowlist): a name
+    without a schema is ``main``'s (or a model's), another catalog than the database's is never on the list."""
     if user.tables is None:
         return []
-    return sorted(t for t in {t.lower() for t in tables} if t not in user.tables)
+    denied = set()
+    for ref in refs:
+        key = fold(f"{ref.schema or 'main'}.{ref.name}")
+        if (ref.catalog and fold(ref.catalog) not in (catalog, "temp")) or key not in user.tables:
+            denied.add(str(ref) if ref.catalog else shown(key))
+    return sorted(denied)
 
 
 class ScopedDatabase:
@@ -185,13 +238,19 @@ class ScopedDatabase:
         if reads is None:
             return (f"refused: this statement cannot be read to check what {self.reader.name} may read; "
                     "send one SELECT")
-        denied = outside(self.reader, reads.names)
+        types = sorted(set(reads.types) & self._database.user_types)
+        if types:       # enum_range(NULL::mood) lists a type's labels, whatever table they are used in
+            return (f"refused: this names the type {', '.join(shown(t) for t in types)}, and {self.reader.name}'s "
+                    "allowlist covers tables, not the database's types; compare with plain text instead")
+        denied = outside(self.reader, reads.tables, self._database.catalog)
         if not denied:
-            bound = self._bound(sql)
-            denied = outside(self.reader, bound - self._behind_views()) if bound is not None else []
+            bound = self._database.bind(sql)
+            if bound is not None:
+                allowed = self._allowed_scans()
+                denied = sorted({shown(".".join(t[1:])) for t in bound.tables if t not in allowed})
         if denied:
             return (f"refused: this needs {', '.join(denied)}, which {self.reader.name} ({self.reader.role}) may "
-                    f"not read; readable: {', '.join(sorted(self.reader.tables or [])) or 'none'}")
+                    f"not read; readable: {', '.join(sorted(shown(t) for t in self.reader.tables or [])) or 'none'}")
         return None
 
     def run(self, sql: str, **options):
@@ -202,21 +261,18 @@ class ScopedDatabase:
             return QueryOutcome(sql=sql, status="refused", error=why)
         return self._database.run(sql, **options)
 
-    def _bound(self, sql: str) -> set[str] | None:
-        """The base tables DuckDB's binder finds (views expanded), or None when it cannot bind the statement
-        (then the parse above decides alone; running it fails the same way)."""
-        try:
-            with self._database.cursor() as cur:
-                return {t.lower() for t in cur.get_table_names(sql, qualified=False)}
-        except duckdb.Error:
-            return None
-
-    def _behind_views(self) -> set[str]:
-        """The allowlist plus the base tables behind the allowlisted views."""
-        allowed = set(self.reader.tables or ())
-        for name in sorted(allowed & set(self._database.user_tables)):
-            ident = '"' + name.replace('"', '""') + '"'
-            allowed |= self._bound(f"SELECT * FROM {ident}") or set()
+    def _allowed_scans(self) -> set[Qualified]:
+        """The tables the binder may scan for this user: each entry bound as a query of its own, so a view (or
+        a model) on the list adds the tables behind it, and ``teams`` is whichever ``teams`` a bare name finds
+        (a model first, as DuckDB's search path has it) and ``main.teams``."""
+        allowed: set[Qualified] = set()
+        for key in sorted(self.reader.tables or ()):
+            schema, name = key.split(".", 1)
+            forms = [quote_ident(name), f"{quote_ident(schema)}.{quote_ident(name)}"] if schema == "main" else \
+                [f"{quote_ident(schema)}.{quote_ident(name)}"]
+            for form in forms:
+                bound = self._database.bind(f"SELECT * FROM {form}")
+                allowed |= set(bound.tables) if bound is not None else set()
         return allowed
 
     def __getattr__(self, name):

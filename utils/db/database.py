@@ -26,6 +26,8 @@ from tenacity import retry, retry_if_exception, stop_after_delay, wait_random
 
 from duckask.utils.config import Settings, load_settings
 from duckask.utils.db import remote
+from duckask.utils.db.binder import Bound, bind, catalog_of, user_table_names
+from duckask.utils.sql.reads import fold
 from duckask.utils.db.models import ModelError, build_views, models_for, models_stamp
 from duckask.utils.db.quoting import quote_ident
 from duckask.utils.db.safety import UnsafeSQLError, check_sql
@@ -71,10 +73,12 @@ class Database:
             self.con.close()
             raise DatabaseError(f"a model of the semantic directory does not build: {e}") from e
         self.key = file_key(self.file) + stamp
-        # The database's own tables and views stay readable whatever their names (a user's "pg_teams").
-        self.user_tables = frozenset(n for (n,) in self.con.execute(
-            "SELECT lower(table_name) FROM duckdb_tables() UNION SELECT lower(view_name) FROM duckdb_views() "
-            "WHERE NOT internal").fetchall())
+        self.identity = file_identity(self.file)
+        self.user_tables = user_table_names(self.con)
+        self.catalog = catalog_of(self.con)       # what the binder's scans of this file's tables are in
+        self.user_types = frozenset(fold(f"{s}.{t}") for s, t in self.con.execute(     # an enum's labels are data
+            "SELECT schema_name, type_name FROM duckdb_types() WHERE NOT internal AND database_name = "
+            "current_database()").fetchall())
 
     def _connect(self, settings: Settings) -> duckdb.DuckDBPyConnection:
         config = {
@@ -129,11 +133,16 @@ class Database:
         with self.exclusive():
             self.settings = settings
 
+    def bind(self, sql: str) -> Bound | None:
+        """What DuckDB's binder resolves ``sql`` to on this database (``binder.bind``), or None."""
+        with self.cursor() as cur:
+            return bind(cur, sql)
+
     def refusal(self, sql: str) -> str | None:
         """Why ``sql`` would be refused here (not one read-only SELECT, or it reads files or the server's
-        state: ``safety.check_sql``), or None."""
+        state: ``safety.check_sql``, names resolved by this database's binder), or None."""
         try:
-            check_sql(sql, self.user_tables)
+            check_sql(sql, self)
         except UnsafeSQLError as e:
             return str(e)
         return None
@@ -144,7 +153,7 @@ class Database:
         row_cap = self.settings.row_cap if row_cap is None else row_cap
         t0 = time.perf_counter()
         try:
-            stmt = check_sql(sql, self.user_tables)
+            stmt = check_sql(sql, self)
         except UnsafeSQLError as e:
             return QueryOutcome(sql=sql, status="refused", error=str(e))
         with self.cursor() as cur:
@@ -217,6 +226,15 @@ def close_all() -> None:
         for database in _OPEN.values():
             database.close()
         _OPEN.clear()
+
+
+def file_identity(file: Path) -> str:
+    """What no two database files share, for the state several servers keep (a pending write's card, a thread):
+    the resolved absolute path with the file's device and inode, so ``shop.duckdb`` opened from two working
+    directories, or a file replaced by another at the same path, are two databases, never one."""
+    resolved = file.expanduser().resolve()
+    st = resolved.stat()
+    return f"{resolved}#{st.st_dev}:{st.st_ino}"
 
 
 def file_key(file: Path) -> str:

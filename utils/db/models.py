@@ -34,6 +34,8 @@ from pathlib import Path
 
 import duckdb
 import jinja2
+from jinja2.exceptions import SecurityError
+from jinja2.sandbox import SandboxedEnvironment
 
 from duckask.utils.db.quoting import quote_ident
 from duckask.utils.sql.ast import base_tables, parse
@@ -113,13 +115,18 @@ def _render(m: Model, names: set[str]) -> None:
         m.sources.append(table)
         return quote_ident(table)
 
-    env = jinja2.Environment(undefined=jinja2.StrictUndefined, autoescape=False, keep_trailing_newline=True)
+    # Sandboxed: a model file is text from the directory, not code; no attribute walk reaches Python's internals
+    # (``lipsum.__globals__``, ``''.__class__``): jinja2.exceptions.SecurityError, named as the file's error.
+    env = SandboxedEnvironment(undefined=jinja2.StrictUndefined, autoescape=False, keep_trailing_newline=True)
     try:
         sql = env.from_string(m.text).render(ref=ref, source=source, config=lambda *a, **k: "")
     except jinja2.TemplateSyntaxError as e:
         raise ModelError(f"{m.path}, line {e.lineno}: {e.message}") from e
     except jinja2.UndefinedError as e:
         raise ModelError(f"{m.path}: {e.message} (a model may use ref(), source() and config())") from e
+    except SecurityError as e:
+        raise ModelError(f"{m.path}: refused: {e} (a model may use ref(), source() and config(), nothing of "
+                         "Python's)") from e
     m.sql = sql.rstrip().rstrip(";").rstrip()      # leading lines kept: an error's LINE n is the file's line n
     if not m.sql.strip():
         raise ModelError(f"{m.path}: the file holds no SELECT")
@@ -162,11 +169,11 @@ def _where(m: Model, message: str, own_line: bool = True) -> int:
     return next((m.line_of(w) for pair in words for w in pair if w and w in m.text), 1)
 
 
-def _check(m: Model, tables: set[str]) -> None:
+def _check(m: Model, scope) -> None:
     from duckask.utils.db.safety import UnsafeSQLError, check_sql
 
     try:
-        check_sql(m.sql, tables)
+        check_sql(m.sql, scope)
     except UnsafeSQLError as e:
         why = str(e.__cause__ or e)
         raise ModelError(f"{m.path}, line {_where(m, why)}: a model is one read-only SELECT: {e}") from e
@@ -175,13 +182,16 @@ def _check(m: Model, tables: set[str]) -> None:
 def build_views(con: duckdb.DuckDBPyConnection, models: list[Model], *, check_rows: bool = True) -> dict[str, int]:
     """Each model as a TEMP view on ``con`` (dependency order), run once over all its rows when ``check_rows``;
     {name: rows} (-1 when not counted). ModelError names the file and line of the first that fails."""
+    from duckask.utils.db.binder import ConnectionScope
+
     rows: dict[str, int] = {}
+    scope = ConnectionScope(con)
     existing = {n.lower() for (n,) in con.execute(
         "SELECT table_name FROM duckdb_tables() WHERE NOT temporary").fetchall()}
     for m in models:
         if m.name.lower() in existing:
             raise ModelError(f"{m.path}: model {m.name!r} has the name of a table of the database (rename the file)")
-        _check(m, existing | set(rows))
+        _check(m, scope)
         known = existing | {n.lower() for n in rows}
         m.reads = [t for t in base_tables(parse(m.sql)) if t.lower() in known]
         try:

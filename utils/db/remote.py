@@ -78,6 +78,38 @@ def redact(db: str) -> str:
     return out[:scheme.end()] + _IN_URL.sub(lambda m: m.group(1) + "***", rest)
 
 
+def _secrets(db: str) -> list[str]:
+    """The secret parts of a connection string: the URL's password (between the first ``:`` of its userinfo and
+    the last ``@``) and the values of its ``password=`` / ``token=`` keys."""
+    out = []
+    scheme = _SCHEME.match(db)
+    if scheme:
+        rest = db[scheme.end():]
+        at = rest.rfind("@")
+        if at > 0 and ":" in rest[:at]:
+            out.append(rest[:at].split(":", 1)[1])
+    out += [m.group(2).strip("'\"") for m in (_IN_URL if scheme else _IN_LIBPQ).finditer(db)]
+    return [x for x in out if x]
+
+
+def redact_error(message: str, db: str) -> str:
+    """A driver's or engine's message about ``db`` with nothing of its secrets: ``redact`` first, then every
+    piece of the password the driver may have split off at ``@``, ``:`` or ``/`` and quoted back (libpq reads
+    ``user:wr@ngP@ss@host`` as the password ``wr`` and the host ``ngP@ss@host``): each run of whole pieces, the
+    longest first, three characters or more anywhere, shorter ones where an ``@`` or ``:`` joins them on."""
+    out = redact(message)
+    for secret in _secrets(str(db)):
+        bounds = [0, *(m.end() for m in re.finditer(r"[@:/]", secret))]
+        ends = [*(m.start() for m in re.finditer(r"[@:/]", secret)), len(secret)]
+        runs = sorted({secret[b:e] for b in bounds for e in ends if e > b}, key=len, reverse=True)
+        for run in runs:
+            if len(run) >= 3:
+                out = out.replace(run, "***")
+            else:
+                out = re.sub(rf"(?<=[@:]){re.escape(run)}|{re.escape(run)}(?=@)", "***", out)
+    return out
+
+
 def _extension_loads(extension: str | None) -> bool:
     if extension is None:
         return False
@@ -150,7 +182,7 @@ def _read(db: str, target: Path, only: list[str] | None, say: Callable[[str], No
         if isinstance(e, (KeyboardInterrupt, SystemExit)):
             raise
         why = " ".join(str(e).split())[:300]
-        raise _fail(f"cannot read {redact(db)}: {redact(why)}"
+        raise _fail(f"cannot read {redact(db)}: {redact_error(why, db)}"
                     + ("; the copy read before is kept" if target.exists() else "")) from None
     finally:
         for p in (tmp, Path(f"{tmp}.wal")):

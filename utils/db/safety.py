@@ -14,10 +14,12 @@ read_text), ``lock_configuration=true`` (no SET), a memory limit, a wall-clock t
 """
 from __future__ import annotations
 
-from collections.abc import Collection
+from typing import Protocol
 
 import duckdb
 
+from duckask.utils.db.binder import Bound
+from duckask.utils.db.quoting import quote_ident
 from duckask.utils.sql.reads import TableRef, resolve
 
 
@@ -46,11 +48,26 @@ def server_function(name: str) -> bool:
     return name in SERVER_FUNCTIONS or name.startswith(SERVER_PREFIXES)
 
 
-def reads_server(sql: str, user_tables: Collection[str] = ()) -> str | None:
-    """Why the statement reaches past the data (a refusal message), or None. ``user_tables`` (lower-case)
-    are the database's own tables and views, which stay readable whatever their names. What the statement
-    reads comes from ``sql.reads`` (CTEs resolved by scope): a CTE hides a name only where it is in scope,
-    so ``WITH duckdb_databases AS (...)`` beside a real ``duckdb_databases`` does not hide it."""
+class Scope(Protocol):
+    """What the guard binds a statement on: the database's connection (``Database``), or a model build's."""
+    catalog: str                                   # the database's own catalog, folded
+    user_tables: frozenset[str]                    # its tables' and views' bare names, folded
+
+    def bind(self, sql: str) -> Bound | None: ...
+
+
+def reads_server(sql: str, scope: Scope | None = None) -> str | None:
+    """Why the statement reaches past the data (a refusal message), or None.
+
+    Twice, from structure only. DuckDB's parse (``sql.reads``: CTEs resolved by scope, so ``WITH
+    duckdb_databases AS (...)`` beside a real ``duckdb_databases`` does not hide it) refuses the system and
+    metadata functions, other table functions, system schemas and catalogs, and file paths. Then, with a
+    ``scope``, DuckDB's binder (``binder.bind``) says what each name resolves to: every scan must be of the
+    database's own catalog and every table function a row generator, so ``duckdb_databases`` is refused even
+    where some schema holds a user table of that name, and ``airtable.duckdb_databases`` (that user table) is
+    read. A bare name that looks like a system view (``pg_settings``) is read only when the binder resolves it
+    to data and a table or view of the database has that name (a name in a CTE the query never reads is not
+    bound at all); without a scope, or when the statement does not bind, it is refused."""
     reads = resolve(sql)
     if reads is None:
         return None      # not a SELECT DuckDB can serialize: check_sql's statement check and the executor decide
@@ -65,31 +82,59 @@ def reads_server(sql: str, user_tables: Collection[str] = ()) -> str | None:
     for fn in reads.functions:
         if server_function(fn):
             return f"refused: {fn}() reads the server's settings or state, {_WHY}"
-    for ref in reads.tables:
-        why = system_table(ref, user_tables)
+    bound = scope.bind(sql) if scope is not None else None
+    beyond = None
+    if bound is not None and scope is not None:
+        beyond = outside_data(bound, scope.catalog, shows_data=all(_is_data(scope, ref) for ref in reads.shown))
+    for ref in reads.tables:        # a name as written first: its refusal names what the statement said
+        why = system_table(ref, resolved_to_data=bound is not None and beyond is None
+                           and ref.name in scope.user_tables)
         if why:
             return why
+    return beyond
+
+
+def _is_data(scope: Scope, ref: TableRef) -> bool:
+    """Whether ``ref`` (the table of a ``SHOW t``) resolves to a table or view of the database's own."""
+    name = ".".join(quote_ident(p) for p in (ref.catalog, ref.schema, ref.name) if p)
+    bound = scope.bind(f"SELECT * FROM {name}")
+    return bound is not None and outside_data(bound, scope.catalog) is None
+
+
+def outside_data(bound: Bound, catalog: str, shows_data: bool = False) -> str | None:
+    """Why a bound statement reads past the database's own tables (a system view or function, another
+    catalog), or None. ``shows_data``: the statement is ``SHOW t`` of a table of the database's own (DuckDB binds
+    it to ``pragma_show``, which describes that table's columns, as DESCRIBE does)."""
+    for path in sorted(bound.functions):
+        name = path[-1]
+        if shows_data and path == ("system", "main", "pragma_show"):
+            continue
+        if name not in TABLE_FUNCTIONS or (len(path) > 1 and path[:2] != ("system", "main")):
+            return f"refused: {'.'.join(path)} is a system view, {_WHY}"
+    for table in sorted(bound.tables):
+        if table[0] != catalog:
+            return f"refused: {'.'.join(table)} is in DuckDB's {table[0]} catalog, {_WHY}"
     return None
 
 
-def system_table(ref: TableRef, user_tables: Collection[str] = ()) -> str | None:
-    """Why reading ``ref`` reaches past the data (a system view, a system catalog, a file), or None."""
+def system_table(ref: TableRef, resolved_to_data: bool = False) -> str | None:
+    """Why reading ``ref`` reaches past the data (a system view, a system catalog, a file), or None. A name
+    that only looks like a system view passes when ``resolved_to_data``: DuckDB's binder resolved the statement
+    and ``outside_data`` decides it from what each name really is."""
     if ref.schema in SYSTEM_SCHEMAS or ref.catalog in SYSTEM_SCHEMAS:
         return f"refused: {ref} is a system view, {_WHY}"
     if ref.catalog in SYSTEM_CATALOGS or (not ref.catalog and ref.schema in SYSTEM_CATALOGS):
         return f"refused: {ref} is in DuckDB's {ref.catalog or ref.schema} catalog, {_WHY}"
-    if ref.name in user_tables:
-        return None
     if "/" in ref.name or "\\" in ref.name or ref.name.endswith(_FILE_SUFFIXES):
         return f"refused: '{ref.name}' is a file, and only the database's own tables may be read"
-    if ref.name.startswith(SYSTEM_PREFIXES):
+    if ref.name.startswith(SYSTEM_PREFIXES) and not resolved_to_data:
         return f"refused: {ref} is a system view, {_WHY}"
     return None
 
 
-def check_sql(sql: str, user_tables: Collection[str] = ()) -> str:
-    """Return the single statement's text (trailing ';' removed) or raise UnsafeSQLError.
-    ``user_tables``: the database's own table names (lower-case), readable whatever their names."""
+def check_sql(sql: str, scope: Scope | None = None) -> str:
+    """Return the single statement's text (trailing ';' removed) or raise UnsafeSQLError. ``scope``: the
+    database the statement runs on, whose binder says what each name resolves to (``reads_server``)."""
     if sql is None or not sql.strip():
         raise UnsafeSQLError("refused: the query is empty")
     try:
@@ -109,7 +154,7 @@ def check_sql(sql: str, user_tables: Collection[str] = ()) -> str:
     text = st.query.strip()
     while text.endswith(";"):
         text = text[:-1].rstrip()
-    why = reads_server(text, user_tables)
+    why = reads_server(text, scope)
     if why:
         raise UnsafeSQLError(why)
     return text

@@ -34,6 +34,13 @@ class WriteCard:
     proposed_by: str = "user"                # user (typed SQL) | model (from a request)
     model_says: str | None = None            # the model's one-line explanation of its statement
     decided_by: str | None = None            # who approved or rejected it
+    db_id: str = ""                          # the database file's identity (``database.file_identity``)
+    proposer_id: str = ""                    # the proposer's identity (``access.User.id``: from the key's hash)
+
+    @property
+    def owner(self) -> str:
+        """Whose card this is, for caps and ownership: the proposer's identity, else (no key) their name."""
+        return self.proposer_id or self.user
 
     @classmethod
     def of(cls, c, sql: str, **fields: Any) -> WriteCard:
@@ -58,8 +65,9 @@ class WriteCard:
         return card
 
     def public(self) -> dict[str, Any]:
-        """The card as JSON (the server's, ``--json``'s, the page's)."""
-        return dataclasses.asdict(self)
+        """The card as JSON (the server's, ``--json``'s, the page's): not the identities the state keeps (a
+        file's inode, a key's derived id)."""
+        return {k: v for k, v in dataclasses.asdict(self).items() if k not in ("db_id", "proposer_id")}
 
     @property
     def status(self) -> str:

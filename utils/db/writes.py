@@ -101,7 +101,8 @@ def propose(sql: str, database: Database, settings: Settings, *, session: str | 
         raise ValueError("this is a read (a SELECT), not a write: run it as a query")
     parse_tolerance(settings.write_tolerance)
     card = WriteCard.of(c, sql or "", db=database.source, session=session or PROCESS_SESSION,
-                        user=user or os_user(), request=request, proposed_by="model" if request else "user")
+                        user=user or os_user(), request=request, proposed_by="model" if request else "user",
+                        db_id=database.identity)
     blocked = None
     if c.tier == 3:
         blocked = f"refused: T3, always blocked: {c.reason}"
@@ -143,7 +144,9 @@ def recorded(entry_id: int, database: Database, settings: Settings) -> WriteCard
         where = f"for {database.source} " if entry else ""
         raise ValueError(f"no write #{entry_id} {where}in the audit log {log.path} (`duckask audit --db ...` "
                          "lists them)")
-    return WriteCard.from_entry(entry, database.source)
+    card = WriteCard.from_entry(entry, database.source)
+    card.db_id = database.identity            # the entry's resolved path is this file's, checked above
+    return card
 
 
 def _pending(card: WriteCard) -> None:
@@ -180,6 +183,9 @@ def approve(card: WriteCard, database: Database, settings: Settings,
     """Record the approval (``by``: who; default the card's user), run the write, record its outcome; returns
     the card with outcome and rows."""
     _pending(card)
+    if card.db_id and card.db_id != database.identity:
+        raise ValueError(f"write #{card.id} was proposed for another database file than {database.source}: it is "
+                         "decided where it was proposed; nothing ran")
     by = by or card.user
     log = audit or audit_log(settings)
     log.update(card.id, decision="approved", decided_at=_now(), decided_by=by)   # before the data write
@@ -206,9 +212,10 @@ def _apply(card: WriteCard, database: Database, settings: Settings) -> tuple[str
     with database.exclusive():
         try:
             con = duckdb.connect(str(database.file), read_only=False, config=config)
-        except duckdb.Error as e:
-            return "error", None, (f"cannot open {database.file} for writing ({str(e).splitlines()[0]}); another "
-                                   "process (a duckask serve or chat) may hold it open: write through that one")
+        except duckdb.Error as e:        # DuckDB's message names the absolute path and the holder's PID: not kept
+            held = "another process holds its write lock" if "lock" in str(e).lower() else "DuckDB refused it"
+            return "error", None, (f"cannot open {database.source} for writing ({held}); another process (a duckask "
+                                   "serve or chat) may hold it open: write through that one")
         timed_out = threading.Event()
         timer = threading.Timer(settings.timeout_s, lambda: (timed_out.set(), con.interrupt()))
         timer.daemon = True

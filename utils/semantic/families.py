@@ -86,31 +86,51 @@ def _base(con, catalog: Catalog, tables: list[str]) -> str:
     return max(lists, key=lambda t: (catalog.tables[t].rows, -len(t)))
 
 
+def jinja_text(text: str) -> str:
+    """Text from the database (a table or column name) as a model file renders it back, unchanged: each ``{``
+    written as a Jinja expression of itself, so no ``{{``, ``{%`` or ``{#`` in a name ever opens one."""
+    return text.replace("{", "{{ '{' }}")
+
+
+def _comment(text: str) -> str:
+    """A name in a comment line: Jinja-safe, control characters (a newline would end the comment) as spaces."""
+    return jinja_text(re.sub(r"[\x00-\x1f\x7f-\x9f]", " ", text))
+
+
+def _jinja_string(text: str) -> str:
+    """A Jinja string literal of ``text`` (backslash and quote escaped: a name never ends the literal)."""
+    return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
 def draft_model(db, catalog: Catalog, word: str, tables: list[str]) -> str:
+    """The draft model file for ``word``; every name from the database written so that rendering gives it back
+    as it is (``jinja_text``): a column named ``{{ ... }}`` is a column, never an expression run when the
+    reviewed file is built."""
     with db.cursor() as con:
         base = _base(con, catalog, tables)
     t = catalog.tables[base]
     cols = {c.name.lower() for c in t.columns}
-    lines = [f"-- DRAFT (duckask semantic init): one row per {word} from {base} ({t.rows} rows). Review it: join",
-             f"-- what the look-alikes add, keep one row per {word}, then delete this DRAFT line.",
+    lines = [f"-- DRAFT (duckask semantic init): one row per {_comment(word)} from {_comment(base)} ({t.rows} rows). "
+             "Review it: join",
+             f"-- what the look-alikes add, keep one row per {_comment(word)}, then delete this DRAFT line.",
              "-- Other tables about it (rows; columns named as in the base: join keys only if they hold the same ids):"]
     for other in tables:
         if other != base:
             o = catalog.tables[other]
             shared = sorted(c.name for c in o.columns if c.name.lower() in cols)[:6]
-            lines.append(f"--   {other} ({o.rows} rows; shared: {', '.join(shared) or 'none'})")
+            lines.append(f"--   {_comment(other)} ({o.rows} rows; shared: {_comment(', '.join(shared)) or 'none'})")
     missing = ", ".join(f"'{m}'" for m in MISSING)
     select = []
     with db.cursor() as con:
         for c in t.columns:
-            name = quote_ident(c.name)
+            name = jinja_text(quote_ident(c.name))
             if is_text(c.type) and _numeric_text(con, base, c.name):     # numbers stored as text, 'NA' missing
                 select.append(f"TRY_CAST(CASE WHEN trim({name}) IN ({missing}) THEN NULL ELSE trim({name}) END "
                               f"AS DOUBLE) AS {name}")
             else:
                 select.append(name)
     body = ",\n       ".join(select)
-    return "\n".join(lines) + f"\nSELECT {body}\nFROM {{{{ source('db', '{base}') }}}}\n"
+    return "\n".join(lines) + f"\nSELECT {body}\nFROM {{{{ source('db', {_jinja_string(base)}) }}}}\n"
 
 
 def model_name(word: str, catalog: Catalog) -> str:

@@ -38,7 +38,10 @@ def parse(sql: str) -> dict | None:
     raw = _serialize(sql)
     if raw is None:
         return None
-    doc = json.loads(raw)
+    try:
+        doc = json.loads(raw)
+    except RecursionError:         # nested deeper than Python reads: unreadable, so refused by every caller
+        return None
     if doc.get("error") or not doc.get("statements"):
         return None
     return doc["statements"][0]["node"]

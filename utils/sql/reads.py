@@ -26,10 +26,19 @@ from dataclasses import dataclass, field
 from duckask.utils.sql.ast import parse
 
 
+_ASCII_UPPER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
+
+def fold(name: str) -> str:
+    """``name`` as DuckDB compares identifiers: ASCII letters lower-cased, every other character kept (``"CAFÉ"``
+    and ``café`` are two tables to DuckDB; Python's ``str.lower`` would make them one)."""
+    return name.translate(_ASCII_UPPER)
+
+
 @dataclass(frozen=True)
 class TableRef:
-    name: str                  # lower-case
-    schema: str = ""           # lower-case, "" when not written
+    name: str                  # folded (``fold``)
+    schema: str = ""           # folded, "" when not written
     catalog: str = ""
 
     @property
@@ -45,10 +54,12 @@ class Reads:
     tables: list[TableRef] = field(default_factory=list)      # in order of appearance, without repeats
     table_functions: list[str] = field(default_factory=list)  # lower-case names: range, read_csv, ...
     functions: list[str] = field(default_factory=list)        # scalar and aggregate function names
+    types: list[str] = field(default_factory=list)            # named types of casts, "schema.name" (folded)
+    shown: list[TableRef] = field(default_factory=list)       # the tables SHOW / DESCRIBE t name
 
     @property
     def names(self) -> set[str]:
-        """The tables' names (lower-case), whatever their schema."""
+        """The tables' names (folded), whatever their schema."""
         return {t.name for t in self.tables}
 
 
@@ -58,8 +69,7 @@ def _add(items: list, item) -> None:
 
 
 def _table(d: dict) -> TableRef:
-    return TableRef((d.get("table_name") or "").lower(), (d.get("schema_name") or "").lower(),
-                    (d.get("catalog_name") or "").lower())
+    return TableRef(fold(d.get("table_name") or ""), fold(d.get("schema_name") or ""), fold(d.get("catalog_name") or ""))
 
 
 def _visit(x, visible: frozenset[str], out: Reads) -> None:
@@ -75,23 +85,27 @@ def _visit(x, visible: frozenset[str], out: Reads) -> None:
         before: set[str] = set()
         for entry in ctes:       # each CTE sees those defined before it, not itself, not those after
             _visit((entry.get("value") or {}).get("query_node"), visible | before, out)
-            before.add((entry.get("key") or "").lower())
+            before.add(fold(entry.get("key") or ""))
         visible = visible | before
     skip = {"cte_map"}
     if x.get("type") == "RECURSIVE_CTE_NODE":    # only the recursive branch sees the CTE's own name
-        _visit(x.get("right"), visible | {(x.get("cte_name") or "").lower()}, out)
+        _visit(x.get("right"), visible | {fold(x.get("cte_name") or "")}, out)
         skip.add("right")
     if x.get("type") == "BASE_TABLE":
         ref = _table(x)
         if ref.qualified or ref.name not in visible:
             _add(out.tables, ref)
     elif x.get("type") == "SHOW_REF" and x.get("table_name"):     # SHOW / DESCRIBE t, SHOW TABLES: never a CTE
-        _add(out.tables, TableRef(x["table_name"].strip('"').lower(), (x.get("schema_name") or "").lower(),
-                                  (x.get("catalog_name") or "").lower()))
+        ref = TableRef(fold(x["table_name"].strip('"')), fold(x.get("schema_name") or ""),
+                       fold(x.get("catalog_name") or ""))
+        _add(out.tables, ref)
+        _add(out.shown, ref)
     elif x.get("type") == "TABLE_FUNCTION":
-        _add(out.table_functions, ((x.get("function") or {}).get("function_name") or "").lower())
+        _add(out.table_functions, fold((x.get("function") or {}).get("function_name") or ""))
+    elif x.get("class") == "TYPE" and x.get("type_name"):
+        _add(out.types, fold(f"{x.get('schema') or 'main'}.{x['type_name']}"))
     elif x.get("class") in ("FUNCTION", "AGGREGATE", "WINDOW"):
-        _add(out.functions, (x.get("function_name") or "").lower())
+        _add(out.functions, fold(x.get("function_name") or ""))
     for key, value in x.items():
         if key not in skip and isinstance(value, dict | list):
             _visit(value, visible, out)
@@ -103,5 +117,8 @@ def resolve(sql: str) -> Reads | None:
     if node is None:
         return None
     out = Reads()
-    _visit(node, frozenset(), out)
+    try:
+        _visit(node, frozenset(), out)
+    except RecursionError:         # nested deeper than Python walks: unreadable, so refused
+        return None
     return out

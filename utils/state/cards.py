@@ -48,11 +48,11 @@ class MemoryCards:
 
     def counts(self, proposer: str) -> tuple[int, int]:
         with self.lock:
-            return sum(1 for h in self.held.values() if h.card.user == proposer), len(self.held)
+            return sum(1 for h in self.held.values() if h.card.owner == proposer), len(self.held)
 
     def add_if_room(self, held: Held, no_room: RoomCheck) -> str | None:
         with self.lock:
-            mine = sum(1 for h in self.held.values() if h.card.user == held.card.user)
+            mine = sum(1 for h in self.held.values() if h.card.owner == held.card.owner)
             if (why := no_room(mine, len(self.held))):
                 return why
             self.held[held.card.id] = held
@@ -102,7 +102,7 @@ class PgCards:
         with self.state.transaction() as cur:
             cur.execute(f"SELECT pg_advisory_xact_lock({_LOCK_ID + 1})")
             cur.execute("SELECT count(*) FILTER (WHERE proposer = $1), count(*) FROM duckask.pending",
-                        (held.card.user,))
+                        (held.card.owner,))
             mine, total = cur.fetchone()
             if (why := no_room(int(mine), int(total))):
                 return why
@@ -113,7 +113,7 @@ class PgCards:
     def _insert(cur, held: Held) -> None:
         cur.execute("INSERT INTO duckask.pending (id, proposer, db, card, token_sha256, since) VALUES ($1, $2, $3, $4, "
                     "$5, $6) ON CONFLICT (id) DO NOTHING",
-                    (held.card.id, held.card.user, held.card.db, json.dumps(dataclasses.asdict(held.card)),
+                    (held.card.id, held.card.owner, held.card.db_id, json.dumps(dataclasses.asdict(held.card)),
                      held.token_sha256, held.since))
 
     def put_back(self, held: Held) -> None:

@@ -24,7 +24,7 @@ from typing import Any
 
 from duckask.utils.db.audit import COLUMNS, DECIDED, AuditError
 from duckask.utils.db.quoting import quote_ident as _q
-from duckask.utils.db.remote import redact
+from duckask.utils.db.remote import redact, redact_error
 from duckask.utils.knowledge.examples import Example, ExampleError
 
 SCHEMA = [
@@ -48,6 +48,7 @@ SCHEMA = [
         id BIGSERIAL PRIMARY KEY, db TEXT NOT NULL, asker TEXT NOT NULL, session TEXT NOT NULL, history TEXT NOT NULL,
         shown TEXT NOT NULL, FOREIGN KEY (db, asker, session) REFERENCES duckask.threads ON DELETE CASCADE)""",
     "CREATE INDEX IF NOT EXISTS thread_turns_by_thread ON duckask.thread_turns (db, asker, session, id)",
+    "ALTER TABLE duckask.thread_turns ADD COLUMN IF NOT EXISTS bytes INTEGER NOT NULL DEFAULT 0",
 ]
 _LOCK_ID = 7_240_513          # pg_advisory_xact_lock key: the schema's creation, a card's room check
 
@@ -62,7 +63,11 @@ def _close_all() -> None:
 
 
 class StateError(RuntimeError):
-    """The shared state could not be reached or read; the message names it (password hidden) and why."""
+    """The shared state could not be reached or read; the message names it (password hidden) and why, for the
+    deployer (the server's log, the CLI). ``PUBLIC`` is what a request is told: which setting, nothing of it."""
+
+    PUBLIC = ("the shared state cannot be reached (the server's state setting: --state or DUCKASK_STATE); "
+              "the server's log says why")
 
 
 class PgState:
@@ -95,7 +100,7 @@ class PgState:
         try:
             return pg.connect("postgresql://" + self.url.split("://", 1)[1])
         except Exception as e:
-            raise StateError(f"cannot reach the shared state {self.shown}: {redact(_first_line(e))}") from None
+            raise StateError(f"cannot reach the shared state {self.shown}: {redact_error(_first_line(e), self.url)}") from None
 
     def _take(self):
         with self._lock:
@@ -126,7 +131,7 @@ class PgState:
                 conn.rollback()
             broken = _is_connection_error(e)
             if broken:
-                raise StateError(f"lost the shared state {self.shown}: {redact(_first_line(e))}") from None
+                raise StateError(f"lost the shared state {self.shown}: {redact_error(_first_line(e), self.url)}") from None
             raise
         finally:
             _close(cur)
@@ -151,7 +156,7 @@ class PgState:
                 cur.close()
             except Exception as e:
                 _close(conn)
-                raise StateError(f"cannot set up the shared state {self.shown}: {redact(_first_line(e))}") from None
+                raise StateError(f"cannot set up the shared state {self.shown}: {redact_error(_first_line(e), self.url)}") from None
             self._give_back(conn)
             self._ready = True
 

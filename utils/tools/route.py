@@ -14,10 +14,11 @@ answer's rows) and not from the user's own words: refused unless that tool's con
 
 - a number (an int or float cell, or a text cell that is one number such as ``"1,207"``) with at least
   ``MIN_DIGITS`` digits (leading zeros aside) counts when the arguments hold it as a number: ``38652``, ``38,652`` and
-  ``38652.0`` are one number; ``386520`` is another; ``7``, ``30`` and ``2.5`` are too common to hold back;
+  ``38652.0`` are one number, and so are ``33000000`` and ``3.3e7``; ``386520`` is another; ``7``, ``30`` and ``2.5`` are too common to hold back;
 - any other cell (text, a date) with at least ``MIN_CHARS`` letters or digits counts when its words appear in the
   arguments as whole words, ignoring case, punctuation and spacing (``LeBron James`` in ``lebron  james's news``,
-  ``O'Neal`` as ``O’Neal``; ``Ann`` not in ``annual``); ``LA`` or ``x`` are too short to hold back;
+  ``O'Neal`` as ``O’Neal``; ``Ann`` not in ``annual``), a cell of two words or more also in any order
+  (``Clayton Kershaw`` for the cell ``Kershaw, Clayton``); ``LA`` or ``x`` are too short to hold back;
 - true, false and empty cells never count; a cell the user typed (by the same rule) is theirs to send.
 """
 from __future__ import annotations
@@ -101,7 +102,8 @@ def fill_args(tool: Tool, args: dict[str, str], question: str) -> dict[str, str]
 
 MIN_CHARS = 3       # a text cell with fewer letters and digits is not looked for ('LA', 'x', '7b')
 MIN_DIGITS = 3      # nor a number written with fewer digits, leading zeros aside (7, 30, 2.5, 0.05)
-NUMBER = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?")   # 38652, 38,652, 38652.0, 27.1
+#: 38652, 38,652, 38652.0, 27.1, 3.3e7 (the same number as 33000000)
+NUMBER = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?(?:[eE][+-]?\d+)?")
 
 
 def cells(history: list[dict]) -> list:
@@ -120,8 +122,17 @@ def words(text: str) -> str:
 
 
 def numbers(text: str) -> set[Decimal]:
-    """The numbers written in ``text`` (signs dropped; ``1,234`` and ``1234.0`` are 1234)."""
-    return {Decimal(m.replace(",", "")) for m in NUMBER.findall(text)}
+    """The numbers written in ``text`` (signs dropped; ``1,234``, ``1234.0`` and ``1.234e3`` are 1234)."""
+    return {d for m in NUMBER.findall(text) if (d := Decimal(m.replace(",", ""))).is_finite()}
+
+
+def holds(text_words: str, cell_words: str) -> bool:
+    """Whether a text (``words``) holds a cell's words: in their order, or, for a cell of two words or more, each
+    as a whole word in any order ("Clayton Kershaw" holds the cell "Kershaw, Clayton")."""
+    if cell_words in text_words:
+        return True
+    parts = cell_words.split()
+    return len(parts) >= 2 and set(parts) <= set(text_words.split())
 
 
 def as_number(cell) -> Decimal | None:
@@ -130,7 +141,8 @@ def as_number(cell) -> Decimal | None:
         d = Decimal(str(cell))
         return abs(d) if d.is_finite() else None
     if isinstance(cell, str) and NUMBER.fullmatch(cell.strip().lstrip("+-")):
-        return Decimal(cell.strip().lstrip("+-").replace(",", ""))
+        d = Decimal(cell.strip().lstrip("+-").replace(",", ""))
+        return d if d.is_finite() else None
     return None
 
 
@@ -161,6 +173,6 @@ def database_values(args: dict[str, str], typed: str, history: list[dict]) -> li
                 found.add(number_text(n))
         else:
             w = words(str(cell))
-            if len(w.replace(" ", "")) >= MIN_CHARS and w in sent_words and w not in typed_words:
+            if len(w.replace(" ", "")) >= MIN_CHARS and holds(sent_words, w) and not holds(typed_words, w):
                 found.add(str(cell).strip())
     return sorted(found)
