@@ -45,11 +45,15 @@ def load_cases(path: Path = FILE) -> list[Case]:
 
 
 def make_db(path: Path) -> Path:
-    """The database attacked: a table ``t`` of three rows and a view ``v``."""
+    """The database attacked: a table ``t`` of three rows, a view ``v``, and tables named after system views."""
     with duckdb.connect(str(path)) as con:
         con.execute("CREATE TABLE t (i INTEGER, s VARCHAR)")
         con.execute("INSERT INTO t VALUES (1, 'one'), (2, 'two'), (3, 'three')")
         con.execute("CREATE VIEW v AS SELECT i FROM t")
+        # user tables named after system views (issue 43): approved T2 cards could have made them
+        con.execute("CREATE SCHEMA airtable; CREATE TABLE airtable.duckdb_databases (x INTEGER); "
+                    "CREATE SCHEMA reports; CREATE TABLE reports.pg_settings (name VARCHAR, setting VARCHAR); "
+                    "CREATE VIEW pg_teams AS SELECT i FROM t")
         con.execute("CHECKPOINT")
     return path
 

@@ -87,7 +87,7 @@ def test_a_connection_strings_entries_are_keyed_by_its_redacted_form(tmp_path, i
     from duckask.utils.db.remote import redact
 
     settings = load_settings(None, audit_file=str(tmp_path / "audit.duckdb"))
-    remote = SimpleNamespace(source=redact(URL))         # as open_database names a remote database
+    remote = SimpleNamespace(source=redact(URL), identity="copy#1:2")       # as open_database names a remote database
     card = writes.propose(DELETE, remote, settings)      # writes are off: blocked, and recorded
     [entry] = AuditLog(settings.resolved_audit_file).entries()
     assert entry["db"] == database_key(URL) == database_key(redact(URL)) == "postgres://ann:***@db.example.com:5432/shop"

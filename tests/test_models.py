@@ -213,3 +213,59 @@ def test_semantic_init_proposes_a_draft_model_per_entity_of_the_families(tmp_pat
     assert database.run("SELECT sum(height) AS h FROM players").df["h"].tolist() == [144]   # 'NA' became NULL
     assert main(["semantic", "init", "--db", str(db), "-o", str(tmp_path / "again.yaml"), "--models", str(out)]) == 0
     assert (out / "models" / "players.sql").read_text().startswith("-- reviewed")      # never overwritten
+
+
+# -- issue 43, finding 3: Jinja in a model file is text, never code ----------------------------------------------
+HOSTILE = "{{ lipsum.__globals__['os'].system('touch PWNED') }}"
+
+
+def test_a_hostile_column_name_stays_a_name_through_a_reviewed_draft(tmp_path, isolated_env, monkeypatch):
+    """A column named like a Jinja expression that runs a shell command: ``semantic init --models`` writes it so
+    that rendering gives the name back, and the reviewed draft builds with that column; nothing runs."""
+    from duckask.utils.app.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    db = tmp_path / "fam.duckdb"
+    with duckdb.connect(str(db)) as con:
+        con.execute(FAMILIES)
+        con.execute(f'ALTER TABLE alpha_player ADD COLUMN "{HOSTILE}" VARCHAR DEFAULT \'x\'')
+        con.execute("ALTER TABLE alpha_player ADD COLUMN \"a{% raw %}b{# c\" VARCHAR DEFAULT 'y'")
+        con.execute("CREATE TABLE \"beta_player_x') }}{{ 7*7 }}\" (id INTEGER, height VARCHAR)")
+    out = tmp_path / "knowledge"
+    assert main(["semantic", "init", "--db", str(db), "-o", str(out / "semantic.yaml"), "--models", str(out)]) == 0
+    players = (out / "models" / "players.sql").read_text()
+    assert HOSTILE not in players                                 # written escaped, never as an expression
+    (out / "models" / "players.sql").write_text(players.replace("-- DRAFT", "-- reviewed", 1))
+    (m,) = [m for m in load_models(out) if m.name == "players"]
+    assert f'"{HOSTILE}"' in m.sql and '"a{% raw %}b{# c"' in m.sql     # rendered back to the names as they are
+    database = open_database(db, load_settings(None, semantic=str(out)))
+    assert database.model_rows == {"players": 3}
+    assert database.run(f'SELECT DISTINCT "{HOSTILE}" AS v FROM players').df["v"].tolist() == ["x"]
+    assert not (tmp_path / "PWNED").exists() and not list(tmp_path.rglob("PWNED"))
+
+
+@pytest.mark.parametrize("text", [
+    f"SELECT 1 AS x -- {HOSTILE}\n",
+    "SELECT '{{ ''.__class__.__mro__[1].__subclasses__() }}' AS x\n",
+    "{% set x = cycler.__init__.__globals__.os.system('touch PWNED') %}SELECT 1 AS x\n",
+    "SELECT {{ config.__class__.__init__.__globals__ }} AS x\n",
+])
+def test_a_model_file_reaching_pythons_internals_is_refused(tmp_path, monkeypatch, text):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "models").mkdir()
+    (tmp_path / "models" / "evil.sql").write_text(text)
+    with pytest.raises(ModelError, match="evil.sql: refused: .*nothing of Python's"):
+        load_models(tmp_path)
+    assert not (tmp_path / "PWNED").exists()
+
+
+@pytest.mark.parametrize("name", ["x') }}{{ 7*7 }}", "a\\'b", "{% raw %}", "ok_name", "é{{x}}"])
+def test_a_table_name_in_a_drafts_source_call_renders_back_as_itself(name):
+    from duckask.utils.db.models import Model, _render
+    from duckask.utils.semantic.families import _jinja_string, jinja_text
+
+    m = Model(name="m", path="m.sql", text=f"SELECT {jinja_text(chr(34) + name + chr(34))} FROM "
+                                          f"{{{{ source('db', {_jinja_string(name)}) }}}}")
+    _render(m, {"m"})
+    quoted = '"' + name.replace('"', '""') + '"'
+    assert m.sql == f"SELECT {quoted} FROM {quoted}" and m.sources == [name]

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import threading
 import uuid
+from types import SimpleNamespace
 from concurrent.futures import ThreadPoolExecutor
 
 import live_server
@@ -82,9 +83,10 @@ def _at_once(calls: list) -> list:
         return list(pool.map(run, calls))
 
 
-def _card(i: int, user: str = "ann", db: str = "/d.duckdb") -> Held:
+def _card(i: int, user: str = "ann", db: str = "/d.duckdb", db_id: str = "") -> Held:
     card = WriteCard(sql=f"DELETE FROM t WHERE id = {i}", tier=1, tier_name="T1", kind="DELETE", target="t",
-                     reason="data change", db=db, session="s", user=user, checks_rows=True, id=i, estimated_rows=1)
+                     reason="data change", db=db, session="s", user=user, checks_rows=True, id=i, estimated_rows=1,
+                     db_id=db_id)
     return Held(card, "0" * 64, 1000.0 + i)
 
 
@@ -110,10 +112,11 @@ def test_a_server_sees_and_decides_only_its_own_databases_cards(state, tmp_path)
     settings = _settings(tmp_path, state)
     log = audit_log(settings)
     mine, theirs = (log.record(decision="pending", sql="DELETE FROM t", db=d) for d in ("/a.duckdb", "/b.duckdb"))
-    here = PendingWrites(store=card_store(settings), db="/a.duckdb")
-    other = PendingWrites(store=card_store(settings), db="/b.duckdb")
-    here.add(_card(mine, db="/a.duckdb").card)
-    other.add(_card(theirs, db="/b.duckdb").card)
+    a, b = SimpleNamespace(identity="/a.duckdb#1:11"), SimpleNamespace(identity="/b.duckdb#1:12")
+    here = PendingWrites(store=card_store(settings), database=a)
+    other = PendingWrites(store=card_store(settings), database=b)
+    here.add(_card(mine, db="/a.duckdb", db_id=a.identity).card)
+    other.add(_card(theirs, db="/b.duckdb", db_id=b.identity).card)
     assert list(here.cards) == [mine] and list(other.cards) == [theirs]
     assert here.peek(theirs) is None and here.take(theirs) is None       # not this server's database: not taken
     assert other.take(theirs).card.id == theirs and here.take(mine).card.id == mine

@@ -330,3 +330,40 @@ def test_to_table_with_writes_off_is_blocked(people, isolated_env, tmp_path):
     r = ask(sql="SELECT * FROM people", db=str(people), llm=ScriptedLLM({}), settings=settings)
     before = sha256(people)
     assert r.to_table("copy").status == "blocked" and sha256(people) == before
+
+
+def test_a_write_that_cannot_lock_its_file_says_so_without_its_path_or_a_pid(people, on, monkeypatch):
+    """Issue 43, finding 11: DuckDB's lock message names the absolute path and the holder's PID; neither reaches
+    the audit log or the approver's reply. (Another process holding the file open for writing also keeps duckask
+    from opening it to read, so the read-write open is the one made to fail, with DuckDB's own words.)"""
+    database = open_database(people, on)
+    card = writes.propose("DELETE FROM people WHERE id = 1", database, on)
+    real = duckdb.connect
+    message = (f'IO Error: Could not set lock on file "{people.resolve()}": Conflicting lock is held in '
+               "/usr/bin/python3 (PID 48213) by user root. See also https://duckdb.org/docs/stable/connect/concurrency")
+
+    def connect(path=":memory:", read_only=False, **kw):
+        if not read_only and str(path) == str(people):
+            raise duckdb.IOException(message)
+        return real(path, read_only=read_only, **kw)
+
+    monkeypatch.setattr(duckdb, "connect", connect)
+    done = writes.approve(card, database, on)
+    monkeypatch.undo()
+    (entry,) = log(on)
+    assert done.outcome == entry["outcome"] == "error" and "another process holds its write lock" in done.detail
+    for text in (done.detail, entry["detail"], done.summary()):
+        assert str(people.parent) not in text and "48213" not in text and "PID" not in text
+    assert count(people, "SELECT count(*) FROM people") == [(6,)]
+
+
+def test_a_card_for_another_file_is_never_applied_here(people, on, tmp_path):
+    """Issue 43, finding 5: a card carries its file's identity; approving it on another file (the same relative
+    name opened elsewhere) raises before anything is recorded or run."""
+    (tmp_path / "elsewhere").mkdir()
+    other = make_people(tmp_path / "elsewhere" / "people.duckdb")
+    card = writes.propose("DELETE FROM people WHERE id = 1", open_database(people, on), on)
+    before = sha256(other)
+    with pytest.raises(ValueError, match="proposed for another database file"):
+        writes.approve(card, open_database(other, on), on)
+    assert sha256(other) == before and log(on)[0]["decision"] == "pending"

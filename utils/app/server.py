@@ -153,6 +153,10 @@ def create_app(db: str | None = None, *, llm=None, settings=None, api_key: str |
     async def http_error(_request, exc):
         return _error(exc.status_code, str(exc.detail))
 
+    @app.exception_handler(Exception)
+    async def crashed(_request, exc):           # a fault of duckask's own: JSON that says so, the details logged
+        return _error(500, f"internal error ({type(exc).__name__}); the server's log has the details")
+
     async def read_json(request: Request, key: str, limit: int) -> tuple[str, dict]:
         body = parse_body(await request.body(), f'{{"{key}": "..."}}')
         if not isinstance(body, dict) or not isinstance(body.get(key), str) or not body[key].strip():

@@ -89,7 +89,7 @@ class ConnectionScope:
     """One connection as the scope ``safety.check_sql`` binds on (a model build's; ``Database`` is the other)."""
 
     def __init__(self, con: duckdb.DuckDBPyConnection):
-        self.con, self.catalog, self.user_tables = con, catalog_of(con), user_table_names(con)
+        self.con, self.catalog = con, catalog_of(con)
 
     def bind(self, sql: str) -> Bound | None:
         return bind(self.con, sql)

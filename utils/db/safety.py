@@ -51,7 +51,6 @@ def server_function(name: str) -> bool:
 class Scope(Protocol):
     """What the guard binds a statement on: the database's connection (``Database``), or a model build's."""
     catalog: str                                   # the database's own catalog, folded
-    user_tables: frozenset[str]                    # its tables' and views' bare names, folded
 
     def bind(self, sql: str) -> Bound | None: ...
 
@@ -66,8 +65,7 @@ def reads_server(sql: str, scope: Scope | None = None) -> str | None:
     database's own catalog and every table function a row generator, so ``duckdb_databases`` is refused even
     where some schema holds a user table of that name, and ``airtable.duckdb_databases`` (that user table) is
     read. A bare name that looks like a system view (``pg_settings``) is read only when the binder resolves it
-    to data and a table or view of the database has that name (a name in a CTE the query never reads is not
-    bound at all); without a scope, or when the statement does not bind, it is refused."""
+    to a table or view of the database's own; without a scope it is refused."""
     reads = resolve(sql)
     if reads is None:
         return None      # not a SELECT DuckDB can serialize: check_sql's statement check and the executor decide
@@ -82,20 +80,20 @@ def reads_server(sql: str, scope: Scope | None = None) -> str | None:
     for fn in reads.functions:
         if server_function(fn):
             return f"refused: {fn}() reads the server's settings or state, {_WHY}"
-    bound = scope.bind(sql) if scope is not None else None
-    beyond = None
-    if bound is not None and scope is not None:
-        beyond = outside_data(bound, scope.catalog, shows_data=all(_is_data(scope, ref) for ref in reads.shown))
     for ref in reads.tables:        # a name as written first: its refusal names what the statement said
-        why = system_table(ref, resolved_to_data=bound is not None and beyond is None
-                           and ref.name in scope.user_tables)
+        why = system_table(ref, scope)
         if why:
             return why
-    return beyond
+    bound = scope.bind(sql) if scope is not None else None
+    if bound is None or scope is None:
+        return None
+    return outside_data(bound, scope.catalog, shows_data=all(_is_data(scope, ref) for ref in reads.shown))
 
 
 def _is_data(scope: Scope, ref: TableRef) -> bool:
-    """Whether ``ref`` (the table of a ``SHOW t``) resolves to a table or view of the database's own."""
+    """Whether ``ref``, as written, resolves to a table or view of the database's own (the binder's answer for
+    ``SELECT * FROM ref`` on the same search path; a CTE in scope never reaches here, ``sql.reads`` leaves it
+    out)."""
     name = ".".join(quote_ident(p) for p in (ref.catalog, ref.schema, ref.name) if p)
     bound = scope.bind(f"SELECT * FROM {name}")
     return bound is not None and outside_data(bound, scope.catalog) is None
@@ -117,17 +115,17 @@ def outside_data(bound: Bound, catalog: str, shows_data: bool = False) -> str | 
     return None
 
 
-def system_table(ref: TableRef, resolved_to_data: bool = False) -> str | None:
-    """Why reading ``ref`` reaches past the data (a system view, a system catalog, a file), or None. A name
-    that only looks like a system view passes when ``resolved_to_data``: DuckDB's binder resolved the statement
-    and ``outside_data`` decides it from what each name really is."""
+def system_table(ref: TableRef, scope: Scope | None = None) -> str | None:
+    """Why reading ``ref`` reaches past the data (a system view, a system catalog, a file), or None. A name that
+    only looks like a system view (``pg_teams``) passes when the binder resolves it, as written, to a table or
+    view of the database's own (``_is_data``); without a ``scope`` it is refused."""
     if ref.schema in SYSTEM_SCHEMAS or ref.catalog in SYSTEM_SCHEMAS:
         return f"refused: {ref} is a system view, {_WHY}"
     if ref.catalog in SYSTEM_CATALOGS or (not ref.catalog and ref.schema in SYSTEM_CATALOGS):
         return f"refused: {ref} is in DuckDB's {ref.catalog or ref.schema} catalog, {_WHY}"
     if "/" in ref.name or "\\" in ref.name or ref.name.endswith(_FILE_SUFFIXES):
         return f"refused: '{ref.name}' is a file, and only the database's own tables may be read"
-    if ref.name.startswith(SYSTEM_PREFIXES) and not resolved_to_data:
+    if ref.name.startswith(SYSTEM_PREFIXES) and (scope is None or not _is_data(scope, ref)):
         return f"refused: {ref} is a system view, {_WHY}"
     return None
 

@@ -214,8 +214,8 @@ def _apply(card: WriteCard, database: Database, settings: Settings) -> tuple[str
             con = duckdb.connect(str(database.file), read_only=False, config=config)
         except duckdb.Error as e:        # DuckDB's message names the absolute path and the holder's PID: not kept
             held = "another process holds its write lock" if "lock" in str(e).lower() else "DuckDB refused it"
-            return "error", None, (f"cannot open {database.source} for writing ({held}); another process (a duckask "
-                                   "serve or chat) may hold it open: write through that one")
+            return "error", None, (f"cannot open {database.file.name} for writing ({held}); another process (a "
+                                   "duckask serve or chat) may hold it open: write through that one")
         timed_out = threading.Event()
         timer = threading.Timer(settings.timeout_s, lambda: (timed_out.set(), con.interrupt()))
         timer.daemon = True
