@@ -11,7 +11,20 @@ import pytest
 import yaml
 from conftest import build_small_db, sha256
 
-from duckask.utils.db.access import AccessError, User, add_user, hash_key, load_users, may_decide, outside
+from duckask.utils.db.access import (
+    AccessError,
+    User,
+    add_user,
+    hash_key,
+    key_id,
+    load_users,
+    may_decide,
+    may_see,
+    outside,
+    owns,
+    shown,
+)
+from duckask.utils.sql.reads import TableRef
 
 pytest.importorskip("fastapi", reason="the server extra is not installed (pip install 'duckask[server]')")
 httpx = pytest.importorskip("httpx", reason="httpx is in the test extra")
@@ -34,7 +47,9 @@ def test_add_user_stores_only_the_hash_and_prints_the_key_once(tmp_path):
     text = f.read_text()
     assert key.startswith("dk_") and key not in text and hash_key(key) in text
     assert oct(f.stat().st_mode & 0o777) == "0o600"
-    assert load_users(f).find(key) == User("ann", "approver")
+    found = load_users(f).find(key)
+    assert (found.name, found.role, found.tables) == ("ann", "approver", None)
+    assert found.id == f"key:{key_id(hash_key(key))}" and hash_key(key) not in found.id     # the key, not the name
     assert load_users(f).find("dk_wrong") is None and load_users(f).find("") is None
     with pytest.raises(AccessError, match="already has a user ann"):
         add_user(f, "ann", "reader")
@@ -53,7 +68,8 @@ def test_a_bad_users_file_says_what_is_wrong(tmp_path, users, message):
 
 
 @pytest.mark.parametrize("role, readable", [
-    ({"tables": ["Teams", "players"]}, frozenset({"teams", "players"})),
+    ({"tables": ["Teams", "players"]}, frozenset({"main.teams", "main.players"})),
+    ({"tables": ["hr.Teams", "main.players"]}, frozenset({"hr.teams", "main.players"})),     # a schema, or main
     ({"tables": []}, frozenset()),                     # an empty list is no table (it used to mean every one)
     ({}, None),                                        # only a role without the key reads every table
     (None, None),
@@ -65,7 +81,9 @@ def test_a_roles_tables_is_exactly_its_list_and_empty_means_none(tmp_path, role,
     [(_, rita)] = load_users(f).users
     assert rita.tables == readable
     if readable is not None:
-        assert outside(rita, ["teams", "players", "arenas"]) == sorted({"teams", "players", "arenas"} - readable)
+        refs = [TableRef("teams"), TableRef("players"), TableRef("arenas"), TableRef("teams", "hr")]
+        assert outside(rita, refs, "nba") == sorted(shown(t) for t in {"main.teams", "main.players", "main.arenas",
+                                                                       "hr.teams"} - readable)
 
 
 @pytest.mark.parametrize("role", [{"tables": None}, {"tables": "teams"}, {"tables": [1]}, ["teams"]])
@@ -94,13 +112,18 @@ def test_an_empty_allowlist_on_a_server_reads_no_table(tmp_path, settings):
 
 def test_rules_of_the_roles():
     class Card:
-        tier, user = 2, "ann"
-    ann, bob, cy = User("ann", "approver"), User("bob", "approver"), User("cy", "proposer")
+        tier, user, proposer_id = 2, "ann", "key:1"
+    ann, bob, cy = User("ann", "approver", key_id="1"), User("bob", "approver", key_id="2"), User("cy", "proposer")
     assert may_decide(ann, Card, four_eyes=False) is None
     assert "four_eyes" in may_decide(ann, Card, four_eyes=True) and may_decide(bob, Card, four_eyes=True) is None
+    assert "four_eyes" in may_decide(User("bob", "approver", key_id="1"), Card, four_eyes=True)   # the same key
+    assert "four_eyes" in may_decide(User("ann", "approver", key_id="9"), Card, four_eyes=True)   # the same name
     assert "needs approver" in may_decide(cy, Card, four_eyes=False)
-    assert outside(User("r", "reader", frozenset({"teams"})), ["Teams", "players"]) == ["players"]
-    assert outside(User("r", "reader"), ["players"]) == []
+    assert owns(ann, Card) and not owns(User("ann", "proposer", key_id="9"), Card)     # a namesake is not her
+    assert may_see(User("ann", "proposer", key_id="1"), Card) and not may_see(User("ann", "proposer"), Card)
+    assert outside(User("r", "reader", frozenset({"teams"})), [TableRef("teams"), TableRef("players")], "x") == \
+        ["players"]
+    assert outside(User("r", "reader"), [TableRef("players")], "x") == []
 
 
 # -- on a server ----------------------------------------------------------------------------------------

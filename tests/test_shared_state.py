@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import threading
 import uuid
-from types import SimpleNamespace
 from concurrent.futures import ThreadPoolExecutor
+from types import SimpleNamespace
 
 import live_server
 import pytest

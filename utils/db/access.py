@@ -230,8 +230,13 @@ class ScopedDatabase:
         self._database, self.reader = database, user
 
     def refusal(self, sql: str) -> str | None:
-        """Why this user may not run ``sql`` (the database's own refusal first), or None."""
-        why = self._database.refusal(sql)
+        """Why this user may not run ``sql`` (the database's own refusal first), or None; every statement bound
+        on one cursor."""
+        with self._database.scope() as scope:
+            return self._refusal(sql, scope)
+
+    def _refusal(self, sql: str, scope) -> str | None:
+        why = self._database.refusal(sql, scope)
         if why:
             return why
         reads = resolve(sql)
@@ -244,9 +249,9 @@ class ScopedDatabase:
                     "allowlist covers tables, not the database's types; compare with plain text instead")
         denied = outside(self.reader, reads.tables, self._database.catalog)
         if not denied:
-            bound = self._database.bind(sql)
+            bound = scope.bind(sql)
             if bound is not None:
-                allowed = self._allowed_scans()
+                allowed = self._allowed_scans(scope)
                 denied = sorted({shown(".".join(t[1:])) for t in bound.tables if t not in allowed})
         if denied:
             return (f"refused: this needs {', '.join(denied)}, which {self.reader.name} ({self.reader.role}) may "
@@ -261,7 +266,7 @@ class ScopedDatabase:
             return QueryOutcome(sql=sql, status="refused", error=why)
         return self._database.run(sql, **options)
 
-    def _allowed_scans(self) -> set[Qualified]:
+    def _allowed_scans(self, scope) -> set[Qualified]:
         """The tables the binder may scan for this user: each entry bound as a query of its own, so a view (or
         a model) on the list adds the tables behind it, and ``teams`` is whichever ``teams`` a bare name finds
         (a model first, as DuckDB's search path has it) and ``main.teams``."""
@@ -271,7 +276,7 @@ class ScopedDatabase:
             forms = [quote_ident(name), f"{quote_ident(schema)}.{quote_ident(name)}"] if schema == "main" else \
                 [f"{quote_ident(schema)}.{quote_ident(name)}"]
             for form in forms:
-                bound = self._database.bind(f"SELECT * FROM {form}")
+                bound = scope.bind(f"SELECT * FROM {form}")
                 allowed |= set(bound.tables) if bound is not None else set()
         return allowed
 

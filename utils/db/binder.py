@@ -86,10 +86,11 @@ def catalog_of(cur: duckdb.DuckDBPyConnection) -> str:
 
 
 class ConnectionScope:
-    """One connection as the scope ``safety.check_sql`` binds on (a model build's; ``Database`` is the other)."""
+    """One connection (or cursor) as the scope ``safety.check_sql`` binds on: a model build's, or the cursor a
+    query runs on (``Database.scope``), so checking costs no cursor of its own."""
 
-    def __init__(self, con: duckdb.DuckDBPyConnection):
-        self.con, self.catalog = con, catalog_of(con)
+    def __init__(self, con: duckdb.DuckDBPyConnection, catalog: str | None = None):
+        self.con, self.catalog = con, catalog if catalog is not None else catalog_of(con)
 
     def bind(self, sql: str) -> Bound | None:
         return bind(self.con, sql)

@@ -26,12 +26,12 @@ from tenacity import retry, retry_if_exception, stop_after_delay, wait_random
 
 from duckask.utils.config import Settings, load_settings
 from duckask.utils.db import remote
-from duckask.utils.db.binder import Bound, bind, catalog_of, user_table_names
-from duckask.utils.sql.reads import fold
+from duckask.utils.db.binder import Bound, ConnectionScope, catalog_of, user_table_names
 from duckask.utils.db.models import ModelError, build_views, models_for, models_stamp
 from duckask.utils.db.quoting import quote_ident
 from duckask.utils.db.safety import UnsafeSQLError, check_sql
 from duckask.utils.db.sources import DatabaseError, is_export_dir, resolve_db_file  # noqa: F401 (re-exported)
+from duckask.utils.sql.reads import fold
 
 #: How long opening the file read-only waits while another process holds its write lock.
 LOCK_WAIT_S = 10.0
@@ -133,16 +133,26 @@ class Database:
         with self.exclusive():
             self.settings = settings
 
+    @contextlib.contextmanager
+    def scope(self) -> Iterator[ConnectionScope]:
+        """One cursor to bind statements on (``binder.bind``), for as many checks as the caller makes."""
+        with self.cursor() as cur:
+            yield ConnectionScope(cur, self.catalog)
+
     def bind(self, sql: str) -> Bound | None:
         """What DuckDB's binder resolves ``sql`` to on this database (``binder.bind``), or None."""
-        with self.cursor() as cur:
-            return bind(cur, sql)
+        with self.scope() as scope:
+            return scope.bind(sql)
 
-    def refusal(self, sql: str) -> str | None:
+    def refusal(self, sql: str, scope: ConnectionScope | None = None) -> str | None:
         """Why ``sql`` would be refused here (not one read-only SELECT, or it reads files or the server's
-        state: ``safety.check_sql``, names resolved by this database's binder), or None."""
+        state: ``safety.check_sql``, names resolved by this database's binder, on ``scope`` or a cursor of its
+        own), or None."""
+        if scope is None:
+            with self.scope() as scope:
+                return self.refusal(sql, scope)
         try:
-            check_sql(sql, self)
+            check_sql(sql, scope)
         except UnsafeSQLError as e:
             return str(e)
         return None
@@ -152,11 +162,11 @@ class Database:
         timeout_s = self.settings.timeout_s if timeout_s is None else timeout_s
         row_cap = self.settings.row_cap if row_cap is None else row_cap
         t0 = time.perf_counter()
-        try:
-            stmt = check_sql(sql, self)
-        except UnsafeSQLError as e:
-            return QueryOutcome(sql=sql, status="refused", error=str(e))
         with self.cursor() as cur:
+            try:
+                stmt = check_sql(sql, ConnectionScope(cur, self.catalog))     # bound on the cursor it runs on
+            except UnsafeSQLError as e:
+                return QueryOutcome(sql=sql, status="refused", error=str(e))
             timed_out = threading.Event()
 
             def interrupt() -> None:

@@ -25,7 +25,6 @@ from dataclasses import dataclass, field
 
 from duckask.utils.sql.ast import parse
 
-
 _ASCII_UPPER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 
 
@@ -69,7 +68,8 @@ def _add(items: list, item) -> None:
 
 
 def _table(d: dict) -> TableRef:
-    return TableRef(fold(d.get("table_name") or ""), fold(d.get("schema_name") or ""), fold(d.get("catalog_name") or ""))
+    return TableRef(fold(d.get("table_name") or ""), fold(d.get("schema_name") or ""),
+                    fold(d.get("catalog_name") or ""))
 
 
 def _visit(x, visible: frozenset[str], out: Reads) -> None:

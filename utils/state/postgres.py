@@ -91,6 +91,10 @@ class PgState:
         for conn in idle:
             _close(conn)
 
+    def _why(self, e: BaseException) -> str:
+        """The driver's message, first line, with nothing of the URL's secrets (``remote.redact_error``)."""
+        return redact_error(_first_line(e), self.url)
+
     def _connect(self):
         try:
             import adbc_driver_postgresql.dbapi as pg
@@ -100,7 +104,7 @@ class PgState:
         try:
             return pg.connect("postgresql://" + self.url.split("://", 1)[1])
         except Exception as e:
-            raise StateError(f"cannot reach the shared state {self.shown}: {redact_error(_first_line(e), self.url)}") from None
+            raise StateError(f"cannot reach the shared state {self.shown}: {self._why(e)}") from None
 
     def _take(self):
         with self._lock:
@@ -131,7 +135,7 @@ class PgState:
                 conn.rollback()
             broken = _is_connection_error(e)
             if broken:
-                raise StateError(f"lost the shared state {self.shown}: {redact_error(_first_line(e), self.url)}") from None
+                raise StateError(f"lost the shared state {self.shown}: {self._why(e)}") from None
             raise
         finally:
             _close(cur)
@@ -156,7 +160,7 @@ class PgState:
                 cur.close()
             except Exception as e:
                 _close(conn)
-                raise StateError(f"cannot set up the shared state {self.shown}: {redact_error(_first_line(e), self.url)}") from None
+                raise StateError(f"cannot set up the shared state {self.shown}: {self._why(e)}") from None
             self._give_back(conn)
             self._ready = True
 

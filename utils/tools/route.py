@@ -13,8 +13,9 @@ answer's rows) and not from the user's own words: refused unless that tool's con
 ``send_database_values: true``. The rule, for every cell of the rows the history keeps:
 
 - a number (an int or float cell, or a text cell that is one number such as ``"1,207"``) with at least
-  ``MIN_DIGITS`` digits (leading zeros aside) counts when the arguments hold it as a number: ``38652``, ``38,652`` and
-  ``38652.0`` are one number, and so are ``33000000`` and ``3.3e7``; ``386520`` is another; ``7``, ``30`` and ``2.5`` are too common to hold back;
+  ``MIN_DIGITS`` digits (leading zeros aside) counts when the arguments hold it as a number: ``38652``,
+  ``38,652`` and ``38652.0`` are one number, and so are ``33000000`` and ``3.3e7``; ``386520`` is another; ``7``,
+  ``30`` and ``2.5`` are too common to hold back;
 - any other cell (text, a date) with at least ``MIN_CHARS`` letters or digits counts when its words appear in the
   arguments as whole words, ignoring case, punctuation and spacing (``LeBron James`` in ``lebron  james's news``,
   ``O'Neal`` as ``O’Neal``; ``Ann`` not in ``annual``), a cell of two words or more also in any order
