@@ -140,3 +140,14 @@ def test_the_cli_never_echoes_the_password(isolated_env):
     assert p.returncode != 0 and "cannot read postgres://ann:***@127.0.0.1:1/shop" in p.stderr
     assert "Connection refused" in p.stderr
     assert "s3cret" not in p.stdout + p.stderr
+
+
+def test_a_drivers_unreachable_host_message_on_the_cli_keeps_no_piece_of_the_password(isolated_env, tmp_path):
+    """The probe's own form: libpq split the password at its first "@" and quoted the rest as the host."""
+    pytest.importorskip("adbc_driver_postgresql", reason="the postgres extra is not installed")
+    run = subprocess.run([str(Path(sys.executable).parent / "duckask"), "schema", "--db",
+                          "postgresql://shopro:wr@ngP@ss@127.0.0.1:5/shop"], capture_output=True, text=True,
+                         env=clean_env(isolated_env), cwd=tmp_path, timeout=120)
+    out = run.stdout + run.stderr
+    assert run.returncode != 0 and "postgresql://shopro:***@127.0.0.1:5/shop" in out
+    assert "ngP" not in out and "wr@" not in out and "ss@" not in out, out
