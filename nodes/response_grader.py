@@ -1,6 +1,7 @@
 """ResponseGrader: does the SQL and its result answer the question? Bounded critique loop.
 
-"rules" (the default, ``auto``, on every backend; no LLM call: ``sql.checks``) fails a result that is empty
+"rules" (the default, ``auto``, on every backend; no LLM call: ``sql.checks``) fails a result whose text literal
+is not a value of its column when the column holds what it likely meant (the values offered), a result that is empty
 (naming a contradictory filter when there is one), all NULL, of the wrong grain (a per-row value where an
 average was asked, one row where "for each Y" was), or that its own rows contradict (``sql.answer_checks``: a
 yes/no column reading "no" where the question says it happened, a condition grouped by instead of filtered
@@ -17,6 +18,7 @@ import pandas as pd
 from duckask.nodes._base import TracedNode
 from duckask.utils.llm.yaml_reply import parse_yaml
 from duckask.utils.schema.terms import split_ident
+from duckask.utils.schema.value_index import ValueIndex
 from duckask.utils.sql.checks import failed_check
 from duckask.utils.sql.voting import next_group, substantive
 from duckask.utils.turn import ask_again, fall_back, grade
@@ -58,7 +60,7 @@ class ResponseGrader(TracedNode):
             + [str(v.get("value", "")) for v in shared.get("value_matches") or []])
         groups = shared.get("candidate_groups") or []
         return {"question": shared["question"], "sql": shared["sql_query"], "df": shared["query_result"],
-                "names": names, "given": given, "more": next_group(groups, shared.get("candidate_at", 0)) is not None,
+                "names": names, "given": given, "values": ValueIndex.of(self.ctx.db, self.ctx.catalog), "more": next_group(groups, shared.get("candidate_at", 0)) is not None,
                 "rounds": shared.get("grader_rounds", 0), "max": self.ctx.settings.max_grader_rounds,
                 "mode": "rules" if self.ctx.settings.grader == "auto" else self.ctx.settings.grader,  # issue 22
                 "resample": self.can_resample(shared), "user": shared.get("sql_source") == "user"}
@@ -66,7 +68,7 @@ class ResponseGrader(TracedNode):
     def exec(self, p):
         if p["mode"] == "off" or p["user"]:
             return {"verdict": "pass", "critique": "", "by": "user SQL, not graded" if p["user"] else "off"}
-        check, critique = failed_check(p["question"], p["df"], p["sql"], p["names"], p["given"])
+        check, critique = failed_check(p["question"], p["df"], p["sql"], p["names"], p["given"], p["values"])
         if critique:
             return {"verdict": "fail", "critique": critique, "by": "rules", "check": check}
         if p["mode"] != "llm":

@@ -65,3 +65,81 @@ def test_the_checks_page_names_every_check():
     page = (Path(__file__).resolve().parents[1] / "docs" / "checks.md").read_text()
     missing = [c.__name__ for c in checks.CHECKS if f"`{c.__name__}`" not in page]
     assert not missing, f"docs/checks.md does not describe {missing}"
+
+
+
+def test_the_grader_sends_a_literal_that_is_no_value_back_with_the_values(small_db, isolated_env):
+    """The retry gets its one targeted sentence: 'boston' is no city; 'Boston' is (executed rows asserted)."""
+    from duckask.utils.app.api import ask
+    from duckask.utils.llm import ScriptedLLM
+
+    llm = ScriptedLLM({"SQLGenerator": ["SELECT count(*) AS teams FROM teams WHERE city = 'boston'",
+                                        "SELECT count(*) AS teams FROM teams WHERE city = 'Boston'"]})
+    r = ask("How many teams play in boston?", db=str(small_db), llm=llm, router="rules", analyzer="template",
+            clarify="off")
+    assert r.ok and r.df.iloc[0, 0] == 1 and r.grades[0]["check"] == "literal_not_a_value"
+    assert "'boston' is not a value of teams.city; it holds it spelt as stored: 'Boston'" in \
+        llm.calls[1]["messages"][-1]["content"]
+
+# -- issue 44: the value index and literal_not_a_value --------------------------------------------------------
+VALUE_CASES = yaml.safe_load((Path(__file__).parent / "fixtures" / "value_checks.yaml").read_text())
+
+
+class FixtureIndex:
+    """The fixture's tables as a value index (``schema.value_index.ValueIndex``'s two calls)."""
+
+    def __init__(self, tables: dict):
+        self.tables = tables
+
+    def columns(self, table: str) -> set[str]:
+        return {c.lower() for c in self.tables.get(table.lower(), {})}
+
+    def values(self, table: str, column: str):
+        return self.tables.get(table.lower(), {}).get(column.lower())
+
+
+@pytest.mark.parametrize("case", VALUE_CASES["cases"], ids=[c["sql"][:60] for c in VALUE_CASES["cases"]])
+def test_a_literal_not_a_value_of_its_column_is_sent_back_with_the_values_it_meant(case):
+    from duckask.utils.sql.answer_checks import Facts, literal_not_a_value
+
+    got = literal_not_a_value(case["question"], case["sql"], None, Facts(values=FixtureIndex(VALUE_CASES["tables"])))
+    if case["says"] is None:
+        assert got is None
+    else:
+        assert got is not None and got.startswith(case["says"]), got
+
+
+@pytest.mark.parametrize("literal, values, expected", VALUE_CASES["nearest"], ids=[r[0] for r in VALUE_CASES["nearest"]])
+def test_nearest_values_by_normal_form_abbreviation_containment_and_spelling(literal, values, expected):
+    from duckask.utils.schema.value_index import nearest
+
+    got = [list(x) for x in nearest(literal, values)]
+    assert got[:len(expected)] == expected and (expected or got == [])
+
+
+def test_the_value_index_reads_a_columns_values_once_and_not_a_number_or_a_huge_column(small_db, isolated_env):
+    from duckask.utils.db.database import open_database
+    from duckask.utils.schema import get_catalog
+    from duckask.utils.schema import value_index
+    from duckask.utils.schema.value_index import ValueIndex
+
+    db = open_database(small_db)
+    index = ValueIndex.of(db, get_catalog(db))
+    names = index.values("teams", "name")
+    assert names and all(isinstance(v, str) for v in names) and index.values("teams", "id") is None
+    assert index.values("nope", "x") is None and index.values("teams", "nope") is None
+    calls = []
+    real = db.run
+    db.run = lambda *a, **k: calls.append(a) or real(*a, **k)
+    try:
+        assert index.values("TEAMS", "Name") == names and calls == []          # kept for the process
+    finally:
+        del db.run
+    old = value_index.MAX_DISTINCT
+    value_index.MAX_DISTINCT = 1
+    value_index._CACHE.clear()
+    try:
+        assert index.values("players", "name") is None                        # too many values: not indexed
+    finally:
+        value_index.MAX_DISTINCT = old
+        value_index._CACHE.clear()

@@ -58,6 +58,7 @@ MAX_TIES = 5
 class Facts:
     names: set[str] = field(default_factory=set)
     given: str = ""
+    values: object = None      # a schema.value_index.ValueIndex (columns(table), values(table, column)), or None
 
 
 def _words(text: str) -> set[str]:
@@ -185,6 +186,63 @@ def unasked_literal(question: str, sql: str, df, facts: Facts) -> str | None:
             continue
         return (f"The query filters on '{value}', a value the question never mentions; drop that condition "
                 "(or say why it is needed).")
+    return None
+
+
+def _compared(tree) -> list[tuple[exp.Column, list[str]]]:
+    """Each column compared with text literals by ``=`` or ``IN`` anywhere in the query, with those literals."""
+    out = []
+    for cmp in tree.find_all(exp.EQ, exp.In):
+        if isinstance(cmp, exp.In):
+            lits = cmp.args.get("expressions") or []
+            if isinstance(cmp.this, exp.Column) and lits and all(isinstance(x, exp.Literal) and x.is_string
+                                                                  for x in lits):
+                out.append((cmp.this, [x.this for x in lits]))
+            continue
+        for col, lit in ((cmp.this, cmp.expression), (cmp.expression, cmp.this)):
+            if isinstance(col, exp.Column) and isinstance(lit, exp.Literal) and lit.is_string:
+                out.append((col, [lit.this]))
+    return out
+
+
+def _tables_of(tree, column: exp.Column, index) -> list[str]:
+    """The catalog tables ``column`` may belong to: its qualifier's table, else every table the query reads that
+    has it; none when the qualifier names a CTE or a subquery (what those hold is not indexed)."""
+    ctes = {c.alias_or_name.lower() for c in tree.find_all(exp.CTE)}
+    aliases = {t.alias_or_name.lower(): t.name for t in tree.find_all(exp.Table) if t.name.lower() not in ctes}
+    if column.table:
+        table = aliases.get(column.table.lower())
+        return [table] if table else []
+    return [t for t in dict.fromkeys(aliases.values()) if column.name.lower() in index.columns(t)]
+
+
+def literal_not_a_value(question: str, sql: str, df, facts: Facts) -> str | None:
+    """A text literal compared with ``=`` or ``IN`` that is not a value of its column, when the column holds
+    values it was likely meant as (``schema.value_index.nearest``: the same once case and plurals are set aside,
+    an abbreviation, a value containing it, a near spelling): those values are offered. A literal with nothing
+    near is left alone: the data may simply not hold it, and "none" can be the answer."""
+    index = facts.values
+    tree = _parse(sql) if index is not None else None
+    if tree is None:
+        return None
+    from duckask.utils.schema.value_index import nearest
+
+    for column, literals in _compared(tree):
+        for table in _tables_of(tree, column, index)[:3]:
+            held = index.values(table, column.name)
+            if held is None:
+                break
+            missing = [lit for lit in literals if lit not in set(held)]
+            for lit in missing:
+                near = nearest(lit, held)
+                if near:
+                    shown = ", ".join(f"'{v}'" for v, _ in near)
+                    why = {"same": "spelt as stored", "abbreviation": "abbreviated as stored",
+                           "contains": "as part of longer values", "close": "spelt differently"}[near[0][1]]
+                    return (f"'{lit}' is not a value of {table}.{column.name}; it holds it {why}: {shown}. Compare "
+                            f"{column.name} with the values it holds (= or IN), not with '{lit}'.")
+            if not missing:
+                break
     return None
 
 

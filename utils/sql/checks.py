@@ -8,6 +8,8 @@ The cases are in ``tests/fixtures/grain_checks.yaml`` and, for the checks of ``s
 against its question and its own rows: a "no" flag, a grouped condition, a count that is not one, one asked
 and many returned or the reverse, a literal nobody gave), ``tests/fixtures/answer_checks.yaml``.
 
+- ``literal_not_a_value`` (``sql.answer_checks``): a text literal compared with a column that does not hold it,
+  when the column holds values it was likely meant as (offered in the critique: 'F' for 'Forward');
 - ``no_rows``: an empty result (naming a contradictory filter ``x = 'a' AND x = 'b'`` when there is one);
 - ``all_null``: only NULLs;
 - ``self_comparison``: a join condition comparing a column with itself;
@@ -24,7 +26,7 @@ from collections.abc import Callable
 import pandas as pd
 
 from duckask.utils.schema.terms import split_ident, stem
-from duckask.utils.sql.answer_checks import ANSWER_CHECKS, Facts
+from duckask.utils.sql.answer_checks import ANSWER_CHECKS, Facts, literal_not_a_value
 from duckask.utils.sql.ast import parse, walk
 from duckask.utils.sql.reads import resolve
 from duckask.utils.sql.tidy import self_comparisons
@@ -150,21 +152,22 @@ def per_group_without_grouping(question: str, sql: str, df, facts: Facts) -> str
 
 
 #: Tried in this order; the first critique wins.
-CHECKS: tuple[Check, ...] = (no_rows, all_null, self_comparison, one_number_asked, average_without_aggregate,
+CHECKS: tuple[Check, ...] = (literal_not_a_value, no_rows, all_null, self_comparison, one_number_asked, average_without_aggregate,
                              per_group_without_grouping, *ANSWER_CHECKS)
 
 
 def rule_check(question: str, df: pd.DataFrame | None, sql: str = "", names: set[str] | None = None,
-               given: str | None = None) -> str | None:
+               given: str | None = None, values=None) -> str | None:
     """A critique when the result is certainly not an answer to the question, else None. ``given``: the text a
-    filter's literal may come from besides the question (None: not known, so literals are not checked)."""
-    return failed_check(question, df, sql, names, given)[1]
+    filter's literal may come from besides the question (None: not known, so literals are not checked);
+    ``values``: the database's value index (``schema.value_index``; None: literals are not checked against it)."""
+    return failed_check(question, df, sql, names, given, values)[1]
 
 
 def failed_check(question: str, df: pd.DataFrame | None, sql: str = "", names: set[str] | None = None,
-                 given: str | None = None) -> tuple[str | None, str | None]:
+                 given: str | None = None, values=None) -> tuple[str | None, str | None]:
     """(the name of the first check that fails, its critique), or (None, None)."""
-    facts = Facts(names or set(), given or "")
+    facts = Facts(names or set(), given or "", values)
     for check in CHECKS:
         if given is None and check.__name__ == "unasked_literal":
             continue

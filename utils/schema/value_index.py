@@ -1,0 +1,114 @@
+"""The value index: what a text column really holds, so a literal the SQL compares it with can be checked and,
+when it is not one of them, the nearest real values offered (issue 44: ``position = 'Forward'`` where the column
+holds ``F``, ``F-C``, ``C-F``; ``college = 'North Carolina'`` beside ``University of North Carolina``).
+
+``ValueIndex(database)`` reads a column's distinct values the first time a check asks (``values(table,
+column)``: one ``SELECT DISTINCT ... LIMIT`` on the read-only connection, models' views too) and keeps them for
+the process, keyed by the database file's state (``Database.key``: a changed file is read again). A column with
+more than ``MAX_DISTINCT`` values, or not of a text type, is not indexed (``None``): no check is made on it.
+
+``nearest(literal, values)`` ranks the real values a literal could have meant, each with why:
+
+- ``same``: equal once case, accents, punctuation and plural endings are set aside ('north carolina');
+- ``abbreviation``: a value of at most three letters that begins the literal or is its words' initials ('F' for
+  'Forward', 'NC' for 'North Carolina'), and the values that hold it as a part ('F-C', 'C-F');
+- ``contains``: a value holding the literal's words in order ('University of North Carolina');
+- ``close``: a near spelling (difflib ratio at least 0.8).
+"""
+from __future__ import annotations
+
+import difflib
+import re
+import threading
+import unicodedata
+
+from duckask.utils.db.quoting import quote_ident
+from duckask.utils.schema.catalog import is_text
+from duckask.utils.schema.terms import stem
+
+MAX_DISTINCT = 20_000
+_CACHE: dict[tuple[str, str, str], list[str] | None] = {}
+_LOCK = threading.Lock()
+
+
+def normal(text: str) -> str:
+    """Case, accents, punctuation and plural endings set aside: 'Forwards' -> 'forward', 'Côte-d'Ivoire' ->
+    'cote d ivoire'."""
+    plain = unicodedata.normalize("NFKD", str(text)).encode("ascii", "ignore").decode().lower()
+    return " ".join(stem(w) for w in re.findall(r"[a-z0-9]+", plain))
+
+
+def _words(text: str) -> list[str]:
+    plain = unicodedata.normalize("NFKD", str(text)).encode("ascii", "ignore").decode().lower()
+    return re.findall(r"[a-z0-9]+", plain)
+
+
+class ValueIndex:
+    """The distinct values of ``database``'s text columns, read on first use."""
+
+    def __init__(self, database, tables: dict[str, tuple[str, dict[str, tuple[str, str]]]] | None = None):
+        self.database = database
+        # {table (lower): (table as named, {column (lower): (column as named, type)})}
+        self.tables = tables or {}
+
+    @classmethod
+    def of(cls, database, catalog) -> ValueIndex:
+        return cls(database, {t.lower(): (t, {c.name.lower(): (c.name, c.type) for c in tb.columns})
+                              for t, tb in catalog.tables.items()})
+
+    def columns(self, table: str) -> set[str]:
+        """The columns of ``table`` (lower-case); none for a name the catalog does not hold (a CTE)."""
+        return set(self.tables.get(table.lower(), ("", {}))[1])
+
+    def values(self, table: str, column: str) -> list[str] | None:
+        """The column's distinct values (as text), or None when it is not indexed (not text, too many values,
+        not found)."""
+        real, columns = self.tables.get(table.lower(), (table, {}))
+        named = columns.get(column.lower())
+        if named is None or not is_text(named[1]):
+            return None
+        key = (getattr(self.database, "key", ""), table.lower(), column.lower())
+        with _LOCK:
+            if key in _CACHE:
+                return _CACHE[key]
+        col = quote_ident(named[0])
+        out = self.database.run(f"SELECT DISTINCT CAST({col} AS VARCHAR) AS v FROM {quote_ident(real)} "
+                                f"WHERE {col} IS NOT NULL LIMIT {MAX_DISTINCT + 1}", row_cap=MAX_DISTINCT + 1)
+        values = None
+        if out.ok and len(out.df) <= MAX_DISTINCT:
+            values = [str(v) for v in out.df["v"].tolist()]
+        with _LOCK:
+            if len(_CACHE) > 4096:
+                _CACHE.clear()
+            _CACHE[key] = values
+        return values
+
+
+def nearest(literal: str, values: list[str], n: int = 5) -> list[tuple[str, str]]:
+    """The real values ``literal`` could have meant, best first, each with why (see the module's list)."""
+    lit_norm, lit_words = normal(literal), _words(literal)
+    initials = "".join(w[0] for w in lit_words) if len(lit_words) > 1 else ""
+    found: dict[str, str] = {}
+    normals = {v: normal(v) for v in values}
+    for v, vn in normals.items():
+        if vn and vn == lit_norm:
+            found.setdefault(v, "same")
+    short = {v for v, vn in normals.items() if 0 < len(vn.replace(" ", "")) <= 3}
+    abbreviations = {v for v in short if lit_norm.replace(" ", "").startswith(normals[v].replace(" ", "")) and (
+        len(normals[v]) == 1 or not initials) or (initials and normals[v].replace(" ", "") == initials)}
+    for v in sorted(abbreviations, key=len):
+        found.setdefault(v, "abbreviation")
+    for a in abbreviations:        # 'F-C', 'C-F': values made of the abbreviation and others
+        parts = set(_words(a))
+        for v in values:
+            if v not in found and parts and parts <= set(_words(v)) and len(normals[v].replace(" ", "")) <= 7:
+                found.setdefault(v, "abbreviation")
+    if lit_norm:
+        for v, vn in normals.items():
+            if v not in found and f" {lit_norm} " in f" {vn} ":
+                found.setdefault(v, "contains")
+    for v in difflib.get_close_matches(literal, values, n=n, cutoff=0.8):
+        found.setdefault(v, "close")
+    order = {"same": 0, "abbreviation": 1, "contains": 2, "close": 3}
+    ranked = sorted(found.items(), key=lambda kv: (order[kv[1]], len(kv[0])))
+    return ranked[:n]
