@@ -4,12 +4,14 @@ Each record of an eval run (its final SQL, scored right or wrong) is run again o
 check of ``sql.checks.CHECKS`` is asked about the result. A check that fires on a right answer is a false
 alarm (the grader would move away from a right answer); one that fires on a wrong answer is a catch. Only
 the question is "given" (the records keep no conversation), so ``unasked_literal`` may over-fire where the
-examples or data hints gave a literal.
+examples or data hints gave a literal. ``literal_not_a_value`` reads the database's value index
+(``schema.value_index``); a run through a semantic directory's models names it after ``@``.
 
     .venv/bin/python bench/answer_checks_replay.py \\
         docs/results/spider-fit400/shipped.jsonl=../shared/benchmarks/spider_dev/dbs/{db} \\
         docs/results/idioms-dev/shipped.jsonl={db} docs/results/nba-heldout/raw-examples.jsonl=../shared/data/nba \\
-        docs/results/lahman/shipped.jsonl=data/lahman.duckdb
+        docs/results/lahman/shipped.jsonl=data/lahman.duckdb \
+        docs/results/nba-heldout/models.jsonl=../shared/data/nba@bench/nba_models
 """
 from __future__ import annotations
 
@@ -18,13 +20,17 @@ import re
 from collections import Counter
 from pathlib import Path
 
+from duckask.utils.config import load_settings
 from duckask.utils.db.database import open_database
 from duckask.utils.eval.records import read_records
+from duckask.utils.schema import get_catalog
+from duckask.utils.schema.value_index import ValueIndex
 from duckask.utils.schema.terms import split_ident
 from duckask.utils.sql.checks import CHECKS, Facts
 
 
-def replay(path: str, template: str, limit: int | None = None) -> tuple[Counter, Counter, int, int, list[str]]:
+def replay(path: str, template: str, limit: int | None = None,
+           semantic: str | None = None) -> tuple[Counter, Counter, int, int, list[str]]:
     right, wrong, n_right, n_wrong, shown = Counter(), Counter(), 0, 0, []
     recs = [r for r in read_records(path) if r.get("sql") and r.get("status") in ("ok", "answered")
             and not r.get("gold_error")][:limit]
@@ -32,12 +38,14 @@ def replay(path: str, template: str, limit: int | None = None) -> tuple[Counter,
     for r in recs:
         db = template.format(db=r.get("db", ""))
         if db not in dbs:
-            dbs[db] = open_database(db)
-        out = dbs[db].run(r["sql"], timeout_s=20, row_cap=10_000)
+            database = open_database(db, load_settings(None, **({"semantic": semantic} if semantic else {})))
+            dbs[db] = (database, ValueIndex.of(database, get_catalog(database)))
+        database, index = dbs[db]
+        out = database.run(r["sql"], timeout_s=20, row_cap=10_000)
         if not out.ok or out.df is None:
             continue
         # The names the query uses stand in for the database's (the per-group rule asks whether "per Y" names one).
-        facts = Facts({w for tok in re.findall(r"[A-Za-z_]\w*", out.sql) for w in split_ident(tok)})
+        facts = Facts({w for tok in re.findall(r"[A-Za-z_]\w*", out.sql) for w in split_ident(tok)}, values=index)
         ok = bool(r.get("correct"))
         n_right, n_wrong = n_right + ok, n_wrong + (not ok)
         for check in CHECKS:
@@ -50,7 +58,7 @@ def replay(path: str, template: str, limit: int | None = None) -> tuple[Counter,
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("runs", nargs="+", help="RECORDS.jsonl=DB (DB may hold {db}, the record's db)")
+    ap.add_argument("runs", nargs="+", help="RECORDS.jsonl=DB[@SEMANTIC_DIR] (DB may hold {db}, the record's db)")
     ap.add_argument("--limit", type=int)
     ap.add_argument("--show", action="store_true", help="list the false alarms")
     a = ap.parse_args(argv)
@@ -58,7 +66,8 @@ def main(argv: list[str] | None = None) -> int:
           "|---|---:|---|---:|---:|")
     for run in a.runs:
         path, template = run.split("=", 1)
-        right, wrong, n_right, n_wrong, shown = replay(path, template, a.limit)
+        template, _, semantic = template.partition("@")
+        right, wrong, n_right, n_wrong, shown = replay(path, template, a.limit, semantic or None)
         for check in CHECKS:
             name = check.__name__
             if right[name] or wrong[name]:

@@ -9,8 +9,11 @@ one rule list of ``sql.checks`` (``CHECKS``), with cases in ``tests/fixtures/ans
 - ``count_not_a_count``: "how many" answered by text, a negative number or a fraction;
 - ``one_asked_many_returned``: "which X has the most ..." (one X) answered by many rows;
 - ``many_asked_one_kept``: "list the X that ..." answered by ``LIMIT 1``;
+- ``count_for_a_list``: "list all players from Italy" answered by one number that counts them (issue 44);
 - ``unasked_literal``: a filter on a text value that neither the question, the conversation, the examples
-  nor the data hints gave ("show me the u9s players" filtered on ``name = 'Hornets'``).
+  nor the data hints gave ("show me the u9s players" filtered on ``name = 'Hornets'``);
+- ``unasked_date``: a filter on a year the question never states (issue 44: "games played on Halloween" became
+  ``= '2025-10-31'``: a day of any year, compared by month and day).
 
 ``facts`` carries what the checks may compare with: ``names`` (stemmed words of the database's table and
 column names) and ``given`` (the text the literals may come from: the question, earlier turns, the shown
@@ -153,6 +156,91 @@ def many_asked_one_kept(question: str, sql: str, df, facts: Facts) -> str | None
     return None
 
 
+_COUNT_WORDS = re.compile(r"\b(how many|number of|count|total|how much|sum|average|amount)\b", re.I)
+
+
+def count_for_a_list(question: str, sql: str, df, facts: Facts) -> str | None:
+    """"List all players from Italy" answered by one number that counts them: a list asked, a count given."""
+    if not _LIST_ASKED.search(question) or _COUNT_WORDS.search(question) or df is None or df.shape != (1, 1):
+        return None
+    value = df.iloc[0, 0]
+    tree = _parse(sql)
+    if tree is None or not pd.api.types.is_number(value) or pd.api.types.is_bool(value):
+        return None
+    if tree.find(exp.Count) is not None:     # anywhere: the plan path's count sits in a subquery
+        return ("The question asks for a list (the rows themselves, e.g. their names), but the query returns only "
+                "how many there are; select the matching rows instead of count(*).")
+    return None
+
+
+#: Days of the year a question may name without a year ("games played on Halloween": October 31 of any year).
+DAYS_OF_YEAR = {"halloween": (10, 31), "christmas eve": (12, 24), "christmas day": (12, 25), "christmas": (12, 25),
+                "new year's eve": (12, 31), "new years eve": (12, 31), "new year's day": (1, 1),
+                "new years day": (1, 1), "valentine's day": (2, 14), "valentines day": (2, 14),
+                "independence day": (7, 4), "fourth of july": (7, 4), "4th of july": (7, 4),
+                "st. patrick's day": (3, 17), "st patrick's day": (3, 17), "saint patrick's day": (3, 17)}
+_MONTHS = "january february march april may june july august september october november december".split()
+_RELATIVE = re.compile(r"\b(this|last|current|latest|recent|previous|next|today|now|ago|so far|upcoming)\b", re.I)
+_TIME_COLUMN = re.compile(r"(year|season|date|yr|day|time|dt|era)", re.I)
+_YEAR = re.compile(r"\b(1[89]\d\d|20\d\d|2100)\b")
+
+
+def day_of_year(question: str) -> tuple[str, tuple[int, int]] | None:
+    """The day of the year a question names without a year (a holiday, or "October 31"), as (words, (m, d))."""
+    low = question.lower().replace("\u2019", "'")
+    for name, md in DAYS_OF_YEAR.items():
+        if re.search(rf"\b{re.escape(name)}(?!\w)", low):
+            return name, md
+    m = re.search(rf"\b({'|'.join(_MONTHS)})\s+(\d{{1,2}})(?:st|nd|rd|th)?\b(?!\s*,?\s*\d{{4}})", low)
+    if m:
+        return m.group(0), (_MONTHS.index(m.group(1)) + 1, int(m.group(2)))
+    return None
+
+
+def _filtered_years(tree) -> list[tuple[str, str]]:
+    """(year, where it stands) for every year a filter compares with: a date literal ('2025-10-31') anywhere in
+    WHERE, HAVING or a join condition, or a number from 1800 to 2100 compared with a time column (year, season,
+    date)."""
+    out = []
+    clauses = [*tree.find_all(exp.Where), *tree.find_all(exp.Having),
+               *(j.args["on"] for j in tree.find_all(exp.Join) if isinstance(j.args.get("on"), exp.Expression))]
+    for clause in clauses:
+        for lit in clause.find_all(exp.Literal):
+            if lit.is_string and re.match(r"^\s*(1[89]\d\d|20\d\d)-\d\d", lit.this):
+                out.append((lit.this.strip()[:4], f"'{lit.this}'"))
+            elif not lit.is_string and _YEAR.fullmatch(lit.this):
+                cmp = lit.parent
+                cols = [c.name for c in cmp.find_all(exp.Column)] if isinstance(cmp, exp.Binary | exp.In |
+                                                                                  exp.Between) else []
+                if any(_TIME_COLUMN.search(c) for c in cols):
+                    out.append((lit.this, f"{cols[0]} = {lit.this}"))
+    return out
+
+
+def unasked_date(question: str, sql: str, df, facts: Facts) -> str | None:
+    """A filter on a year (or a date of one) the question never states: "games played on Halloween" became
+    ``game_date = '2025-10-31'``; "who won the most games" became ``season = 2023``. Questions that say "this
+    season", "last year" or "the latest" leave the year to the query; so do years an earlier turn, an example or
+    the data hints gave."""
+    tree = _parse(sql)
+    if tree is None or _RELATIVE.search(question):
+        return None
+    given = question + " " + facts.given
+    asked = set(_YEAR.findall(given))            # "the 2015-16 season" asks for 2015 and 2016
+    asked |= {century + end for century, end in re.findall(r"\b(1[89]|20)\d\d[-/](\d\d)\b", given)}
+    for year, where in _filtered_years(tree):
+        if year in asked:
+            continue
+        day = day_of_year(question)
+        if day:
+            m, d = day[1]
+            return (f"The question names {day[0]} of any year, but the query keeps only {where} (the year {year} is "
+                    f"not in the question); compare month and day instead: month(col) = {m} AND day(col) = {d}.")
+        return (f"The query filters on the year {year} ({where}), which the question never states; drop that "
+                "condition (or keep it only if the question asks about that year).")
+    return None
+
+
 def _literals(tree) -> list[str]:
     """Text values the query filters on (=, <>, IN, LIKE in WHERE and HAVING), LIKE's wildcards dropped."""
     out = []
@@ -248,4 +336,4 @@ def literal_not_a_value(question: str, sql: str, df, facts: Facts) -> str | None
 
 #: In ``sql.checks.CHECKS`` after the result-shape rules, in this order.
 ANSWER_CHECKS = (flag_contradicts_question, grouped_by_named_flag, count_not_a_count, one_asked_many_returned,
-                 many_asked_one_kept, unasked_literal)
+                 many_asked_one_kept, count_for_a_list, unasked_literal, unasked_date)
