@@ -8,7 +8,7 @@ from duckask.utils.schema import get_catalog
 from duckask.utils.schema.ddl import render_ddl
 from duckask.utils.schema.descriptions import apply_descriptions
 from duckask.utils.schema.ranker import rank_tables
-from duckask.utils.schema.values import match_flags
+from duckask.utils.schema.values import hints, match_flags, match_values
 
 
 @pytest.fixture(scope="module")
@@ -99,3 +99,27 @@ def test_flag_columns_the_question_names_become_value_hints(settings, tmp_path):
     # A two-valued column not named like a flag (gender 0/1) has no "yes" value; unnamed flags give nothing.
     assert hints("List each dog's gender.") == set()
     assert hints("Which languages are spoken?") == set()
+
+
+def test_values_a_question_names_are_found_once_normalised_or_inside_longer_values(settings, tmp_path):
+    """Issue 44's forward links: a phrase as stored, else with case, accents and plurals aside, else (two words or
+    more) inside longer values, shown to the model as a pattern with an example."""
+    from dataclasses import asdict
+
+    path = tmp_path / "people.duckdb"
+    with duckdb.connect(str(path)) as con:
+        con.execute("CREATE TABLE players (name VARCHAR, college VARCHAR, country VARCHAR, position VARCHAR)")
+        con.execute("INSERT INTO players VALUES ('Ann Lee', 'University of North Carolina', 'Côte d''Ivoire', "
+                    "'Forward'), ('Bo Park', 'Duke', 'USA', 'Guard'), ('Cy Ruiz', 'Kentucky', 'USA', 'Center')")
+    cat = get_catalog(str(path), settings)
+
+    def found(q):
+        return {(m.column, m.value, m.how) for m in match_values(cat, q)}
+
+    assert found("Which players went to North Carolina?") == {("college", "University of North Carolina", "contains")}
+    assert found("List the Forwards") == {("position", "Forward", "same")}                  # a plural
+    assert found("Who comes from Cote d'Ivoire?") == {("country", "Côte d'Ivoire", "equal")}  # accents: fold
+    assert found("Players from Duke") == {("college", "Duke", "equal")}
+    assert found("players of the university") == set()        # a lone common word, or a stop word at an end
+    shown = hints([asdict(m) for m in match_values(cat, "Which players went to North Carolina?")])
+    assert shown == "players.college LIKE '%North Carolina%' (e.g. 'University of North Carolina')"

@@ -24,18 +24,29 @@ import unicodedata
 
 from duckask.utils.db.quoting import quote_ident
 from duckask.utils.schema.catalog import is_text
-from duckask.utils.schema.terms import stem
 
 MAX_DISTINCT = 20_000
 _CACHE: dict[tuple[str, str, str], list[str] | None] = {}
 _LOCK = threading.Lock()
 
 
+def singular(word: str) -> str:
+    """A plural ending set aside, by rule (a stemmer costs ~150 us a word; the index normalises every value):
+    'forwards' -> 'forward', 'cities' -> 'city', 'boxes' -> 'box', 'class' stays."""
+    if len(word) <= 3 or not word.endswith("s") or word.endswith(("ss", "us", "is")):
+        return word
+    if word.endswith("ies"):
+        return word[:-3] + "y"
+    if word.endswith(("ses", "xes", "zes", "ches", "shes")):
+        return word[:-2]
+    return word[:-1]
+
+
 def normal(text: str) -> str:
     """Case, accents, punctuation and plural endings set aside: 'Forwards' -> 'forward', 'Côte-d'Ivoire' ->
     'cote d ivoire'."""
     plain = unicodedata.normalize("NFKD", str(text)).encode("ascii", "ignore").decode().lower()
-    return " ".join(stem(w) for w in re.findall(r"[a-z0-9]+", plain))
+    return " ".join(singular(w) for w in re.findall(r"[a-z0-9]+", plain))
 
 
 def _words(text: str) -> list[str]:

@@ -21,15 +21,62 @@ class ValueMatch:
     column: str
     value: str
     phrase: str
+    how: str = "equal"      # equal | same (case, accents, plurals aside) | contains (the value holds the phrase)
 
 
 def hints(values: list[dict]) -> str:
-    """Values found in the data as a prompt shows them: ``table.column = 'value'; ...``."""
-    return "; ".join(f"{v['table']}.{v['column']} = '{v['value']}'" for v in values)
+    """Values found in the data as a prompt shows them: ``table.column = 'value'; ...``, and a phrase only part of
+    longer values as ``table.column LIKE '%phrase%' (e.g. 'value')``."""
+    return "; ".join(f"{v['table']}.{v['column']} LIKE '%{v['phrase']}%' (e.g. '{v['value']}')"
+                     if v.get("how") == "contains" else f"{v['table']}.{v['column']} = '{v['value']}'" for v in values)
+
+
+@per_catalog
+def _normal_index(catalog: Catalog) -> tuple[dict[str, list[list[str]]], dict[str, set[str]]]:
+    """The catalog's indexed values by their normal form (``value_index.normal``: case, accents, punctuation and
+    plural endings aside), and each word of a value of two words or more to those values' normal forms (what
+    finds 'University of North Carolina' for "North Carolina" without scanning every value)."""
+    from duckask.utils.schema.value_index import normal
+
+    by_normal: dict[str, list[list[str]]] = {}
+    by_word: dict[str, set[str]] = {}
+    seen: dict[str, str] = {}
+    for entries in catalog.values.values():
+        for entry in entries:
+            n = seen.get(entry[2])
+            if n is None:
+                n = seen[entry[2]] = normal(entry[2])
+            if not n:
+                continue
+            by_normal.setdefault(n, []).append(entry)
+            if " " in n:
+                for w in set(n.split()):
+                    by_word.setdefault(w, set()).add(n)
+    return by_normal, by_word
+
+
+def _near(catalog: Catalog, phrase: str, n_words: int) -> list[tuple[list[str], str]]:
+    """Values a phrase matches once normalised (``same``), or, for a phrase of two words or more, values holding
+    it as a run of whole words (``contains``, at most 3)."""
+    from duckask.utils.schema.value_index import normal
+
+    by_normal, by_word = _normal_index(catalog)
+    key = normal(phrase)
+    if not key:
+        return []
+    found = [(e, "same") for e in by_normal.get(key, [])]
+    if not found and n_words >= 2:
+        words = key.split()
+        pool = set.intersection(*(by_word.get(w, set()) for w in words)) if words else set()
+        hits = sorted((v for v in pool if f" {key} " in f" {v} "), key=len)[:3]
+        found = [(e, "contains") for v in hits for e in by_normal[v][:1]]
+    return found
 
 
 def match_values(catalog: Catalog, question: str, limit: int = 40) -> list[ValueMatch]:
-    """Literal values in the question (quoted strings and 1-4 word phrases) found in the data."""
+    """Literal values in the question (quoted strings and 1-4 word phrases) found in the data: as stored (fold),
+    else once case, accents and plural endings are set aside, else (a phrase of two words or more) inside longer
+    values ("North Carolina" in 'University of North Carolina')."""
     text = question.strip()
     phrases: list[str] = [m.group(1) or m.group(2) for m in re.finditer(r"'([^']+)'|\"([^\"]+)\"", text)]
     tokens = re.findall(r"[\w\-\.&']+", text)
@@ -52,11 +99,18 @@ def match_values(catalog: Catalog, question: str, limit: int = 40) -> list[Value
         low = fold(ph)
         if any(low in c for c in covered):   # a longer phrase already matched this text
             continue
-        for table, column, value in catalog.values.get(low, []):
+        exact = [(e, "equal") for e in catalog.values.get(low, [])]
+        n_words = len(ph.split())
+        # Normalised forms only for what looks like a name (a capital, a digit, or several words): "forwards",
+        # "North Carolina"; a lone common word stays unmatched, as before.
+        words = ph.lower().split()
+        named = (n_words >= 2 or ph[:1].isupper()) and words[0] not in STOP and words[-1] not in STOP
+        near = [] if exact or not named else _near(catalog, ph, n_words)
+        for (table, column, value), how in exact or near:
             key = (table, column, value)
             if key not in seen:
                 seen.add(key)
-                out.append(ValueMatch(table, column, value, ph))
+                out.append(ValueMatch(table, column, value, ph, how))
                 covered.add(low)
         if len(out) >= limit:
             break
