@@ -19,6 +19,7 @@ from duckask.nodes._base import TracedNode
 from duckask.utils.llm.yaml_reply import parse_yaml
 from duckask.utils.schema.terms import split_ident
 from duckask.utils.schema.value_index import ValueIndex
+from duckask.utils.sql.answer_checks import table_words
 from duckask.utils.sql.checks import failed_check
 from duckask.utils.sql.voting import next_group, substantive
 from duckask.utils.turn import ask_again, fall_back, grade
@@ -60,7 +61,8 @@ class ResponseGrader(TracedNode):
             + [str(v.get("value", "")) for v in shared.get("value_matches") or []])
         groups = shared.get("candidate_groups") or []
         return {"question": shared["question"], "sql": shared["sql_query"], "df": shared["query_result"],
-                "names": names, "given": given, "values": ValueIndex.of(self.ctx.db, self.ctx.catalog), "more": next_group(groups, shared.get("candidate_at", 0)) is not None,
+                "names": names, "given": given, "values": ValueIndex.of(self.ctx.db, self.ctx.catalog),
+                "tables": table_words(self.ctx.catalog), "more": next_group(groups, shared.get("candidate_at", 0)) is not None,
                 "rounds": shared.get("grader_rounds", 0), "max": self.ctx.settings.max_grader_rounds,
                 "mode": "rules" if self.ctx.settings.grader == "auto" else self.ctx.settings.grader,  # issue 22
                 "resample": self.can_resample(shared), "user": shared.get("sql_source") == "user"}
@@ -68,7 +70,8 @@ class ResponseGrader(TracedNode):
     def exec(self, p):
         if p["mode"] == "off" or p["user"]:
             return {"verdict": "pass", "critique": "", "by": "user SQL, not graded" if p["user"] else "off"}
-        check, critique = failed_check(p["question"], p["df"], p["sql"], p["names"], p["given"], p["values"])
+        check, critique = failed_check(p["question"], p["df"], p["sql"], p["names"], p["given"], p["values"],
+                                       p["tables"])
         if critique:
             return {"verdict": "fail", "critique": critique, "by": "rules", "check": check}
         if p["mode"] != "llm":

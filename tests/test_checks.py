@@ -143,3 +143,29 @@ def test_the_value_index_reads_a_columns_values_once_and_not_a_number_or_a_huge_
     finally:
         value_index.MAX_DISTINCT = old
         value_index._CACHE.clear()
+
+
+TABLES = {"players": ({"player"}, {"player", "height", "college", "position"}),
+          "referees": ({"referees"}, {"referees", "jersey"}),
+          "teams": ({"team"}, {"team", "city", "nickname"}),
+          "draft": ({"draft"}, {"draft", "pick", "round", "player"})}
+
+
+@pytest.mark.parametrize("question, sql, fires", [
+    ("List the players named Scott", "SELECT first_name FROM referees WHERE first_name = 'Scotty'", True),
+    ("Which referees worked the most games?", "SELECT nickname FROM teams ORDER BY 1 LIMIT 1", True),
+    ("List the players named Scott", "SELECT name FROM players WHERE name LIKE 'Scott%'", False),
+    ("Who was picked first in the 2003 draft?", "SELECT p.name FROM draft d JOIN players p USING (id)", False),
+    ("List the players named Scott", "SELECT first_name FROM referees WHERE first_name = 'Scott'", False),  # a value
+    ("How tall is the tallest one?", "SELECT max(height) FROM referees", False),      # no table named: no fault
+    ("Which team drafted the most players?", "SELECT team, count(*) FROM draft GROUP BY 1", False),   # a bridge
+])
+def test_a_query_about_another_entity_than_the_question_names_goes_back(question, sql, fires):
+    from duckask.utils.schema.terms import stem
+    from duckask.utils.sql.answer_checks import Facts, table_not_asked_about
+
+    tables = {t: ({stem(w) for w in n}, {stem(w) for w in a}) for t, (n, a) in TABLES.items()}
+    got = table_not_asked_about(question, sql, None, Facts(tables=tables))
+    assert (got is not None) == fires, got
+    if fires:
+        assert got.startswith("The question asks about ")

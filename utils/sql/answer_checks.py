@@ -12,6 +12,8 @@ one rule list of ``sql.checks`` (``CHECKS``), with cases in ``tests/fixtures/ans
 - ``count_for_a_list``: "list all players from Italy" answered by one number that counts them (issue 44);
 - ``unasked_literal``: a filter on a text value that neither the question, the conversation, the examples
   nor the data hints gave ("show me the u9s players" filtered on ``name = 'Hornets'``);
+- ``table_not_asked_about``: no table the query reads is tied to a word of the question (issue 44: players
+  answered from the referees' table);
 - ``unasked_date``: a filter on a year the question never states (issue 44: "games played on Halloween" became
   ``= '2025-10-31'``: a day of any year, compared by month and day).
 
@@ -32,6 +34,7 @@ import pandas as pd
 import sqlglot
 from sqlglot import exp
 
+from duckask.utils.schema.catalog import per_catalog
 from duckask.utils.schema.terms import split_ident, stem
 
 _YES = {"y", "yes", "true", "t"}
@@ -62,6 +65,7 @@ class Facts:
     names: set[str] = field(default_factory=set)
     given: str = ""
     values: object = None      # a schema.value_index.ValueIndex (columns(table), values(table, column)), or None
+    tables: dict = field(default_factory=dict)    # table (lower) -> the stemmed words that tie it to a question
 
 
 def _words(text: str) -> set[str]:
@@ -241,6 +245,54 @@ def unasked_date(question: str, sql: str, df, facts: Facts) -> str | None:
     return None
 
 
+#: Words of a table's name, columns and description too common to tie it to a question.
+GENERIC_TABLE_WORDS = {stem(w) for w in (
+    "id ids key code name names first last full short display type kind num number no count total stat stats info "
+    "information common detail details history data table log logs list record records summary summaries value "
+    "values date time day year season seasons yr created updated flag status note notes desc description the of a "
+    "and per by in on at to for from with is has url link slug abbreviation abbrev").split()}
+
+
+@per_catalog
+def table_words(catalog) -> dict[str, tuple[set[str], set[str]]]:
+    """Each table's (and model's) words: (its name's and synonyms', everything that ties it to a question: name,
+    synonyms, comment, columns and their comments), stemmed, the generic ones left out."""
+    out = {}
+    for name, t in catalog.tables.items():
+        named = {*split_ident(name), *(w for s in t.synonyms for w in split_ident(s))}
+        text = " ".join([t.comment or "", *(c.comment or "" for c in t.columns)]).lower()
+        words = {*named, *(stem(w) for w in re.findall(r"[a-z]+", text)),
+                 *(w for c in t.columns for w in split_ident(c.name))}
+        out[name.lower()] = ({w for w in named if len(w) > 2} - GENERIC_TABLE_WORDS,
+                             {w for w in words if len(w) > 2} - GENERIC_TABLE_WORDS)
+    return out
+
+
+def table_not_asked_about(question: str, sql: str, df, facts: Facts) -> str | None:
+    """The question names a table's entity ("players": the table or model players), and nothing the query reads is
+    tied to a word of the question (by name, synonyms, description, columns, or a value it compares that the
+    question says): "a question about players answered from the referees' table". A query that reads one tied
+    table may join others (a bridge), so only a query whose every table is untied fails."""
+    if not facts.tables:
+        return None
+    from duckask.utils.schema.terms import question_terms
+    from duckask.utils.sql.reads import resolve
+
+    reads = resolve(sql)
+    read = [t.name for t in reads.tables if t.name in facts.tables] if reads else []
+    asked = set(question_terms(question))
+    if not read or any(facts.tables[t][1] & asked for t in read):
+        return None
+    tree = _parse(sql)
+    if tree is not None and any(lit.lower() in question.lower() for lit in _literals(tree) if len(lit) > 2):
+        return None               # it compares a value the question says: tied through the data
+    named = sorted(t for t, (name, _) in facts.tables.items() if name and name <= asked and t not in read)
+    if not named:
+        return None
+    return (f"The question asks about {named[0]}, but the query reads {', '.join(read)}, which is not about that; "
+            f"read {named[0]} (or the table the question is about).")
+
+
 def _literals(tree) -> list[str]:
     """Text values the query filters on (=, <>, IN, LIKE in WHERE and HAVING), LIKE's wildcards dropped."""
     out = []
@@ -336,4 +388,4 @@ def literal_not_a_value(question: str, sql: str, df, facts: Facts) -> str | None
 
 #: In ``sql.checks.CHECKS`` after the result-shape rules, in this order.
 ANSWER_CHECKS = (flag_contradicts_question, grouped_by_named_flag, count_not_a_count, one_asked_many_returned,
-                 many_asked_one_kept, count_for_a_list, unasked_literal, unasked_date)
+                 many_asked_one_kept, count_for_a_list, unasked_literal, unasked_date, table_not_asked_about)

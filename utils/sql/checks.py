@@ -165,9 +165,10 @@ def rule_check(question: str, df: pd.DataFrame | None, sql: str = "", names: set
 
 
 def failed_check(question: str, df: pd.DataFrame | None, sql: str = "", names: set[str] | None = None,
-                 given: str | None = None, values=None) -> tuple[str | None, str | None]:
-    """(the name of the first check that fails, its critique), or (None, None)."""
-    facts = Facts(names or set(), given or "", values)
+                 given: str | None = None, values=None, tables=None) -> tuple[str | None, str | None]:
+    """(the name of the first check that fails, its critique), or (None, None). ``tables``: each table's words
+    (``answer_checks.table_words``), for ``table_not_asked_about``."""
+    facts = Facts(names or set(), given or "", values, tables or {})
     for check in CHECKS:
         if given is None and check.__name__ in ("unasked_literal", "unasked_date"):   # plan path: the file's
             continue
