@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import re
+from dataclasses import asdict
 from collections import Counter
 from pathlib import Path
 
@@ -25,6 +26,7 @@ from duckask.utils.db.database import open_database
 from duckask.utils.eval.records import read_records
 from duckask.utils.schema import get_catalog
 from duckask.utils.schema.value_index import ValueIndex
+from duckask.utils.schema.values import match_values
 from duckask.utils.schema.terms import split_ident
 from duckask.utils.sql.answer_checks import table_words
 from duckask.utils.sql.checks import CHECKS, Facts
@@ -41,14 +43,14 @@ def replay(path: str, template: str, limit: int | None = None,
         if db not in dbs:
             database = open_database(db, load_settings(None, **({"semantic": semantic} if semantic else {})))
             catalog = get_catalog(database)
-            dbs[db] = (database, ValueIndex.of(database, catalog), table_words(catalog))
-        database, index, words = dbs[db]
+            dbs[db] = (database, ValueIndex.of(database, catalog), table_words(catalog), catalog)
+        database, index, words, catalog = dbs[db]
         out = database.run(r["sql"], timeout_s=20, row_cap=10_000)
         if not out.ok or out.df is None:
             continue
         # The names the query uses stand in for the database's (the per-group rule asks whether "per Y" names one).
         facts = Facts({w for tok in re.findall(r"[A-Za-z_]\w*", out.sql) for w in split_ident(tok)}, values=index,
-                      tables=words)
+                      tables=words, named=[asdict(v) for v in match_values(catalog, r["question"])])
         ok = bool(r.get("correct"))
         n_right, n_wrong = n_right + ok, n_wrong + (not ok)
         for check in CHECKS:

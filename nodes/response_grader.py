@@ -62,7 +62,7 @@ class ResponseGrader(TracedNode):
         groups = shared.get("candidate_groups") or []
         return {"question": shared["question"], "sql": shared["sql_query"], "df": shared["query_result"],
                 "names": names, "given": given, "values": ValueIndex.of(self.ctx.db, self.ctx.catalog),
-                "tables": table_words(self.ctx.catalog), "more": next_group(groups, shared.get("candidate_at", 0)) is not None,
+                "tables": table_words(self.ctx.catalog), "named": list(shared.get("value_matches") or []), "more": next_group(groups, shared.get("candidate_at", 0)) is not None,
                 "rounds": shared.get("grader_rounds", 0), "max": self.ctx.settings.max_grader_rounds,
                 "mode": "rules" if self.ctx.settings.grader == "auto" else self.ctx.settings.grader,  # issue 22
                 "resample": self.can_resample(shared), "user": shared.get("sql_source") == "user"}
@@ -71,7 +71,7 @@ class ResponseGrader(TracedNode):
         if p["mode"] == "off" or p["user"]:
             return {"verdict": "pass", "critique": "", "by": "user SQL, not graded" if p["user"] else "off"}
         check, critique = failed_check(p["question"], p["df"], p["sql"], p["names"], p["given"], p["values"],
-                                       p["tables"])
+                                       p["tables"], p["named"])
         if critique:
             return {"verdict": "fail", "critique": critique, "by": "rules", "check": check}
         if p["mode"] != "llm":

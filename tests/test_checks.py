@@ -169,3 +169,23 @@ def test_a_query_about_another_entity_than_the_question_names_goes_back(question
     assert (got is not None) == fires, got
     if fires:
         assert got.startswith("The question asks about ")
+
+
+@pytest.mark.parametrize("question, sql, named, fires", [
+    ("How many points did the Lakers score?", "SELECT sum(pts) FROM games", [("Lakers", "teams", "nickname", "Lakers")],
+     True),
+    ("How many points did the Lakers score?", "SELECT sum(pts) FROM games WHERE team = 'Lakers'",
+     [("Lakers", "teams", "nickname", "Lakers")], False),
+    ("How many points did the Lakers score?", "SELECT sum(pts) FROM games g JOIN teams t ON t.id = g.team_id WHERE "
+     "t.full_name LIKE '%lakers%'", [("Lakers", "teams", "nickname", "Lakers")], False),
+    ("How many home runs were hit?", "SELECT sum(hr) FROM batting", [("home runs", "people", "name_first", "Home Run")],
+     False),                                      # a common phrase that happens to be stored: no name, no condition
+    ("How many All-Star selections does he have?", "SELECT count(*) FROM all_star_selections",
+     [("All-Star", "awards", "award", "All-Star")], False),     # the table named after it
+])
+def test_a_value_the_question_names_that_the_query_never_uses_goes_back(question, sql, named, fires):
+    from duckask.utils.sql.answer_checks import Facts, constraint_dropped
+
+    facts = Facts(named=[dict(zip(("phrase", "table", "column", "value"), n)) for n in named])
+    got = constraint_dropped(question, sql, None, facts)
+    assert (got is not None) == fires, got

@@ -95,6 +95,29 @@ class ValueIndex:
         return values
 
 
+    def time_columns(self, table: str) -> list[str]:
+        """The columns of ``table`` that hold a time: dates and timestamps, and numbers named like a year or a
+        season (not ``season_type``, not ``time_of_possession``)."""
+        return [name for name, kind in self.tables.get(table.lower(), ("", {}))[1].values()
+                if kind.upper().startswith(("DATE", "TIMESTAMP")) or (
+                    re.search(r"(year|season|yr)", name, re.I) and not is_text(kind))]   # not season_type
+
+    def one_value(self, table: str, column: str) -> bool:
+        """Whether the column holds a single value (a table of one season: a filter on it changes nothing)."""
+        key = (getattr(self.database, "key", ""), table.lower(), column.lower(), "one")
+        with _LOCK:
+            if key in _CACHE:
+                return bool(_CACHE[key])
+        real, columns = self.tables.get(table.lower(), (table, {}))
+        named = columns.get(column.lower())
+        out = self.database.run(f"SELECT count(DISTINCT {quote_ident(named[0])}) AS n FROM {quote_ident(real)}",
+                                row_cap=1) if named else None
+        one = bool(out is not None and out.ok and int(out.df.iloc[0, 0]) <= 1)
+        with _LOCK:
+            _CACHE[key] = ["1"] if one else None
+        return one
+
+
 def nearest(literal: str, values: list[str], n: int = 5) -> list[tuple[str, str]]:
     """The real values ``literal`` could have meant, best first, each with why (see the module's list)."""
     lit_norm, lit_words = normal(literal), _words(literal)

@@ -95,6 +95,7 @@ def match_values(catalog: Catalog, question: str, limit: int = 40) -> list[Value
     out: list[ValueMatch] = []
     seen: set[tuple[str, str, str]] = set()
     covered: set[str] = set()
+    first = tokens[0] if tokens else ""
     for ph in phrases:
         low = fold(ph)
         if any(low in c for c in covered):   # a longer phrase already matched this text
@@ -104,7 +105,8 @@ def match_values(catalog: Catalog, question: str, limit: int = 40) -> list[Value
         # Normalised forms only for what looks like a name (a capital, a digit, or several words): "forwards",
         # "North Carolina"; a lone common word stays unmatched, as before.
         words = ph.lower().split()
-        named = (n_words >= 2 or ph[:1].isupper()) and words[0] not in STOP and words[-1] not in STOP
+        named = (any((w[:1].isupper() and w != first) or any(ch.isdigit() for ch in w) for w in ph.split())
+                 and words[0] not in STOP and words[-1] not in STOP)     # a name: a capital (not the first word's)
         near = [] if exact or not named else _near(catalog, ph, n_words)
         for (table, column, value), how in exact or near:
             key = (table, column, value)

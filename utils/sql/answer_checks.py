@@ -14,6 +14,8 @@ one rule list of ``sql.checks`` (``CHECKS``), with cases in ``tests/fixtures/ans
   nor the data hints gave ("show me the u9s players" filtered on ``name = 'Hornets'``);
 - ``table_not_asked_about``: no table the query reads is tied to a word of the question (issue 44: players
   answered from the referees' table);
+- ``constraint_dropped``: a year or a value of the data the question names that the query never uses (issue 44:
+  conditions the question states and the SQL drops);
 - ``unasked_date``: a filter on a year the question never states (issue 44: "games played on Halloween" became
   ``= '2025-10-31'``: a day of any year, compared by month and day).
 
@@ -36,6 +38,7 @@ from sqlglot import exp
 
 from duckask.utils.schema.catalog import per_catalog
 from duckask.utils.schema.terms import split_ident, stem
+from duckask.utils.sql.reads import resolve
 
 _YES = {"y", "yes", "true", "t"}
 _NO = {"n", "no", "false", "f"}
@@ -66,6 +69,7 @@ class Facts:
     given: str = ""
     values: object = None      # a schema.value_index.ValueIndex (columns(table), values(table, column)), or None
     tables: dict = field(default_factory=dict)    # table (lower) -> the stemmed words that tie it to a question
+    named: list = field(default_factory=list)     # the values the question names ({phrase, table, column, value})
 
 
 def _words(text: str) -> set[str]:
@@ -276,7 +280,6 @@ def table_not_asked_about(question: str, sql: str, df, facts: Facts) -> str | No
     if not facts.tables:
         return None
     from duckask.utils.schema.terms import question_terms
-    from duckask.utils.sql.reads import resolve
 
     reads = resolve(sql)
     read = [t.name for t in reads.tables if t.name in facts.tables] if reads else []
@@ -291,6 +294,47 @@ def table_not_asked_about(question: str, sql: str, df, facts: Facts) -> str | No
         return None
     return (f"The question asks about {named[0]}, but the query reads {', '.join(read)}, which is not about that; "
             f"read {named[0]} (or the table the question is about).")
+
+
+def _one_season(sql: str, facts: Facts) -> bool:
+    """Whether no table the query reads can be filtered on a year: none has a time column, or each such column
+    holds one value (a table of one season). Known only with the value index; without it, False."""
+    index = facts.values
+    reads = resolve(sql) if index is not None else None
+    if reads is None:
+        return False
+    cols = [(t.name, c) for t in reads.tables for c in index.time_columns(t.name)]
+    return all(index.one_value(t, c) for t, c in cols)
+
+
+def constraint_dropped(question: str, sql: str, df, facts: Facts) -> str | None:
+    """A condition the question states that the query never uses: a year it names ("in 2016"), or a value of the
+    data it names ("the Lakers", found in teams.nickname) that appears nowhere in the query."""
+    if _RELATIVE.search(question) and not _YEAR.search(question):
+        return None
+    text = (sql or "").lower()
+    seasons = {f"{c}{a}": f"{c}{b}" for c, a, b in re.findall(r"\b(1[89]|20)(\d\d)[-/](\d\d)\b", question)}
+    for year in dict.fromkeys(_YEAR.findall(question)):
+        forms = {year, str(int(year) - 1), seasons.get(year, year)}      # a season may be kept by either year
+        if not any(f in text for f in forms) and not _one_season(sql, facts):
+            return (f"The question states the year {year}, but the query never uses it; add the condition on "
+                    f"{year}.")
+    by_phrase: dict[str, list[dict]] = {}
+    for v in facts.named:
+        by_phrase.setdefault(v["phrase"], []).append(v)
+    first = (re.findall(r"\w+", question) or [""])[0]
+    sql_words = set(re.findall(r"[a-z0-9]+", text))
+    for phrase, values in by_phrase.items():
+        if not any((w[:1].isupper() and w != first) or any(ch.isdigit() for ch in w) for w in phrase.split()):
+            continue                                   # a common phrase that happens to be stored ("home runs")
+        if len(phrase) < 3 or phrase.lower() in text or any(str(v["value"]).lower() in text for v in values):
+            continue
+        if any(w in sql_words for w in re.findall(r"[a-z0-9]+", phrase.lower()) if len(w) > 3):
+            continue                                   # a part of it, a LIKE pattern, or a table named after it
+        where = ", ".join(dict.fromkeys(f"{v['table']}.{v['column']}" for v in values))
+        return (f"The question names '{phrase}' (a value of {where}), but the query never uses it; add the "
+                f"condition on it.")
+    return None
 
 
 def _literals(tree) -> list[str]:
@@ -388,4 +432,5 @@ def literal_not_a_value(question: str, sql: str, df, facts: Facts) -> str | None
 
 #: In ``sql.checks.CHECKS`` after the result-shape rules, in this order.
 ANSWER_CHECKS = (flag_contradicts_question, grouped_by_named_flag, count_not_a_count, one_asked_many_returned,
-                 many_asked_one_kept, count_for_a_list, unasked_literal, unasked_date, table_not_asked_about)
+                 many_asked_one_kept, count_for_a_list, unasked_literal, unasked_date, table_not_asked_about,
+                 constraint_dropped)

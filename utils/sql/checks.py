@@ -165,10 +165,12 @@ def rule_check(question: str, df: pd.DataFrame | None, sql: str = "", names: set
 
 
 def failed_check(question: str, df: pd.DataFrame | None, sql: str = "", names: set[str] | None = None,
-                 given: str | None = None, values=None, tables=None) -> tuple[str | None, str | None]:
+                 given: str | None = None, values=None, tables=None,
+                 named=None) -> tuple[str | None, str | None]:
     """(the name of the first check that fails, its critique), or (None, None). ``tables``: each table's words
-    (``answer_checks.table_words``), for ``table_not_asked_about``."""
-    facts = Facts(names or set(), given or "", values, tables or {})
+    (``answer_checks.table_words``), for ``table_not_asked_about``; ``named``: the values the question names
+    (TableSelector's ``value_matches``), for ``constraint_dropped``."""
+    facts = Facts(names or set(), given or "", values, tables or {}, list(named or []))
     for check in CHECKS:
         if given is None and check.__name__ in ("unasked_literal", "unasked_date"):   # plan path: the file's
             continue
