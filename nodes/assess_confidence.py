@@ -18,6 +18,7 @@ from duckask.utils.sql.repair import run_repaired
 from duckask.utils.sql.tidy import tidy_sql
 from duckask.utils.sql.voting import vote
 from duckask.utils.trust.confidence import assess, at_least, unsure_answer
+from duckask.utils.trust.grounding import facts_for, grounding
 from duckask.utils.trust.signals import collect
 from duckask.utils.turn import finish
 
@@ -42,11 +43,19 @@ class AssessConfidence(TracedNode):
                           truncated=bool(shared.get("truncated")), examples=shared.get("examples"),
                           path=shared.get("path"), intent_by=shared.get("intent_by"),
                           db_tables=len(self.ctx.catalog.tables) if self.ctx.catalog else None,
-                          moves=len(shared.get("candidate_moves") or []))
+                          moves=len(shared.get("candidate_moves") or []), grounding=self._grounding(shared))
         return {"signals": signals, "user": shared.get("sql_source") == "user", "minimum": s.min_confidence,
                 "always": s.confidence_drafts, "on_low": s.resample_drafts, "prompt": shared.get("sql_prompt"),
                 "sql": shared.get("sql_query"), "df": shared.get("query_result"), "question": shared["question"],
                 "temperature": s.resample_temperature, "voted": _voted(shared), "over": self.over_budget()}
+
+    def _grounding(self, shared) -> dict | None:
+        """The grounding checks on the final answer (``trust.grounding``); None for the user's own SQL."""
+        if shared.get("sql_source") == "user" or not self.ctx.catalog:
+            return None
+        facts, given = facts_for(self.ctx.catalog, self.ctx.db, shared)
+        return grounding(shared["question"], shared.get("sql_query"), shared.get("query_result"), facts,
+                         given_known=given is not None)
 
     def exec(self, p):
         if p["user"]:

@@ -17,10 +17,8 @@ import pandas as pd
 
 from duckask.nodes._base import TracedNode
 from duckask.utils.llm.yaml_reply import parse_yaml
-from duckask.utils.schema.terms import split_ident
-from duckask.utils.schema.value_index import ValueIndex
-from duckask.utils.sql.answer_checks import table_words
 from duckask.utils.sql.checks import failed_check
+from duckask.utils.trust.grounding import facts_for
 from duckask.utils.sql.voting import next_group, substantive
 from duckask.utils.turn import ask_again, fall_back, grade
 
@@ -51,18 +49,10 @@ class ResponseGrader(TracedNode):
         super().__init__(ctx, max_retries=2)
 
     def prep(self, shared):
-        names = {w for t in self.ctx.catalog.tables.values() for n in [t.name, *(c.name for c in t.columns)]
-                 for w in split_ident(n)}
-        given = None if shared.get("path") == "plan" else " ".join(   # where a filter's literal may come from
-            [shared.get("original_question") or ""]
-            + [f"{t.get('text') or ''} {t.get('resolved_question') or ''} {t.get('sql') or ''}"
-               for t in shared.get("history") or []]
-            + [f"{e.get('question', '')} {e.get('sql', '')}" for e in shared.get("examples") or []]
-            + [str(v.get("value", "")) for v in shared.get("value_matches") or []])
+        facts, given = facts_for(self.ctx.catalog, self.ctx.db, shared)
         groups = shared.get("candidate_groups") or []
         return {"question": shared["question"], "sql": shared["sql_query"], "df": shared["query_result"],
-                "names": names, "given": given, "values": ValueIndex.of(self.ctx.db, self.ctx.catalog),
-                "tables": table_words(self.ctx.catalog), "named": list(shared.get("value_matches") or []), "more": next_group(groups, shared.get("candidate_at", 0)) is not None,
+                "facts": facts, "given": given, "more": next_group(groups, shared.get("candidate_at", 0)) is not None,
                 "rounds": shared.get("grader_rounds", 0), "max": self.ctx.settings.max_grader_rounds,
                 "mode": "rules" if self.ctx.settings.grader == "auto" else self.ctx.settings.grader,  # issue 22
                 "resample": self.can_resample(shared), "user": shared.get("sql_source") == "user"}
@@ -70,8 +60,8 @@ class ResponseGrader(TracedNode):
     def exec(self, p):
         if p["mode"] == "off" or p["user"]:
             return {"verdict": "pass", "critique": "", "by": "user SQL, not graded" if p["user"] else "off"}
-        check, critique = failed_check(p["question"], p["df"], p["sql"], p["names"], p["given"], p["values"],
-                                       p["tables"], p["named"])
+        check, critique = failed_check(p["question"], p["df"], p["sql"], facts=p["facts"],
+                                       given_known=p["given"] is not None)
         if critique:
             return {"verdict": "fail", "critique": critique, "by": "rules", "check": check}
         if p["mode"] != "llm":

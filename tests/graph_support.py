@@ -13,8 +13,8 @@ LAKERS_Q = "What are the points of Lakers players?"
 LAKERS_SQL = ("SELECT p.name, p.points FROM players p JOIN teams t ON p.team_id = t.id "
               "WHERE t.name = 'Lakers' ORDER BY p.points DESC")
 LAKERS_ROWS = [["LeBron James", 30], ["Anthony Davis", 25], ["Austin Reaves", 15]]
-# Same shape, but 'lakers' is not how the data spells it: 0 rows.
-EMPTY_SQL = LAKERS_SQL.replace("'Lakers'", "'lakers'")
+# Same shape, but a team the data does not hold (nothing near it either, so literal_not_a_value stays silent): 0 rows.
+EMPTY_SQL = LAKERS_SQL.replace("'Lakers'", "'Knicks'")
 ALL_POINTS_SQL = "SELECT name, points FROM players ORDER BY points DESC"
 
 HAPPY_PATH = [("ClarifyQuery", "clear"), ("PlanQuery", "sql"), ("TableSelector", "default"),

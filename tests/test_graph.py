@@ -330,8 +330,9 @@ def test_retry_after_grader_fails_keeps_earlier_answer(run):
 
 
 def test_grader_llm_mode_fail_then_pass(run):
-    critique = "The question asks for Lakers players only; filter on the team name."
-    llm = ScriptedLLM({"SQLGenerator": [ALL_POINTS_SQL, LAKERS_SQL],
+    critique = "The question asks for the points from most to least; order descending."
+    ascending = LAKERS_SQL.replace("DESC", "ASC")       # a mistake no rule sees (the rules caught the old one)
+    llm = ScriptedLLM({"SQLGenerator": [ascending, LAKERS_SQL],
                        "ResponseGrader": [f"verdict: fail\ncritique: {critique}", 'verdict: pass\ncritique: ""']})
     r = run(LAKERS_Q, llm, grader="llm")
     assert r.status == "answered"
@@ -339,7 +340,7 @@ def test_grader_llm_mode_fail_then_pass(run):
     assert [(g["verdict"], g["by"]) for g in r.grades] == [("fail", "llm"), ("pass", "llm")]
     assert r.grades[0]["critique"] == critique
     assert f"Problem: {critique}" in user_prompt(llm, "SQLGenerator", 1)
-    assert ALL_POINTS_SQL in user_prompt(llm, "ResponseGrader", 0)
+    assert ascending in user_prompt(llm, "ResponseGrader", 0)
     assert rows(r) == LAKERS_ROWS
     assert r.warning is None
 

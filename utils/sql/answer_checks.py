@@ -319,6 +319,11 @@ def constraint_dropped(question: str, sql: str, df, facts: Facts) -> str | None:
         if not any(f in text for f in forms) and not _one_season(sql, facts):
             return (f"The question states the year {year}, but the query never uses it; add the condition on "
                     f"{year}.")
+    tree = _parse(sql)
+    if tree is not None and any(isinstance(e.expression, exp.Literal) and not e.expression.is_string
+                                and isinstance(e.this, exp.Column) and re.search(r"(^|_)id$", e.this.name, re.I)
+                                for e in tree.find_all(exp.EQ)):
+        return None                                    # a key looked up (team_id = 1): the name was resolved to it
     by_phrase: dict[str, list[dict]] = {}
     for v in facts.named:
         by_phrase.setdefault(v["phrase"], []).append(v)

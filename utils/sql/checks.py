@@ -165,14 +165,15 @@ def rule_check(question: str, df: pd.DataFrame | None, sql: str = "", names: set
 
 
 def failed_check(question: str, df: pd.DataFrame | None, sql: str = "", names: set[str] | None = None,
-                 given: str | None = None, values=None, tables=None,
-                 named=None) -> tuple[str | None, str | None]:
-    """(the name of the first check that fails, its critique), or (None, None). ``tables``: each table's words
-    (``answer_checks.table_words``), for ``table_not_asked_about``; ``named``: the values the question names
-    (TableSelector's ``value_matches``), for ``constraint_dropped``."""
-    facts = Facts(names or set(), given or "", values, tables or {}, list(named or []))
+                 given: str | None = None, values=None, *, facts: Facts | None = None,
+                 given_known: bool | None = None) -> tuple[str | None, str | None]:
+    """(the name of the first check that fails, its critique), or (None, None). ``facts``: all the checks compare
+    with (``trust.grounding.facts_for``), else built from ``names``, ``given`` and ``values``; ``given_known``:
+    whether the text literals may come from is known (else ``unasked_literal`` and ``unasked_date`` are not run)."""
+    facts = facts or Facts(names or set(), given or "", values)
+    known = given is not None if given_known is None else given_known
     for check in CHECKS:
-        if given is None and check.__name__ in ("unasked_literal", "unasked_date"):   # plan path: the file's
+        if not known and check.__name__ in ("unasked_literal", "unasked_date"):   # the plan path: the file's
             continue
         if (critique := check(question, sql, df, facts)):
             return check.__name__, critique

@@ -87,7 +87,21 @@ FEATURES: list[Feature] = [
             lambda s: f"the checks rejected {s['moved']} other answer{'s' * (s['moved'] != 1)} first"),
     Feature("rows_log", lambda s: math.log10(1 + (s["rows"] or 0)),
             lambda s: f"{s['rows']} row{'s' * (s['rows'] != 1)}", True),
+    # Grounding (issue 44): what ties the answer to the question's words and the data, the same on every kind
+    Feature("ungrounded", lambda s: float(min(len(s.get("ungrounded") or []), 2)),
+            lambda s: "not tied to the question: " + ", ".join(GROUNDING_WORDS.get(n, n) for n in s["ungrounded"])),
+    Feature("literals_verified", lambda s: {True: 1.0, False: -1.0}.get(s.get("literals_verified"), 0.0),
+            lambda s: "every value it compares is one the data holds" if s.get("literals_verified")
+            else "it compares a value its column does not hold"),
 ]
+
+#: The grounding checks (``trust.grounding``) in a reason's words.
+GROUNDING_WORDS = {"literal_not_a_value": "a value its column does not hold",
+                   "table_not_asked_about": "it reads a table the question is not about",
+                   "constraint_dropped": "a condition the question states is missing",
+                   "unasked_date": "a year the question never states",
+                   "count_for_a_list": "a count where a list was asked",
+                   "unasked_literal": "a value nobody gave"}
 
 
 def features(signals: dict[str, Any], impute: dict[str, float] | None = None) -> list[float]:
@@ -132,11 +146,11 @@ def assess(signals: dict[str, Any], weights: dict[str, Any] | None = None, *, ma
     weights = weights or load_weights()
     p, contrib = score(signals, weights)
     level = _level(p, weights)
-    doubted = signals["empty"] or signals["null_only"] or signals["grader"] == "fail"
+    doubted = signals["empty"] or signals["null_only"] or signals["grader"] == "fail" or signals.get("ungrounded")
     dissent = signals.get("dissent") or 0
     confirmed = signals["drafts"] >= 2 and signals["agree"] >= 2
     cap = ("" if level != "high" else
-           "nothing found, or an objection left standing" if doubted else
+           "nothing found, or an objection left standing (or the answer is not tied to the question)" if doubted else
            f"{dissent} of {signals['drafts']} candidates give another result" if dissent else
            "a plan over named metrics, not confirmed by a second candidate"
            if signals["path"] == "plan" and not confirmed else "")

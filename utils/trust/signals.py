@@ -7,7 +7,9 @@ many of them agreed), the grader's verdict, the shape of the result (empty, all 
 cap), how sure the model was of its greedy query (the lowest token probability and the mean
 log-probability, embedded model only), the query's shape (tables joined, nesting), the closest
 verified example's similarity, the size of the database (its tables), and whether the router placed the
-question by a rule or by the model.
+question by a rule or by the model; and how well the answer is tied to the question and the data (the grounding
+checks that still object to the final answer, and whether the values it compares are values of their columns:
+``trust.grounding``).
 """
 from __future__ import annotations
 
@@ -35,11 +37,12 @@ def _certainty(attempts: list[dict]) -> dict[str, float]:
 def collect(*, status: str, sql: str | None, df, attempts: list[dict], vote: list[dict], grades: list[dict],
             truncated: bool = False, examples: list[dict] | None = None, path: str | None = None,
             intent_by: str | None = None, drafts: dict | None = None, db_tables: int | None = None,
-            moves: int = 0) -> dict[str, Any]:
+            moves: int = 0, grounding: dict | None = None) -> dict[str, Any]:
     """The signals of one answered (or failed) question. ``drafts``: agreement measured after the answer
     ({"n", "agree"}, AssessConfidence); otherwise the candidates' (or a resample's) vote gives it, and
     ``dissent`` counts the drafts that ran and gave another result. ``moves``: candidate groups the
-    checks rejected before this one."""
+    checks rejected before this one. ``grounding``: ``trust.grounding.grounding`` of the final answer (the
+    grounding checks that object to it, whether its literals are values of their columns)."""
     llm = [a for a in attempts if a.get("source") == "llm"]
     ballots = [b for b in vote if b.get("status") == "ok"]
     n_drafts = sum(b.get("drafts", 1) for b in vote)
@@ -65,4 +68,6 @@ def collect(*, status: str, sql: str | None, df, attempts: list[dict], vote: lis
         **(query_shape(sql or "") if path != "plan" else {"tables": None, "nested": None}),
         "example_similarity": max((e.get("similarity") or 0.0 for e in examples or []), default=None),
         "intent_by": intent_by, "db_tables": db_tables,
+        "ungrounded": list((grounding or {}).get("ungrounded") or []),
+        "literals_verified": (grounding or {}).get("literals_verified"),
     }

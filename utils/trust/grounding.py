@@ -1,0 +1,68 @@
+"""How well an answer is tied to its question's words and to the data (issue 44), for the grader and the confidence.
+
+``facts_for(catalog, db, shared)`` is what the checks compare with (``sql.answer_checks.Facts``): the database's
+names, the text a literal may come from (the question, earlier turns, examples, value hints; None on the plan path,
+whose literals come from the semantic file), the value index, each table's words and the values the question
+names. ResponseGrader and AssessConfidence both build it here.
+
+``grounding(question, sql, df, facts)`` is the confidence's view of the same checks, run on the final answer
+whatever the grader did (it may be off, or out of rounds): the names of the grounding checks that object
+(``ungrounded``) and whether every text literal the query compares with ``=`` or ``IN`` is a value of its column
+(``literals_verified``: True, False, or None when there is none to check).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from duckask.utils.schema.terms import split_ident
+from duckask.utils.schema.value_index import ValueIndex
+from duckask.utils.sql import answer_checks as ac
+
+#: The checks that tie an answer to the question's words and the data; the rest of ``sql.checks.CHECKS`` look at
+#: the result's shape.
+GROUNDING = (ac.literal_not_a_value, ac.table_not_asked_about, ac.constraint_dropped, ac.unasked_date,
+             ac.count_for_a_list, ac.unasked_literal)
+_NEED_GIVEN = {"unasked_literal", "unasked_date"}
+
+
+def facts_for(catalog, db, shared: dict) -> tuple[ac.Facts, str | None]:
+    """(the checks' facts, ``given``: None on the plan path, where literals are not asked where they came from)."""
+    names = {w for t in catalog.tables.values() for n in [t.name, *(c.name for c in t.columns)]
+             for w in split_ident(n)}
+    given = None if shared.get("path") == "plan" else " ".join(   # where a filter's literal may come from
+        [shared.get("original_question") or ""]
+        + [f"{t.get('text') or ''} {t.get('resolved_question') or ''} {t.get('sql') or ''}"
+           for t in shared.get("history") or []]
+        + [f"{e.get('question', '')} {e.get('sql', '')}" for e in shared.get("examples") or []]
+        + [str(v.get("value", "")) for v in shared.get("value_matches") or []])
+    facts = ac.Facts(names, given or "", ValueIndex.of(db, catalog), ac.table_words(catalog),
+                     list(shared.get("value_matches") or []))
+    return facts, given
+
+
+def literals_verified(sql: str, index) -> bool | None:
+    """Whether every text literal compared with ``=``/``IN`` on an indexed column is one of its values (None: no
+    such literal)."""
+    tree = ac._parse(sql) if index is not None else None
+    if tree is None:
+        return None
+    seen = False
+    for column, literals in ac._compared(tree):
+        for table in ac._tables_of(tree, column, index)[:3]:
+            held = index.values(table, column.name)
+            if held is None:
+                continue
+            seen = True
+            if not set(literals) <= set(held):
+                return False
+            break
+    return True if seen else None
+
+
+def grounding(question: str, sql: str | None, df, facts: ac.Facts, given_known: bool = True) -> dict[str, Any]:
+    """{"ungrounded": [check names], "literals_verified": bool | None} of a final answer."""
+    if not sql or df is None:
+        return {"ungrounded": [], "literals_verified": None}
+    failed = [c.__name__ for c in GROUNDING
+              if (given_known or c.__name__ not in _NEED_GIVEN) and c(question, sql, df, facts)]
+    return {"ungrounded": failed, "literals_verified": literals_verified(sql, facts.values)}
