@@ -17,17 +17,17 @@ from __future__ import annotations
 
 import argparse
 import re
-from dataclasses import asdict
 from collections import Counter
+from dataclasses import asdict
 from pathlib import Path
 
 from duckask.utils.config import load_settings
 from duckask.utils.db.database import open_database
 from duckask.utils.eval.records import read_records
 from duckask.utils.schema import get_catalog
+from duckask.utils.schema.terms import split_ident
 from duckask.utils.schema.value_index import ValueIndex
 from duckask.utils.schema.values import match_values
-from duckask.utils.schema.terms import split_ident
 from duckask.utils.sql.answer_checks import table_words
 from duckask.utils.sql.checks import CHECKS, Facts
 

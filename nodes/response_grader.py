@@ -18,8 +18,8 @@ import pandas as pd
 from duckask.nodes._base import TracedNode
 from duckask.utils.llm.yaml_reply import parse_yaml
 from duckask.utils.sql.checks import failed_check
-from duckask.utils.trust.grounding import facts_for
 from duckask.utils.sql.voting import next_group, substantive
+from duckask.utils.trust.grounding import facts_for
 from duckask.utils.turn import ask_again, fall_back, grade
 
 PROMPT = """Question: {question}

@@ -119,8 +119,7 @@ def test_nearest_values_by_normal_form_abbreviation_containment_and_spelling(lit
 
 def test_the_value_index_reads_a_columns_values_once_and_not_a_number_or_a_huge_column(small_db, isolated_env):
     from duckask.utils.db.database import open_database
-    from duckask.utils.schema import get_catalog
-    from duckask.utils.schema import value_index
+    from duckask.utils.schema import get_catalog, value_index
     from duckask.utils.schema.value_index import ValueIndex
 
     db = open_database(small_db)
@@ -189,3 +188,40 @@ def test_a_value_the_question_names_that_the_query_never_uses_goes_back(question
     facts = Facts(named=[dict(zip(("phrase", "table", "column", "value"), n)) for n in named])
     got = constraint_dropped(question, sql, None, facts)
     assert (got is not None) == fires, got
+
+
+def test_an_answer_the_grounding_checks_object_to_is_never_high_and_says_why(small_db, isolated_env):
+    """The grader off: the answer stands, and AssessConfidence's grounding names what is missing (issue 44)."""
+    from duckask.utils.app.api import ask
+    from duckask.utils.llm import ScriptedLLM
+
+    llm = ScriptedLLM({"SQLGenerator": ["SELECT count(*) AS players FROM players"]})
+    r = ask("How many players do the Celtics have?", db=str(small_db), llm=llm, router="rules", analyzer="template",
+            clarify="off", grader="off")
+    assert r.ok and r.df.iloc[0, 0] == 6
+    signals = r.confidence["signals"]
+    assert signals["ungrounded"] == ["constraint_dropped"] and r.confidence["level"] != "high"
+    assert any("a condition the question states is missing" in x for x in r.confidence["reasons"])
+    good = ask("How many players do the Celtics have?", db=str(small_db), grader="off", router="rules",
+               analyzer="template", clarify="off", llm=ScriptedLLM({"SQLGenerator": [
+                   "SELECT count(*) AS players FROM players p JOIN teams t ON t.id = p.team_id WHERE t.name = 'Celtics'"]}))
+    assert good.df.iloc[0, 0] == 2 and good.confidence["signals"]["ungrounded"] == []
+    assert good.confidence["signals"]["literals_verified"] is True
+
+
+class CountedIndex(FixtureIndex):
+    def __init__(self, counts: dict):
+        super().__init__({"players": {"position": list(counts)}})
+        self.counts = counts
+
+    def count(self, table, column, value):
+        return self.counts.get(value, 0)
+
+
+@pytest.mark.parametrize("sql, says", VALUE_CASES["rare"]["cases"], ids=[c[0][-40:] for c in VALUE_CASES["rare"]["cases"]])
+def test_a_rare_spelling_beside_the_codes_most_rows_use_goes_back_with_them(sql, says):
+    from duckask.utils.sql.answer_checks import Facts, literal_not_a_value
+
+    got = literal_not_a_value("How many forwards are there?", sql, None,
+                              Facts(values=CountedIndex(VALUE_CASES["rare"]["values"])))
+    assert got == says if says is None else got.startswith(says), got

@@ -26,7 +26,8 @@ from duckask.utils.db.quoting import quote_ident
 from duckask.utils.schema.catalog import is_text
 
 MAX_DISTINCT = 20_000
-_CACHE: dict[tuple[str, str, str], list[str] | None] = {}
+_CACHE: dict[tuple, list[str] | None] = {}
+_COUNTS: dict[tuple, dict[str, int]] = {}
 _LOCK = threading.Lock()
 
 
@@ -83,16 +84,27 @@ class ValueIndex:
             if key in _CACHE:
                 return _CACHE[key]
         col = quote_ident(named[0])
-        out = self.database.run(f"SELECT DISTINCT CAST({col} AS VARCHAR) AS v FROM {quote_ident(real)} "
-                                f"WHERE {col} IS NOT NULL LIMIT {MAX_DISTINCT + 1}", row_cap=MAX_DISTINCT + 1)
+        out = self.database.run(f"SELECT CAST({col} AS VARCHAR) AS v, count(*) AS n FROM {quote_ident(real)} "
+                                f"WHERE {col} IS NOT NULL GROUP BY 1 ORDER BY n DESC LIMIT {MAX_DISTINCT + 1}",
+                                row_cap=MAX_DISTINCT + 1)
         values = None
-        if out.ok and len(out.df) <= MAX_DISTINCT:
+        if out.ok and len(out.df) <= MAX_DISTINCT:      # most frequent first
             values = [str(v) for v in out.df["v"].tolist()]
+            with _LOCK:
+                _COUNTS[key] = dict(zip(values, (int(n) for n in out.df["n"].tolist())))
         with _LOCK:
             if len(_CACHE) > 4096:
                 _CACHE.clear()
+                _COUNTS.clear()
             _CACHE[key] = values
         return values
+
+    def count(self, table: str, column: str, value: str) -> int:
+        """How many rows hold ``value`` in the column (0 when not indexed or not held)."""
+        if self.values(table, column) is None:
+            return 0
+        key = (getattr(self.database, "key", ""), table.lower(), column.lower())
+        return _COUNTS.get(key, {}).get(value, 0)
 
 
     def time_columns(self, table: str) -> list[str]:

@@ -405,11 +405,32 @@ def _tables_of(tree, column: exp.Column, index) -> list[str]:
     return [t for t in dict.fromkeys(aliases.values()) if column.name.lower() in index.columns(t)]
 
 
+def _rare(index, table: str, column: str, literals: list[str], held: list[str]) -> str | None:
+    """A literal that is a value, but a rare spelling beside the codes most rows use for it ('Forward' in 12 rows
+    where 'F', 'F-C', 'C-F' hold 2,200): those are offered too."""
+    from duckask.utils.schema.value_index import nearest
+
+    count = getattr(index, "count", None)
+    for lit in literals:
+        if count is None:
+            return None
+        mine = count(table, column, lit)
+        others = [(v, count(table, column, v)) for v, why in nearest(lit, [h for h in held if h != lit], n=8)
+                  if why == "abbreviation"]
+        if others and mine * 20 < sum(n for _, n in others) and not {v for v, _ in others} & set(literals):
+            shown = ", ".join(f"'{v}' ({n:,})" for v, n in sorted(others, key=lambda x: -x[1])[:5])
+            return (f"'{lit}' is a rare spelling in {table}.{column} ({mine:,} rows); most rows write it {shown}. "
+                    f"Compare {column} with all of them (IN), not only '{lit}'.")
+    return None
+
+
 def literal_not_a_value(question: str, sql: str, df, facts: Facts) -> str | None:
     """A text literal compared with ``=`` or ``IN`` that is not a value of its column, when the column holds
     values it was likely meant as (``schema.value_index.nearest``: the same once case and plurals are set aside,
     an abbreviation, a value containing it, a near spelling): those values are offered. A literal with nothing
-    near is left alone: the data may simply not hold it, and "none" can be the answer."""
+    near is left alone: the data may simply not hold it, and "none" can be the answer. A literal that is a value
+    but a rare spelling beside the codes most rows use ('Forward' in 12 rows; 'F', 'F-C', 'C-F' in 2,200) is sent
+    back with them (``_rare``), unless the query already compares with some of them."""
     index = facts.values
     tree = _parse(sql) if index is not None else None
     if tree is None:
@@ -422,6 +443,9 @@ def literal_not_a_value(question: str, sql: str, df, facts: Facts) -> str | None
             if held is None:
                 break
             missing = [lit for lit in literals if lit not in set(held)]
+            rare = _rare(index, table, column.name, [lit for lit in literals if lit in set(held)], held)
+            if rare:
+                return rare
             for lit in missing:
                 near = nearest(lit, held)
                 if near:
