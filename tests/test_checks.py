@@ -109,7 +109,8 @@ def test_a_literal_not_a_value_of_its_column_is_sent_back_with_the_values_it_mea
         assert got is not None and got.startswith(case["says"]), got
 
 
-@pytest.mark.parametrize("literal, values, expected", VALUE_CASES["nearest"], ids=[r[0] for r in VALUE_CASES["nearest"]])
+@pytest.mark.parametrize("literal, values, expected", VALUE_CASES["nearest"],
+                         ids=[r[0] for r in VALUE_CASES["nearest"]])
 def test_nearest_values_by_normal_form_abbreviation_containment_and_spelling(literal, values, expected):
     from duckask.utils.schema.value_index import nearest
 
@@ -204,7 +205,8 @@ def test_an_answer_the_grounding_checks_object_to_is_never_high_and_says_why(sma
     assert any("a condition the question states is missing" in x for x in r.confidence["reasons"])
     good = ask("How many players do the Celtics have?", db=str(small_db), grader="off", router="rules",
                analyzer="template", clarify="off", llm=ScriptedLLM({"SQLGenerator": [
-                   "SELECT count(*) AS players FROM players p JOIN teams t ON t.id = p.team_id WHERE t.name = 'Celtics'"]}))
+                   "SELECT count(*) AS players FROM players p JOIN teams t ON t.id = p.team_id "
+                   "WHERE t.name = 'Celtics'"]}))
     assert good.df.iloc[0, 0] == 2 and good.confidence["signals"]["ungrounded"] == []
     assert good.confidence["signals"]["literals_verified"] is True
 
@@ -218,7 +220,8 @@ class CountedIndex(FixtureIndex):
         return self.counts.get(value, 0)
 
 
-@pytest.mark.parametrize("sql, says", VALUE_CASES["rare"]["cases"], ids=[c[0][-40:] for c in VALUE_CASES["rare"]["cases"]])
+@pytest.mark.parametrize("sql, says", VALUE_CASES["rare"]["cases"],
+                         ids=[c[0][-40:] for c in VALUE_CASES["rare"]["cases"]])
 def test_a_rare_spelling_beside_the_codes_most_rows_use_goes_back_with_them(sql, says):
     from duckask.utils.sql.answer_checks import Facts, literal_not_a_value
 

@@ -152,7 +152,8 @@ def per_group_without_grouping(question: str, sql: str, df, facts: Facts) -> str
 
 
 #: Tried in this order; the first critique wins.
-CHECKS: tuple[Check, ...] = (literal_not_a_value, no_rows, all_null, self_comparison, one_number_asked, average_without_aggregate,
+CHECKS: tuple[Check, ...] = (literal_not_a_value, no_rows, all_null, self_comparison, one_number_asked,
+                             average_without_aggregate,
                              per_group_without_grouping, *ANSWER_CHECKS)
 
 
