@@ -67,6 +67,12 @@ CASES = [
      "SELECT WINS FROM nbacom_standings WHERE TEAM_NAME = 'Boston Celtics'"),
     ("nba", "Which team had the most wins in the standings?",
      "SELECT TEAM_NAME FROM nbacom_standings ORDER BY WINS DESC LIMIT 1"),
+    # Issue 44, on the NBA models (bench/nba_models): a list, a count, a value written as its code, an entity
+    ("nba-models", "List the players from Slovenia.", "SELECT player FROM players WHERE country = 'Slovenia'"),
+    ("nba-models", "How many players were born in Serbia?", "SELECT count(*) FROM players WHERE country = 'Serbia'"),
+    ("nba-models", "How many centers are in the Hall of Fame?",
+     "SELECT count(*) FROM players WHERE position IN ('C', 'F-C', 'C-F', 'Center') AND hall_of_fame"),
+    ("nba-models", "How many different referees officiated games?", "SELECT count(DISTINCT official) FROM officials"),
 ]
 
 
@@ -77,6 +83,9 @@ def test_executed_result_equals_gold(source, question, gold, model_opts):
     opts = dict(model_opts)
     if source == "spider":
         db, question, gold = _spider(question)
+    elif source == "nba-models":
+        db = _nba()
+        opts["semantic"] = str(ROOT / "bench" / "nba_models")
     elif source == "nba":
         db = _nba()
         # The warehouse ships without comments; like a deployer, we document it (written from the
