@@ -103,8 +103,8 @@ def test_executed_result_equals_gold(source, question, gold, model_opts):
         db = _lahman()
     r = ask(question, db=db, **opts)
     assert r.status == "answered", r.answer
-    gold_out = open_database(db, load_settings(None, cache_dir=model_opts["cache_dir"],
-                                               **({"semantic": opts["semantic"]} if "semantic" in opts else {}))).run(gold)
+    models = {"semantic": opts["semantic"]} if "semantic" in opts else {}
+    gold_out = open_database(db, load_settings(None, cache_dir=model_opts["cache_dir"], **models)).run(gold)
     assert gold_out.ok, gold_out.error
     assert results_match(r.df, gold_out.df, order_matters=has_top_level_order_by(gold)), (
         f"\nSQL:  {r.sql}\nGOLD: {gold}\npred:\n{r.df}\ngold:\n{gold_out.df}")
