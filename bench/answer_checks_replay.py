@@ -28,8 +28,8 @@ from duckask.utils.schema import get_catalog
 from duckask.utils.schema.terms import split_ident
 from duckask.utils.schema.value_index import ValueIndex
 from duckask.utils.schema.values import match_values
-from duckask.utils.sql.answer_checks import table_words
 from duckask.utils.sql.checks import CHECKS, Facts
+from duckask.utils.sql.grounding_checks import table_words
 
 
 def replay(path: str, template: str, limit: int | None = None,

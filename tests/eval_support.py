@@ -23,7 +23,7 @@ LAKERS_DESC = ("SELECT p.name, p.points FROM players p JOIN teams t ON p.team_id
 GRAPH_SQL = {
     TEAMS_Q: "SELECT count(*) AS n FROM teams",                                            # right
     HIGH_Q: "SELECT name FROM players WHERE points > 25",                                  # right
-    GARDEN_Q: "SELECT capacity FROM arenas WHERE name = 'Crypto.com Arena'",               # wrong
+    GARDEN_Q: "SELECT capacity + 1 AS capacity FROM arenas WHERE name = 'TD Garden'",     # wrong (no rule sees it)
     BULLS_Q: "SELECT city FROM teams WHERE name = 'Bulls'",                                # gold errors
     ROSTER_Q: ("SELECT t.name, count(*) AS n FROM teams t JOIN players p ON p.team_id = t.id "
                "GROUP BY t.name"),                                                         # right

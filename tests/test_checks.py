@@ -49,10 +49,12 @@ ANSWER_CASES = yaml.safe_load((Path(__file__).parent / "fixtures" / "answer_chec
 def test_each_answer_check_case(case):
     """The answer checks (utils/sql/answer_checks.py): the named check fires first of them, or none does."""
     from duckask.utils.sql.answer_checks import ANSWER_CHECKS
+    from duckask.utils.sql.grounding_checks import GROUNDING_CHECKS
 
     df = pd.DataFrame(case["rows"], columns=case["columns"])
     facts = checks.Facts(set(), case.get("given", ""))
-    fired = next((c.__name__ for c in ANSWER_CHECKS if c(case["question"], case["sql"], df, facts)), None)
+    fired = next((c.__name__ for c in (*ANSWER_CHECKS, *GROUNDING_CHECKS) if c(case["question"], case["sql"], df,
+                                                                                facts)), None)
     assert fired == case["check"]
     name, critique = checks.failed_check(case["question"], df, case["sql"], given=case.get("given", ""))
     if case["check"]:       # the grader's list fails it (an earlier shape rule may be the one that says why)
@@ -100,7 +102,8 @@ class FixtureIndex:
 
 @pytest.mark.parametrize("case", VALUE_CASES["cases"], ids=[c["sql"][:60] for c in VALUE_CASES["cases"]])
 def test_a_literal_not_a_value_of_its_column_is_sent_back_with_the_values_it_meant(case):
-    from duckask.utils.sql.answer_checks import Facts, literal_not_a_value
+    from duckask.utils.sql.answer_checks import Facts
+    from duckask.utils.sql.grounding_checks import literal_not_a_value
 
     got = literal_not_a_value(case["question"], case["sql"], None, Facts(values=FixtureIndex(VALUE_CASES["tables"])))
     if case["says"] is None:
@@ -162,7 +165,8 @@ TABLES = {"players": ({"player"}, {"player", "height", "college", "position"}),
 ])
 def test_a_query_about_another_entity_than_the_question_names_goes_back(question, sql, fires):
     from duckask.utils.schema.terms import stem
-    from duckask.utils.sql.answer_checks import Facts, table_not_asked_about
+    from duckask.utils.sql.answer_checks import Facts
+    from duckask.utils.sql.grounding_checks import table_not_asked_about
 
     tables = {t: ({stem(w) for w in n}, {stem(w) for w in a}) for t, (n, a) in TABLES.items()}
     got = table_not_asked_about(question, sql, None, Facts(tables=tables))
@@ -184,7 +188,8 @@ def test_a_query_about_another_entity_than_the_question_names_goes_back(question
      [("All-Star", "awards", "award", "All-Star")], False),     # the table named after it
 ])
 def test_a_value_the_question_names_that_the_query_never_uses_goes_back(question, sql, named, fires):
-    from duckask.utils.sql.answer_checks import Facts, constraint_dropped
+    from duckask.utils.sql.answer_checks import Facts
+    from duckask.utils.sql.grounding_checks import constraint_dropped
 
     facts = Facts(named=[dict(zip(("phrase", "table", "column", "value"), n)) for n in named])
     got = constraint_dropped(question, sql, None, facts)
@@ -223,7 +228,8 @@ class CountedIndex(FixtureIndex):
 @pytest.mark.parametrize("sql, says", VALUE_CASES["rare"]["cases"],
                          ids=[c[0][-40:] for c in VALUE_CASES["rare"]["cases"]])
 def test_a_rare_spelling_beside_the_codes_most_rows_use_goes_back_with_them(sql, says):
-    from duckask.utils.sql.answer_checks import Facts, literal_not_a_value
+    from duckask.utils.sql.answer_checks import Facts
+    from duckask.utils.sql.grounding_checks import literal_not_a_value
 
     got = literal_not_a_value("How many forwards are there?", sql, None,
                               Facts(values=CountedIndex(VALUE_CASES["rare"]["values"])))

@@ -8,7 +8,7 @@ The cases are in ``tests/fixtures/grain_checks.yaml`` and, for the checks of ``s
 against its question and its own rows: a "no" flag, a grouped condition, a count that is not one, one asked
 and many returned or the reverse, a literal nobody gave), ``tests/fixtures/answer_checks.yaml``.
 
-- ``literal_not_a_value`` (``sql.answer_checks``): a text literal compared with a column that does not hold it,
+- ``literal_not_a_value`` (``sql.grounding_checks``): a text literal compared with a column that does not hold it,
   when the column holds values it was likely meant as (offered in the critique: 'F' for 'Forward');
 - ``no_rows``: an empty result (naming a contradictory filter ``x = 'a' AND x = 'b'`` when there is one);
 - ``all_null``: only NULLs;
@@ -26,8 +26,9 @@ from collections.abc import Callable
 import pandas as pd
 
 from duckask.utils.schema.terms import split_ident, stem
-from duckask.utils.sql.answer_checks import ANSWER_CHECKS, Facts, literal_not_a_value
+from duckask.utils.sql.answer_checks import ANSWER_CHECKS, Facts
 from duckask.utils.sql.ast import parse, walk
+from duckask.utils.sql.grounding_checks import GROUNDING_CHECKS, literal_not_a_value
 from duckask.utils.sql.reads import resolve
 from duckask.utils.sql.tidy import self_comparisons
 
@@ -154,7 +155,7 @@ def per_group_without_grouping(question: str, sql: str, df, facts: Facts) -> str
 #: Tried in this order; the first critique wins.
 CHECKS: tuple[Check, ...] = (literal_not_a_value, no_rows, all_null, self_comparison, one_number_asked,
                              average_without_aggregate,
-                             per_group_without_grouping, *ANSWER_CHECKS)
+                             per_group_without_grouping, *ANSWER_CHECKS, *GROUNDING_CHECKS)
 
 
 def rule_check(question: str, df: pd.DataFrame | None, sql: str = "", names: set[str] | None = None,

@@ -17,11 +17,12 @@ from typing import Any
 from duckask.utils.schema.terms import split_ident
 from duckask.utils.schema.value_index import ValueIndex
 from duckask.utils.sql import answer_checks as ac
+from duckask.utils.sql import grounding_checks as gc
 
 #: The checks that tie an answer to the question's words and the data; the rest of ``sql.checks.CHECKS`` look at
 #: the result's shape.
-GROUNDING = (ac.literal_not_a_value, ac.table_not_asked_about, ac.constraint_dropped, ac.unasked_date,
-             ac.count_for_a_list, ac.unasked_literal)
+GROUNDING = (gc.literal_not_a_value, gc.table_not_asked_about, gc.constraint_dropped, gc.unasked_date,
+             gc.count_for_a_list, ac.unasked_literal)
 _NEED_GIVEN = {"unasked_literal", "unasked_date"}
 
 
@@ -34,8 +35,9 @@ def facts_for(catalog, db, shared: dict) -> tuple[ac.Facts, str | None]:
         + [f"{t.get('text') or ''} {t.get('resolved_question') or ''} {t.get('sql') or ''}"
            for t in shared.get("history") or []]
         + [f"{e.get('question', '')} {e.get('sql', '')}" for e in shared.get("examples") or []]
-        + [str(v.get("value", "")) for v in shared.get("value_matches") or []])
-    facts = ac.Facts(names, given or "", ValueIndex.of(db, catalog), ac.table_words(catalog),
+        + [str(v.get("value", "")) for v in shared.get("value_matches") or []]
+        + [str(c.get("comment") or "") for c in shared.get("confirmations") or []])     # "no, use 2018"
+    facts = ac.Facts(names, given or "", ValueIndex.of(db, catalog), gc.table_words(catalog),
                      list(shared.get("value_matches") or []))
     return facts, given
 
@@ -47,8 +49,8 @@ def literals_verified(sql: str, index) -> bool | None:
     if tree is None:
         return None
     seen = False
-    for column, literals in ac._compared(tree):
-        for table in ac._tables_of(tree, column, index)[:3]:
+    for column, literals in gc._compared(tree):
+        for table in gc._tables_of(tree, column, index)[:3]:
             held = index.values(table, column.name)
             if held is None:
                 continue

@@ -1,0 +1,288 @@
+"""The checks that tie an answer to its question's words and to the data (issue 44), in ``sql.checks.CHECKS``
+with cases in ``tests/fixtures/value_checks.yaml`` and ``answer_checks.yaml``:
+
+- ``literal_not_a_value``: a text literal compared with ``=``/``IN`` that is not a value of its column (or a rare
+  spelling beside the codes most rows use), when the column holds what it likely meant: those values offered;
+- ``count_for_a_list``: "list all players from Italy" answered by one number that counts them;
+- ``unasked_date``: a filter on a year the question never states ("games played on Halloween" became
+  ``= '2025-10-31'``: a day of any year, compared by month and day);
+- ``table_not_asked_about``: the question names a table's entity and nothing the query reads is tied to it;
+- ``constraint_dropped``: a year or a value of the data the question states that the query never uses.
+
+``facts`` (``sql.answer_checks.Facts``, built by ``trust.grounding.facts_for``) carries the value index, each
+table's words and the values the question names.
+"""
+from __future__ import annotations
+
+import re
+
+import pandas as pd
+from sqlglot import exp
+
+from duckask.utils.schema.catalog import per_catalog
+from duckask.utils.schema.terms import split_ident, stem
+from duckask.utils.sql.answer_checks import _LIST_ASKED, Facts, _literals, _parse
+from duckask.utils.sql.reads import resolve
+
+_COUNT_WORDS = re.compile(r"\b(how many|number of|count|total|how much|sum|average|amount)\b", re.I)
+
+
+def count_for_a_list(question: str, sql: str, df, facts: Facts) -> str | None:
+    """"List all players from Italy" answered by one number that counts them: a list asked, a count given."""
+    if not _LIST_ASKED.search(question) or _COUNT_WORDS.search(question) or df is None or df.shape != (1, 1):
+        return None
+    value = df.iloc[0, 0]
+    tree = _parse(sql)
+    if tree is None or not pd.api.types.is_number(value) or pd.api.types.is_bool(value):
+        return None
+    if tree.find(exp.Count) is not None:     # anywhere: the plan path's count sits in a subquery
+        return ("The question asks for a list (the rows themselves, e.g. their names), but the query returns only "
+                "how many there are; select the matching rows instead of count(*).")
+    return None
+
+
+#: Days of the year a question may name without a year ("games played on Halloween": October 31 of any year).
+DAYS_OF_YEAR = {"halloween": (10, 31), "christmas eve": (12, 24), "christmas day": (12, 25), "christmas": (12, 25),
+                "new year's eve": (12, 31), "new years eve": (12, 31), "new year's day": (1, 1),
+                "new years day": (1, 1), "valentine's day": (2, 14), "valentines day": (2, 14),
+                "independence day": (7, 4), "fourth of july": (7, 4), "4th of july": (7, 4),
+                "st. patrick's day": (3, 17), "st patrick's day": (3, 17), "saint patrick's day": (3, 17)}
+_MONTHS = "january february march april may june july august september october november december".split()
+_RELATIVE = re.compile(r"\b(this|last|current|latest|recent|previous|next|today|now|ago|so far|upcoming)\b", re.I)
+_TIME_COLUMN = re.compile(r"(year|season|date|yr|day|time|dt|era)", re.I)
+_YEAR = re.compile(r"\b(1[89]\d\d|20\d\d|2100)\b")
+
+
+def day_of_year(question: str) -> tuple[str, tuple[int, int]] | None:
+    """The day of the year a question names without a year (a holiday, or "October 31"), as (words, (m, d))."""
+    low = question.lower().replace("\u2019", "'")
+    for name, md in DAYS_OF_YEAR.items():
+        if re.search(rf"\b{re.escape(name)}(?!\w)", low):
+            return name, md
+    m = re.search(rf"\b({'|'.join(_MONTHS)})\s+(\d{{1,2}})(?:st|nd|rd|th)?\b(?!\s*,?\s*\d{{4}})", low)
+    if m:
+        return m.group(0), (_MONTHS.index(m.group(1)) + 1, int(m.group(2)))
+    return None
+
+
+def _filtered_years(tree) -> list[tuple[str, str]]:
+    """(year, where it stands) for every year a filter compares with: a date literal ('2025-10-31') anywhere in
+    WHERE, HAVING or a join condition, or a number from 1800 to 2100 compared with a time column (year, season,
+    date)."""
+    out = []
+    clauses = [*tree.find_all(exp.Where), *tree.find_all(exp.Having),
+               *(j.args["on"] for j in tree.find_all(exp.Join) if isinstance(j.args.get("on"), exp.Expression))]
+    for clause in clauses:
+        for lit in clause.find_all(exp.Literal):
+            if lit.is_string and re.match(r"^\s*(1[89]\d\d|20\d\d)-\d\d", lit.this):
+                out.append((lit.this.strip()[:4], f"'{lit.this}'"))
+            elif not lit.is_string and _YEAR.fullmatch(lit.this):
+                cmp = lit.parent
+                cols = [c.name for c in cmp.find_all(exp.Column)] if isinstance(cmp, exp.Binary | exp.In |
+                                                                                  exp.Between) else []
+                if any(_TIME_COLUMN.search(c) for c in cols):
+                    out.append((lit.this, f"{cols[0]} = {lit.this}"))
+    return out
+
+
+def unasked_date(question: str, sql: str, df, facts: Facts) -> str | None:
+    """A filter on a year (or a date of one) the question never states: "games played on Halloween" became
+    ``game_date = '2025-10-31'``; "who won the most games" became ``season = 2023``. Questions that say "this
+    season", "last year" or "the latest" leave the year to the query; so do years an earlier turn, an example or
+    the data hints gave."""
+    tree = _parse(sql)
+    if tree is None or _RELATIVE.search(question):
+        return None
+    given = question + " " + facts.given
+    asked = set(_YEAR.findall(given))            # "the 2015-16 season" asks for 2015 and 2016
+    asked |= {century + end for century, end in re.findall(r"\b(1[89]|20)\d\d[-/](\d\d)\b", given)}
+    for year, where in _filtered_years(tree):
+        if year in asked:
+            continue
+        day = day_of_year(question)
+        if day:
+            m, d = day[1]
+            return (f"The question names {day[0]} of any year, but the query keeps only {where} (the year {year} is "
+                    f"not in the question); compare month and day instead: month(col) = {m} AND day(col) = {d}.")
+        return (f"The query filters on the year {year} ({where}), which the question never states; drop that "
+                "condition (or keep it only if the question asks about that year).")
+    return None
+
+
+#: Words of a table's name, columns and description too common to tie it to a question.
+GENERIC_TABLE_WORDS = {stem(w) for w in (
+    "id ids key code name names first last full short display type kind num number no count total stat stats info "
+    "information common detail details history data table log logs list record records summary summaries value "
+    "values date time day year season seasons yr created updated flag status note notes desc description the of a "
+    "and per by in on at to for from with is has url link slug abbreviation abbrev").split()}
+
+
+@per_catalog
+def table_words(catalog) -> dict[str, tuple[set[str], set[str]]]:
+    """Each table's (and model's) words: (its name's and synonyms', everything that ties it to a question: name,
+    synonyms, comment, columns and their comments), stemmed, the generic ones left out."""
+    out = {}
+    for name, t in catalog.tables.items():
+        named = {*split_ident(name), *(w for s in t.synonyms for w in split_ident(s))}
+        text = " ".join([t.comment or "", *(c.comment or "" for c in t.columns)]).lower()
+        words = {*named, *(stem(w) for w in re.findall(r"[a-z]+", text)),
+                 *(w for c in t.columns for w in split_ident(c.name))}
+        out[name.lower()] = ({w for w in named if len(w) > 2} - GENERIC_TABLE_WORDS,
+                             {w for w in words if len(w) > 2} - GENERIC_TABLE_WORDS)
+    return out
+
+
+def table_not_asked_about(question: str, sql: str, df, facts: Facts) -> str | None:
+    """The question names a table's entity ("players": the table or model players), and nothing the query reads is
+    tied to a word of the question (by name, synonyms, description, columns, or a value it compares that the
+    question says): "a question about players answered from the referees' table". A query that reads one tied
+    table may join others (a bridge), so only a query whose every table is untied fails."""
+    if not facts.tables:
+        return None
+    from duckask.utils.schema.terms import question_terms
+
+    reads = resolve(sql)
+    read = [t.name for t in reads.tables if t.name in facts.tables] if reads else []
+    asked = set(question_terms(question))
+    if not read or any(facts.tables[t][1] & asked for t in read):
+        return None
+    tree = _parse(sql)
+    if tree is not None and any(lit.lower() in question.lower() for lit in _literals(tree) if len(lit) > 2):
+        return None               # it compares a value the question says: tied through the data
+    named = sorted(t for t, (name, _) in facts.tables.items() if name and name <= asked and t not in read)
+    if not named:
+        return None
+    return (f"The question asks about {named[0]}, but the query reads {', '.join(read)}, which is not about that; "
+            f"read {named[0]} (or the table the question is about).")
+
+
+def _one_season(sql: str, facts: Facts) -> bool:
+    """Whether no table the query reads can be filtered on a year: none has a time column, or each such column
+    holds one value (a table of one season). Known only with the value index; without it, False."""
+    index = facts.values
+    reads = resolve(sql) if index is not None else None
+    if reads is None:
+        return False
+    cols = [(t.name, c) for t in reads.tables for c in index.time_columns(t.name)]
+    return all(index.one_value(t, c) for t, c in cols)
+
+
+def constraint_dropped(question: str, sql: str, df, facts: Facts) -> str | None:
+    """A condition the question states that the query never uses: a year it names ("in 2016"), or a value of the
+    data it names ("the Lakers", found in teams.nickname) that appears nowhere in the query."""
+    if _RELATIVE.search(question) and not _YEAR.search(question):
+        return None
+    text = (sql or "").lower()
+    seasons = {f"{c}{a}": f"{c}{b}" for c, a, b in re.findall(r"\b(1[89]|20)(\d\d)[-/](\d\d)\b", question)}
+    moved = {y for y in _YEAR.findall(facts.given) if y not in question and y in text}   # "use 2018", said later
+    for year in dict.fromkeys(_YEAR.findall(question)) if not moved else ():
+        forms = {year, str(int(year) - 1), seasons.get(year, year)}      # a season may be kept by either year
+        if not any(f in text for f in forms) and not _one_season(sql, facts):
+            return (f"The question states the year {year}, but the query never uses it; add the condition on "
+                    f"{year}.")
+    tree = _parse(sql)
+    if tree is not None and any(isinstance(e.expression, exp.Literal) and not e.expression.is_string
+                                and isinstance(e.this, exp.Column) and re.search(r"(^|_)id$", e.this.name, re.I)
+                                for e in tree.find_all(exp.EQ)):
+        return None                                    # a key looked up (team_id = 1): the name was resolved to it
+    by_phrase: dict[str, list[dict]] = {}
+    for v in facts.named:
+        by_phrase.setdefault(v["phrase"], []).append(v)
+    first = (re.findall(r"\w+", question) or [""])[0]
+    sql_words = set(re.findall(r"[a-z0-9]+", text))
+    for phrase, values in by_phrase.items():
+        if not any((w[:1].isupper() and w != first) or any(ch.isdigit() for ch in w) for w in phrase.split()):
+            continue                                   # a common phrase that happens to be stored ("home runs")
+        if len(phrase) < 3 or phrase.lower() in text or any(str(v["value"]).lower() in text for v in values):
+            continue
+        if any(w in sql_words for w in re.findall(r"[a-z0-9]+", phrase.lower()) if len(w) > 3):
+            continue                                   # a part of it, a LIKE pattern, or a table named after it
+        where = ", ".join(dict.fromkeys(f"{v['table']}.{v['column']}" for v in values))
+        return (f"The question names '{phrase}' (a value of {where}), but the query never uses it; add the "
+                f"condition on it.")
+    return None
+
+
+def _compared(tree) -> list[tuple[exp.Column, list[str]]]:
+    """Each column compared with text literals by ``=`` or ``IN`` anywhere in the query, with those literals."""
+    out = []
+    for cmp in tree.find_all(exp.EQ, exp.In):
+        if isinstance(cmp, exp.In):
+            lits = cmp.args.get("expressions") or []
+            if isinstance(cmp.this, exp.Column) and lits and all(isinstance(x, exp.Literal) and x.is_string
+                                                                  for x in lits):
+                out.append((cmp.this, [x.this for x in lits]))
+            continue
+        for col, lit in ((cmp.this, cmp.expression), (cmp.expression, cmp.this)):
+            if isinstance(col, exp.Column) and isinstance(lit, exp.Literal) and lit.is_string:
+                out.append((col, [lit.this]))
+    return out
+
+
+def _tables_of(tree, column: exp.Column, index) -> list[str]:
+    """The catalog tables ``column`` may belong to: its qualifier's table, else every table the query reads that
+    has it; none when the qualifier names a CTE or a subquery (what those hold is not indexed)."""
+    ctes = {c.alias_or_name.lower() for c in tree.find_all(exp.CTE)}
+    aliases = {t.alias_or_name.lower(): t.name for t in tree.find_all(exp.Table) if t.name.lower() not in ctes}
+    if column.table:
+        table = aliases.get(column.table.lower())
+        return [table] if table else []
+    return [t for t in dict.fromkeys(aliases.values()) if column.name.lower() in index.columns(t)]
+
+
+def _rare(index, table: str, column: str, literals: list[str], held: list[str]) -> str | None:
+    """A literal that is a value, but a rare spelling beside the codes most rows use for it ('Forward' in 12 rows
+    where 'F', 'F-C', 'C-F' hold 2,200): those are offered too."""
+    from duckask.utils.schema.value_index import nearest
+
+    count = getattr(index, "count", None)
+    for lit in literals:
+        if count is None:
+            return None
+        mine = count(table, column, lit)
+        others = [(v, count(table, column, v)) for v, why in nearest(lit, [h for h in held if h != lit], n=8)
+                  if why == "abbreviation"]
+        if others and mine * 20 < sum(n for _, n in others) and not {v for v, _ in others} & set(literals):
+            shown = ", ".join(f"'{v}' ({n:,})" for v, n in sorted(others, key=lambda x: -x[1])[:5])
+            return (f"'{lit}' is a rare spelling in {table}.{column} ({mine:,} rows); most rows write it {shown}. "
+                    f"Compare {column} with all of them (IN), not only '{lit}'.")
+    return None
+
+
+def literal_not_a_value(question: str, sql: str, df, facts: Facts) -> str | None:
+    """A text literal compared with ``=`` or ``IN`` that is not a value of its column, when the column holds
+    values it was likely meant as (``schema.value_index.nearest``: the same once case and plurals are set aside,
+    an abbreviation, a value containing it, a near spelling): those values are offered. A literal with nothing
+    near is left alone: the data may simply not hold it, and "none" can be the answer. A literal that is a value
+    but a rare spelling beside the codes most rows use ('Forward' in 12 rows; 'F', 'F-C', 'C-F' in 2,200) is sent
+    back with them (``_rare``), unless the query already compares with some of them."""
+    index = facts.values
+    tree = _parse(sql) if index is not None else None
+    if tree is None:
+        return None
+    from duckask.utils.schema.value_index import nearest
+
+    for column, literals in _compared(tree):
+        for table in _tables_of(tree, column, index)[:3]:
+            held = index.values(table, column.name)
+            if held is None:
+                break
+            missing = [lit for lit in literals if lit not in set(held)]
+            rare = _rare(index, table, column.name, [lit for lit in literals if lit in set(held)], held)
+            if rare:
+                return rare
+            for lit in missing:
+                near = nearest(lit, held)
+                if near:
+                    shown = ", ".join(f"'{v}'" for v, _ in near)
+                    why = {"same": "spelt as stored", "abbreviation": "abbreviated as stored",
+                           "contains": "as part of longer values", "close": "spelt differently"}[near[0][1]]
+                    return (f"'{lit}' is not a value of {table}.{column.name}; it holds it {why}: {shown}. Compare "
+                            f"{column.name} with the values it holds (= or IN), not with '{lit}'.")
+            if not missing:
+                break
+    return None
+
+
+#: In ``sql.checks.CHECKS`` after the answer checks (``literal_not_a_value`` runs first of all).
+GROUNDING_CHECKS = (count_for_a_list, unasked_date, table_not_asked_about, constraint_dropped)
