@@ -26,7 +26,7 @@ from tenacity import retry, retry_if_exception, stop_after_delay, wait_random
 
 from duckask.utils.config import Settings, load_settings
 from duckask.utils.db import remote
-from duckask.utils.db.binder import Bound, ConnectionScope, catalog_of, user_table_names
+from duckask.utils.db.binder import ConnectionScope, catalog_of, user_table_names
 from duckask.utils.db.models import ModelError, build_views, models_for, models_stamp
 from duckask.utils.db.quoting import quote_ident
 from duckask.utils.db.safety import UnsafeSQLError, check_sql
@@ -138,11 +138,6 @@ class Database:
         """One cursor to bind statements on (``binder.bind``), for as many checks as the caller makes."""
         with self.cursor() as cur:
             yield ConnectionScope(cur, self.catalog)
-
-    def bind(self, sql: str) -> Bound | None:
-        """What DuckDB's binder resolves ``sql`` to on this database (``binder.bind``), or None."""
-        with self.scope() as scope:
-            return scope.bind(sql)
 
     def refusal(self, sql: str, scope: ConnectionScope | None = None) -> str | None:
         """Why ``sql`` would be refused here (not one read-only SELECT, or it reads files or the server's
