@@ -6,6 +6,7 @@ import time
 from importlib.metadata import EntryPoint
 
 import pytest
+from graph_support import LAKERS_Q, LAKERS_SQL
 from tool_stubs import OMDB_KEY, ToolStub
 
 from duckask.utils.app.api import ask
@@ -193,14 +194,13 @@ def nodes(r) -> list[tuple[str, str]]:
 
 
 def test_without_tools_the_graph_has_no_source_router(graph):
-    r, llm = graph("What are the points of Lakers players?", {"SQLGenerator": ["SELECT name, points FROM players"]},
+    r, llm = graph(LAKERS_Q, {"SQLGenerator": [LAKERS_SQL]},
                    tools=[])
     assert r.status == "answered" and "ChooseSource" not in [n for n, _ in nodes(r)]
 
 
 def test_the_model_keeps_a_data_question_in_the_database(graph):
-    r, llm = graph("What are the points of Lakers players?", {"ChooseSource": ["database"],
-                                                               "SQLGenerator": ["SELECT name, points FROM players"]})
+    r, llm = graph(LAKERS_Q, {"ChooseSource": ["database"], "SQLGenerator": [LAKERS_SQL]})
     assert nodes(r)[2] == ("ChooseSource", "database") and r.routing["source"]["by"] == "llm"
     assert [c["node"] for c in llm.calls] == ["ChooseSource", "SQLGenerator"] and r.status == "answered"
     assert r.sources == [] and "Which source should answer" in llm.calls[0]["messages"][0]["content"]
