@@ -7,7 +7,8 @@ file models ("List the teams in California": ``reaches_list``), which a plan wit
 values of its dimensions, MetricFlow's dimension-values query). The prompt starts with the
 layer's catalog (metrics and dimensions with their meaning), the same bytes for every question on a
 database, so the embedded model keeps its state and a plan costs little more than the question and the
-plan's few tokens. The reply is pre-filled with ``metrics: [`` and stops at a blank line; on the embedded
+plan's few tokens; after it, the values the question names found in the data, as filters on the dimensions
+that read them (``player__birth_country = 'Japan'``: ``semantic.catalog.value_links``). The reply is pre-filled with ``metrics: [`` and stops at a blank line; on the embedded
 model (``plan_grammar: on``; off by default) a grammar of the catalog's names holds it to names that exist
 (``semantic.grammar``). A plan that
 does not parse, names what the catalog lacks, or that MetricFlow cannot compile, sends the question on
@@ -23,7 +24,8 @@ votes over all of them; the path is then the one whose query the vote chose.
 from __future__ import annotations
 
 from duckask.nodes._base import TracedNode
-from duckask.utils.semantic.catalog import catalog_text, reaches, reaches_list
+from duckask.utils.schema.values import match_values
+from duckask.utils.semantic.catalog import catalog_text, reaches, reaches_list, value_links
 from duckask.utils.semantic.compile import compile_plan
 from duckask.utils.semantic.grammar import plan_grammar
 from duckask.utils.semantic.plan import PlanError, describe, parse_plan
@@ -51,10 +53,12 @@ def example(layer) -> str:
 LIST_NOTE = "\n(A list of names, no number asked: write metrics: [] and group_by the dimension to list.)"
 
 
-def build_messages(layer, question: str, listing: bool = False) -> tuple[list[dict], str]:
+def build_messages(layer, question: str, listing: bool = False, links: list[str] = ()) -> tuple[list[dict], str]:
     stable = f"Catalog:\n{catalog_text(layer)}\nExample:\n{example(layer)}\n\n"
+    found = f"Values found in the data: {'; '.join(links)}\n" if links else ""      # after the stable part
     return [{"role": "system", "content": SYSTEM},
-            {"role": "user", "content": f"{stable}Question: {question}" + (LIST_NOTE if listing else "")}], stable
+            {"role": "user", "content": f"{stable}{found}Question: {question}" + (LIST_NOTE if listing else "")}], \
+        stable
 
 
 class PlanQuery(TracedNode):
@@ -67,6 +71,7 @@ class PlanQuery(TracedNode):
         race = self.ctx.settings.candidates > 0 and not self.ctx.settings.confirm
         schema = {t.name: {c.name: c.type for c in t.columns} for t in self.ctx.catalog.tables.values()}
         return {"question": shared["question"], "layer": layer, "off": off, "race": race, "schema": schema,
+                "catalog": self.ctx.catalog,
                 "grammar": self.mode(self.ctx.settings.plan_grammar, "on") == "on" and not self.ctx.llm.is_endpoint}
 
     def exec(self, p):
@@ -76,7 +81,8 @@ class PlanQuery(TracedNode):
         reached = reaches(p["question"], layer) or [f"list of {e}" for e in reaches_list(p["question"], layer)]
         if not reached:
             return {"path": "sql", "why": "the question names no metric of the semantic file"}
-        msgs, stable = build_messages(layer, p["question"], listing=reached[0].startswith("list of "))
+        links = value_links(layer, match_values(p["catalog"], p["question"]))
+        msgs, stable = build_messages(layer, p["question"], listing=reached[0].startswith("list of "), links=links)
         grammar = {"grammar": plan_grammar(layer)} if p["grammar"] else {}    # only the catalog's names
         reply = self.ctx.llm.complete(msgs, node="PlanQuery", prefix=PREFIX, stop=["\n\n", "```", "Question:"],
                                       max_tokens=96, stable=stable, **grammar)
@@ -85,8 +91,8 @@ class PlanQuery(TracedNode):
             plan = parse_plan(text, layer)
             sql = readable(compile_plan(layer, plan), p["schema"])      # what a person would write
         except PlanError as e:
-            return {"path": "sql", "why": str(e), "reached": reached, "text": text}
-        return {"path": "plan", "reached": reached, "text": text, "plan": plan.as_dict(), "sql": sql,
+            return {"path": "sql", "why": str(e), "reached": reached, "text": text, "links": links}
+        return {"path": "plan", "reached": reached, "text": text, "plan": plan.as_dict(), "sql": sql, "links": links,
                 "derivation": describe(plan, layer), "logprob": getattr(reply, "mean_logprob", None)}
 
     def exec_fallback(self, p, exc):

@@ -234,3 +234,39 @@ def test_a_rare_spelling_beside_the_codes_most_rows_use_goes_back_with_them(sql,
     got = literal_not_a_value("How many forwards are there?", sql, None,
                               Facts(values=CountedIndex(VALUE_CASES["rare"]["values"])))
     assert got == says if says is None else got.startswith(says), got
+
+
+@pytest.mark.parametrize("table, fires", [
+    ("games", False),       # dates of one season (Oct 2015 - Jun 2016) that includes the stated 2016
+    ("stats", False),       # a table of one season, the one asked about
+    ("later", True),        # a table of one season, another one: the answer is not about 2016
+    ("seasons", True),      # two seasons in the table: the year must be filtered on
+    ("coded", False),       # one value that is not a year (a season code): nothing to filter on
+    ("teams", False),       # no time column at all
+])
+def test_a_stated_year_a_table_of_that_season_already_keeps(tmp_path, isolated_env, table, fires):
+    """constraint_dropped leaves a year the tables the query reads hold alone (issue 44: a table of one season's
+    game dates was sent back for 'in 2016' though every row is of that season)."""
+    import duckdb
+
+    from duckask.utils.db.database import open_database
+    from duckask.utils.schema import get_catalog
+    from duckask.utils.schema.value_index import ValueIndex
+    from duckask.utils.sql.answer_checks import Facts
+    from duckask.utils.sql.grounding_checks import constraint_dropped
+
+    path = tmp_path / "years.duckdb"
+    with duckdb.connect(str(path)) as con:
+        con.execute("CREATE TABLE games AS SELECT DATE '2015-10-27' + CAST(i AS INTEGER) AS game_date, i AS pts FROM range(236) t(i)")
+        con.execute("CREATE TABLE stats AS SELECT 2016 AS season, i AS pts FROM range(5) t(i)")
+        con.execute("CREATE TABLE later AS SELECT 2019 AS season, i AS pts FROM range(5) t(i)")
+        con.execute("CREATE TABLE seasons AS SELECT 2015 + i % 2 AS season, i AS pts FROM range(6) t(i)")
+        con.execute("CREATE TABLE coded AS SELECT 22016 AS season_id, i AS pts FROM range(3) t(i)")
+        con.execute("CREATE TABLE teams AS SELECT i AS pts FROM range(3) t(i)")
+    db = open_database(path)
+    facts = Facts(values=ValueIndex.of(db, get_catalog(db)))
+    got = constraint_dropped("What was the most points in a game in 2016?", f"SELECT max(pts) FROM {table}", None,
+                             facts)
+    assert (got is not None) == fires, got
+    if fires:
+        assert "the year 2016" in got

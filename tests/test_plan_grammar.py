@@ -79,3 +79,21 @@ def test_on_the_real_model_a_held_plan_names_only_catalog_names(layer, question,
     assert set(plan.metrics) <= set(layer.metrics)
     assert set(plan.group_by) <= set(layer.dimensions)
     assert {d for d, _, _ in plan.where} <= set(layer.dimensions)
+
+
+@pytest.mark.parametrize("question, link", [
+    ("How many home runs did players born in Japan hit?", "player__birth_country = 'Japan'"),
+    ("Which team had the most wins in 2016?", None),        # no value named: no line, the prompt as before
+])
+def test_the_plan_prompt_shows_the_values_the_question_names_as_filters(isolated_env, question, link):
+    """The plan path gets the SQL path's forward links for its where (issue 44), after the stable catalog."""
+    llm = ScriptedLLM({"PlanQuery": ["home_runs]\nwhere: [player__birth_country = 'Japan']"],
+                       "DataAnalyzer": ["They hit many."]})
+    r = ask(question, llm=llm, analyzer="template")
+    call = next(c for c in llm.calls if c["node"] == "PlanQuery")
+    user = call["messages"][-1]["content"]
+    assert user.startswith("Catalog:\n") and user.index("Example:") < user.index("Question:")    # the stable part first
+    if link is None:
+        assert "Values found in the data" not in user and r.plan.get("links") == []
+    else:
+        assert f"Values found in the data: {link}\nQuestion: {question}" in user and link in r.plan["links"]

@@ -114,20 +114,29 @@ class ValueIndex:
                 if kind.upper().startswith(("DATE", "TIMESTAMP")) or (
                     re.search(r"(year|season|yr)", name, re.I) and not is_text(kind))]   # not season_type
 
-    def one_value(self, table: str, column: str) -> bool:
-        """Whether the column holds a single value (a table of one season: a filter on it changes nothing)."""
-        key = (getattr(self.database, "key", ""), table.lower(), column.lower(), "one")
+    def span(self, table: str, column: str) -> tuple[int, int, bool] | None:
+        """The least and greatest value of a time column, as years for a date (``year()``), as they are for a
+        number, and whether it is a date: ``(2015, 2016, True)`` for one NBA season's game dates, ``(2019,
+        2019, False)`` for a table of one season. None for an empty column or one not in the table."""
+        key = (getattr(self.database, "key", ""), table.lower(), column.lower(), "span")
         with _LOCK:
             if key in _CACHE:
-                return bool(_CACHE[key])
+                got = _CACHE[key]
+                return (int(got[0]), int(got[1]), got[2] == "d") if got else None
         real, columns = self.tables.get(table.lower(), (table, {}))
         named = columns.get(column.lower())
-        out = self.database.run(f"SELECT count(DISTINCT {quote_ident(named[0])}) AS n FROM {quote_ident(real)}",
+        dated = bool(named) and named[1].upper().startswith(("DATE", "TIMESTAMP"))
+        value = f"year({quote_ident(named[0])})" if dated else quote_ident(named[0]) if named else ""
+        out = self.database.run(f"SELECT min({value}), max({value}) FROM {quote_ident(real)}",
                                 row_cap=1) if named else None
-        one = bool(out is not None and out.ok and int(out.df.iloc[0, 0]) <= 1)
+        row = out.df.iloc[0].tolist() if out is not None and out.ok else [None, None]
+        try:
+            got = [str(int(row[0])), str(int(row[1])), "d" if dated else "n"]
+        except (TypeError, ValueError):      # NULLs (an empty table) or a value that is not a whole number
+            got = None
         with _LOCK:
-            _CACHE[key] = ["1"] if one else None
-        return one
+            _CACHE[key] = got
+        return (int(got[0]), int(got[1]), dated) if got else None
 
 
 def nearest(literal: str, values: list[str], n: int = 5) -> list[tuple[str, str]]:

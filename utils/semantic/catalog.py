@@ -16,6 +16,7 @@ from duckask.utils.schema.terms import question_terms
 from duckask.utils.semantic.manifest import Name, SemanticLayer, unquote
 
 _PLAIN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_PLAIN_COLUMN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*\.[A-Za-z_][A-Za-z0-9_]*$")   # table.column
 
 
 def _line(n: Name) -> str:
@@ -35,6 +36,28 @@ def catalog_text(layer: SemanticLayer) -> str:
     notes = str(layer.side.get("instructions") or "").strip()
     head = f"Notes:\n{notes}\n\n" if notes else ""
     return f"{head}Metrics:\n{metrics}\n\nDimensions (group by or filter on these):\n{dims}\n"
+
+
+#: At most this many value links in a plan prompt (the SQL prompt's MAX_VALUE_HINTS is of the same order).
+MAX_LINKS = 6
+
+
+def value_links(layer: SemanticLayer, matches: list) -> list[str]:
+    """The values a question names (``schema.values.match_values``: "Japan" found in people.birth_country) as
+    filters on the dimension that reads that column, written as a plan writes them: ``player__birth_country =
+    'Japan'``; a phrase only part of longer values as ``... like '%North Carolina%'``. PlanQuery shows them after
+    the catalog (issue 44: the plan path gets the SQL path's links for its ``where``)."""
+    by_column = {x.formula.lower(): d for d, x in layer.dimensions.items() if _PLAIN_COLUMN.match(x.formula or "")}
+    out: list[str] = []
+    for m in matches:
+        dim = by_column.get(f"{m.table}.{m.column}".lower())
+        if dim is None:
+            continue
+        value = (f"%{m.phrase}%" if m.how == "contains" else str(m.value)).replace("'", "''")
+        link = f"{dim} {'like' if m.how == 'contains' else '='} '{value}'"
+        if link not in out:
+            out.append(link)
+    return out[:MAX_LINKS]
 
 
 def summary(layer: SemanticLayer | None) -> dict:

@@ -156,15 +156,25 @@ def table_not_asked_about(question: str, sql: str, df, facts: Facts) -> str | No
             f"read {named[0]} (or the table the question is about).")
 
 
-def _one_season(sql: str, facts: Facts) -> bool:
-    """Whether no table the query reads can be filtered on a year: none has a time column, or each such column
-    holds one value (a table of one season). Known only with the value index; without it, False."""
+def _one_season(sql: str, facts: Facts, years: set[str]) -> bool:
+    """Whether the tables the query reads hold only the season the question states, so no filter is needed:
+    every time column either holds one value (a year among ``years``, or a code that is not a year) or holds
+    dates within one season that includes a year among them. Known only with the value index; without it,
+    False."""
     index = facts.values
     reads = resolve(sql) if index is not None else None
     if reads is None:
         return False
-    cols = [(t.name, c) for t in reads.tables for c in index.time_columns(t.name)]
-    return all(index.one_value(t, c) for t, c in cols)
+    stated = {int(y) for y in years}
+    for table in reads.tables:
+        for column in index.time_columns(table.name):
+            span = index.span(table.name, column)
+            if span is None:
+                return False
+            low, high, dated = span
+            if (high - low > (1 if dated else 0)) or (1800 <= low <= 2200 and not stated & {low, high}):
+                return False
+    return True
 
 
 def constraint_dropped(question: str, sql: str, df, facts: Facts) -> str | None:
@@ -177,7 +187,7 @@ def constraint_dropped(question: str, sql: str, df, facts: Facts) -> str | None:
     moved = {y for y in _YEAR.findall(facts.given) if y not in question and y in text}   # "use 2018", said later
     for year in dict.fromkeys(_YEAR.findall(question)) if not moved else ():
         forms = {year, str(int(year) - 1), seasons.get(year, year)}      # a season may be kept by either year
-        if not any(f in text for f in forms) and not _one_season(sql, facts):
+        if not any(f in text for f in forms) and not _one_season(sql, facts, forms):
             return (f"The question states the year {year}, but the query never uses it; add the condition on "
                     f"{year}.")
     tree = _parse(sql)
