@@ -8,7 +8,8 @@ values of its dimensions, MetricFlow's dimension-values query). The prompt start
 layer's catalog (metrics and dimensions with their meaning), the same bytes for every question on a
 database, so the embedded model keeps its state and a plan costs little more than the question and the
 plan's few tokens; after it, the values the question names found in the data, as filters on the dimensions
-that read them (``player__birth_country = 'Japan'``: ``semantic.catalog.value_links``). The reply is pre-filled with ``metrics: [`` and stops at a blank line; on the embedded
+that read them (``player__birth_country = 'Japan'``: ``semantic.catalog.value_links``). The reply is
+pre-filled with ``metrics: [`` and stops at a blank line; on the embedded
 model (``plan_grammar: on``; off by default) a grammar of the catalog's names holds it to names that exist
 (``semantic.grammar``). A plan that
 does not parse, names what the catalog lacks, or that MetricFlow cannot compile, sends the question on

@@ -257,7 +257,8 @@ def test_a_stated_year_a_table_of_that_season_already_keeps(tmp_path, isolated_e
 
     path = tmp_path / "years.duckdb"
     with duckdb.connect(str(path)) as con:
-        con.execute("CREATE TABLE games AS SELECT DATE '2015-10-27' + CAST(i AS INTEGER) AS game_date, i AS pts FROM range(236) t(i)")
+        con.execute("CREATE TABLE games AS SELECT DATE '2015-10-27' + CAST(i AS INTEGER) AS game_date, i AS pts "
+                    "FROM range(236) t(i)")
         con.execute("CREATE TABLE stats AS SELECT 2016 AS season, i AS pts FROM range(5) t(i)")
         con.execute("CREATE TABLE later AS SELECT 2019 AS season, i AS pts FROM range(5) t(i)")
         con.execute("CREATE TABLE seasons AS SELECT 2015 + i % 2 AS season, i AS pts FROM range(6) t(i)")

@@ -6,6 +6,7 @@ resume after a kill, the LLM cache. (The returned DataFrame, workers and the rep
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from eval_support import (  # noqa: F401 (fixtures are used by name)
@@ -16,6 +17,7 @@ from eval_support import (  # noqa: F401 (fixtures are used by name)
     GARDEN_Q,
     GRAPH_RIGHT,
     GRAPH_SQL,
+    LAKERS_DESC,
     LAKERS_Q,
     RECORD_KEYS,
     ROSTER_Q,
@@ -25,6 +27,7 @@ from eval_support import (  # noqa: F401 (fixtures are used by name)
     no_real_model,
     qfile,
     scripted,
+    write_jsonl,
 )
 
 from duckask.utils.app.cli import main as cli_main
@@ -264,3 +267,34 @@ def test_cached_llm_hits_and_misses(tmp_path):
     texts = [c4.complete(msgs, node="SQLGenerator", temperature=0.7, seed=s).text for s in (1, 2, 1)]
     assert texts == ["SELECT 10", "SELECT 11", "SELECT 10"] and (c4.misses, c4.hits) == (2, 1)
     assert c4.llm.calls[1]["seed"] == 2
+
+
+def test_the_live_check_table_counts_a_catch_the_retry_fixed(tmp_path, small_db, env, monkeypatch, capsys):
+    """A grounding check fires on the first answer (the Lakers named, never used), the retry is right: the
+    record keeps the check and the judged answer's score, and bench/answer_checks_live.py counts a catch that
+    was fixed (issue 44's live per-check table)."""
+    import importlib.util
+
+    question = "What are the points of Lakers players?"
+    right = LAKERS_DESC.replace(" ORDER BY p.points DESC", "")
+    llm = ScriptedLLM({"SQLGenerator": ["SELECT name, points FROM players", right]})
+    monkeypatch.setattr(evaluation, "get_llm", lambda settings=None: llm)
+    rows = [{"id": "l1", "question": question,
+             "expected": [["LeBron James", 30], ["Anthony Davis", 25], ["Austin Reaves", 15]]}]
+    out = tmp_path / "results.jsonl"
+    assert cli_main(["eval", str(write_jsonl(tmp_path / "q.jsonl", rows)), "--db", str(small_db),
+                     "--out", str(out)]) == 0
+    rec = json.loads(lines_of(out)[0])
+    assert rec["correct"] and rec["grades"][0] == {
+        "verdict": "fail", "by": "rules", "check": "constraint_dropped", "judged_correct": False,
+        "critique": rec["grades"][0]["critique"]} and "'Lakers'" in rec["grades"][0]["critique"]
+    spec = importlib.util.spec_from_file_location("checks_live", Path(__file__).parents[1] / "bench" /
+                                                  "answer_checks_live.py")
+    live = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(live)
+    table, scored = live.live(str(out))
+    assert scored == 1 and dict(table["constraint_dropped"]) == {"fired": 1, "questions": 1, "on wrong": 1,
+                                                                 "fixed": 1, "on right": 0, "lost": 0}
+    capsys.readouterr()
+    assert live.main([str(out)]) == 0
+    assert "| tmp" not in capsys.readouterr().out.split("\n")[0]

@@ -117,7 +117,11 @@ def evaluate_one(q: Question, db: str, *, llm: LLM, settings: Settings, mode: st
         rec = _error_record(q, db, err, seconds, gold_error, None)
     else:
         correct = r.ok and score(r.sql, r.df)
-        grades = [{"verdict": g["verdict"], "by": g["by"], "critique": g.get("critique", "")} for g in r.grades]
+        # Each judgement with the check that spoke and whether the answer it judged was right (the live per-check
+        # table: how often a check fired on a right answer, and whether the retry it caused ended right).
+        grades = [{"verdict": g["verdict"], "by": g["by"], "critique": g.get("critique", ""),
+                   **({"check": g["check"], "judged_correct": score(g.get("sql"))} if g.get("check") else {})}
+                  for g in r.grades]
         first_graded = r.grades[0]["sql"] if r.grades else None
         rec.update(
             sql=r.sql, status=r.status, correct=bool(correct),
@@ -135,7 +139,8 @@ def evaluate_one(q: Question, db: str, *, llm: LLM, settings: Settings, mode: st
             completion_tokens=sum(c["completion_tokens"] for c in r.llm_calls),
             reused_tokens=sum(c.get("reused_tokens", 0) for c in r.llm_calls),
             tables=r.tables, seconds=round(seconds, 3), path=r.path,
-            plan={k: v for k, v in (r.plan or {}).items() if k in ("plan", "why", "fallback", "reached")} or None,
+            plan={k: v for k, v in (r.plan or {}).items() if k in ("plan", "why", "fallback", "reached", "links")}
+            or None,
             examples=[{"id": e["id"], "similarity": e["similarity"]} for e in r.examples],
             trace=[{k: t[k] for k in ("node", "action", "ms", "llm_calls")} for t in r.trace],
             signals=signals_of(r), confidence=confidence_of(r), budget_stop=r.budget_stop)
