@@ -10,6 +10,8 @@ context, then 64 tokens generated greedily; best of two), run first and again la
 divided by the first. The question sets:
 
     lahman   bench/lahman_questions.yaml (25) on the demo database, taught (what `duckask demo` uses)
+    demo     bench/demo_questions.yaml (10): what a newcomer asks the demo first (its first question, the
+             page's suggestions, the headline); not in the default --sets
     nba      bench/nba_questions_heldout.yaml (20) on ../shared/data/nba, taught: nba_semantic.yaml,
              nba_examples.yaml, column_pruning wide (issue 9's `semantic` configuration)
     spider   ../shared/benchmarks/spider_dev sample100 (grouped by database)
@@ -49,6 +51,7 @@ NBA_OPTIONS = {"descriptions": str(ROOT / "bench/nba_semantic.yaml"), "examples"
 SETS = {
     "lahman": {"questions": ROOT / "bench/lahman_questions.yaml", "db": str(ROOT / "data/lahman.duckdb"),
                "options": {}},
+    "demo": {"questions": ROOT / "bench/demo_questions.yaml", "db": str(ROOT / "data/lahman.duckdb"), "options": {}},
     "nba": {"questions": ROOT / "bench/nba_questions_heldout.yaml", "db": str(SHARED / "data/nba"),
             "options": NBA_OPTIONS},
     "spider": {"questions": SPIDER, "ids": SPIDER / "sample100.txt", "db": None, "options": {}},

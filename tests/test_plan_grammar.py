@@ -84,6 +84,9 @@ def test_on_the_real_model_a_held_plan_names_only_catalog_names(layer, question,
 @pytest.mark.parametrize("question, link", [
     ("How many home runs did players born in Japan hit?", "player__birth_country = 'Japan'"),
     ("Which team had the most wins in 2016?", None),        # no value named: no line, the prompt as before
+    ("Which pitchers won the Cy Young Award in 2014?", "award_win__award = 'Cy Young Award'"),
+    ("How many home runs did Babe Ruth hit?", None),        # only inside 'Babe Ruth Award': the player is meant
+    ("Which team won the World Series in 2016?", None),     # names the dimension won_world_series, not a value
 ])
 def test_the_plan_prompt_shows_the_values_the_question_names_as_filters(isolated_env, question, link):
     """The plan path gets the SQL path's forward links for its where (issue 44), after the stable catalog."""

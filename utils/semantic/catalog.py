@@ -45,16 +45,19 @@ MAX_LINKS = 6
 def value_links(layer: SemanticLayer, matches: list) -> list[str]:
     """The values a question names (``schema.values.match_values``: "Japan" found in people.birth_country) as
     filters on the dimension that reads that column, written as a plan writes them: ``player__birth_country =
-    'Japan'``; a phrase only part of longer values as ``... like '%North Carolina%'``. PlanQuery shows them after
-    the catalog (issue 44: the plan path gets the SQL path's links for its ``where``)."""
+    'Japan'``. PlanQuery shows them after the catalog (issue 44: the plan path gets the SQL path's links for its
+    ``where``). Left out: a phrase only part of longer values ("Babe Ruth" inside 'Babe Ruth Award', where the
+    question means the player, whose name no plain dimension holds) and a phrase that names a metric or a
+    dimension ("World Series": ``won_world_series``), each a filter the plan would be wrong to take."""
     by_column = {x.formula.lower(): d for d, x in layer.dimensions.items() if _PLAIN_COLUMN.match(x.formula or "")}
+    names = [t for n in [*layer.metrics.values(), *layer.dimensions.values()] for t in _terms(n)]
     out: list[str] = []
     for m in matches:
         dim = by_column.get(f"{m.table}.{m.column}".lower())
-        if dim is None:
+        words = set(question_terms(m.phrase))
+        if dim is None or m.how == "contains" or any(words <= t for t in names):
             continue
-        value = (f"%{m.phrase}%" if m.how == "contains" else str(m.value)).replace("'", "''")
-        link = f"{dim} {'like' if m.how == 'contains' else '='} '{value}'"
+        link = f"{dim} = '{str(m.value).replace(chr(39), chr(39) * 2)}'"
         if link not in out:
             out.append(link)
     return out[:MAX_LINKS]
