@@ -11,7 +11,10 @@ divided by the first. The question sets:
 
     lahman   bench/lahman_questions.yaml (25) on the demo database, taught (what `duckask demo` uses)
     demo     bench/demo_questions.yaml (10): what a newcomer asks the demo first (its first question, the
-             page's suggestions, the headline); not in the default --sets
+             page's suggestions, the headline); not in the default --sets. The database is the demo of the
+             duckask imported, so an older commit is timed by the same script (what issue 44 did):
+                 git worktree add /tmp/old 2bb574c && pip install --no-deps --target /tmp/old_site /tmp/old
+                 PYTHONPATH=/tmp/old_site .venv/bin/python bench/speed.py --sets demo --label demo-2bb574c
     nba      bench/nba_questions_heldout.yaml (20) on ../shared/data/nba, taught: nba_semantic.yaml,
              nba_examples.yaml, column_pruning wide (issue 9's `semantic` configuration)
     spider   ../shared/benchmarks/spider_dev sample100 (grouped by database)
@@ -51,7 +54,7 @@ NBA_OPTIONS = {"descriptions": str(ROOT / "bench/nba_semantic.yaml"), "examples"
 SETS = {
     "lahman": {"questions": ROOT / "bench/lahman_questions.yaml", "db": str(ROOT / "data/lahman.duckdb"),
                "options": {}},
-    "demo": {"questions": ROOT / "bench/demo_questions.yaml", "db": str(ROOT / "data/lahman.duckdb"), "options": {}},
+    "demo": {"questions": ROOT / "bench/demo_questions.yaml", "db": "demo", "options": {}},
     "nba": {"questions": ROOT / "bench/nba_questions_heldout.yaml", "db": str(SHARED / "data/nba"),
             "options": NBA_OPTIONS},
     "spider": {"questions": SPIDER, "ids": SPIDER / "sample100.txt", "db": None, "options": {}},
@@ -96,6 +99,10 @@ def load_set(name: str, limit: int | None):
     from duckask.utils.eval.questions import load_questions, read_ids, resolve_db, select
 
     spec = SETS[name]
+    if spec["db"] == "demo":     # the demo database of the duckask imported (another commit's, on PYTHONPATH)
+        from duckask.data.lahman import DEFAULT_PATH
+
+        spec = {**spec, "db": str(DEFAULT_PATH)}
     qs, default_dir = load_questions(spec["questions"])
     qs = select(qs, read_ids(spec["ids"]) if spec.get("ids") else None)[: limit or None]
     jobs = [(q, resolve_db(q, db=spec["db"], db_dir=default_dir)) for q in qs]
