@@ -7,11 +7,12 @@ file models ("List the teams in California": ``reaches_list``), which a plan wit
 values of its dimensions, MetricFlow's dimension-values query). The prompt starts with the
 layer's catalog (metrics and dimensions with their meaning), the same bytes for every question on a
 database, so the embedded model keeps its state and a plan costs little more than the question and the
-plan's few tokens; after it, the values the question names found in the data, as filters on the dimensions
-that read them (``player__birth_country = 'Japan'``: ``semantic.catalog.value_links``). The reply is
-pre-filled with ``metrics: [`` and stops at a blank line; on the embedded
+plan's few tokens. The reply is pre-filled with ``metrics: [`` and stops at a blank line; on the embedded
 model (``plan_grammar: on``; off by default) a grammar of the catalog's names holds it to names that exist
-(``semantic.grammar``). A plan that
+(``semantic.grammar``). A plan that groups by a dimension while the question names one of its values is
+made to filter on that value instead (``plan.filter_named`` over ``catalog.value_links``: "the 1927 New York
+Yankees" grouped by team name with ``limit: 1`` was any team's row); shown to the model as "values found" lines,
+the same links made it group by them more often (issue 44, measured). A plan that
 does not parse, names what the catalog lacks, or that MetricFlow cannot compile, sends the question on
 the SQL path ("sql"); SQLExecutor and ResponseGrader send it there too ("fallback") when the plan's SQL
 fails, finds nothing or is judged wrong. ``shared["plan"]`` records what happened and ``shared["path"]``
@@ -29,7 +30,7 @@ from duckask.utils.schema.values import match_values
 from duckask.utils.semantic.catalog import catalog_text, reaches, reaches_list, value_links
 from duckask.utils.semantic.compile import compile_plan
 from duckask.utils.semantic.grammar import plan_grammar
-from duckask.utils.semantic.plan import PlanError, describe, parse_plan
+from duckask.utils.semantic.plan import PlanError, describe, filter_named, parse_plan
 from duckask.utils.sql.readable import readable
 from duckask.utils.turn import answered_by, set_query, tried
 
@@ -54,12 +55,10 @@ def example(layer) -> str:
 LIST_NOTE = "\n(A list of names, no number asked: write metrics: [] and group_by the dimension to list.)"
 
 
-def build_messages(layer, question: str, listing: bool = False, links: list[str] = ()) -> tuple[list[dict], str]:
+def build_messages(layer, question: str, listing: bool = False) -> tuple[list[dict], str]:
     stable = f"Catalog:\n{catalog_text(layer)}\nExample:\n{example(layer)}\n\n"
-    found = f"Values found in the data: {'; '.join(links)}\n" if links else ""      # after the stable part
     return [{"role": "system", "content": SYSTEM},
-            {"role": "user", "content": f"{stable}{found}Question: {question}" + (LIST_NOTE if listing else "")}], \
-        stable
+            {"role": "user", "content": f"{stable}Question: {question}" + (LIST_NOTE if listing else "")}], stable
 
 
 class PlanQuery(TracedNode):
@@ -82,18 +81,19 @@ class PlanQuery(TracedNode):
         reached = reaches(p["question"], layer) or [f"list of {e}" for e in reaches_list(p["question"], layer)]
         if not reached:
             return {"path": "sql", "why": "the question names no metric of the semantic file"}
-        links = value_links(layer, match_values(p["catalog"], p["question"]))
-        msgs, stable = build_messages(layer, p["question"], listing=reached[0].startswith("list of "), links=links)
+        msgs, stable = build_messages(layer, p["question"], listing=reached[0].startswith("list of "))
         grammar = {"grammar": plan_grammar(layer)} if p["grammar"] else {}    # only the catalog's names
         reply = self.ctx.llm.complete(msgs, node="PlanQuery", prefix=PREFIX, stop=["\n\n", "```", "Question:"],
                                       max_tokens=96, stable=stable, **grammar)
         text = reply.text if reply.text.startswith(PREFIX) else PREFIX + reply.text
         try:
             plan = parse_plan(text, layer)
+            filtered = filter_named(plan, value_links(layer, match_values(p["catalog"], p["question"])))
             sql = readable(compile_plan(layer, plan), p["schema"])      # what a person would write
         except PlanError as e:
-            return {"path": "sql", "why": str(e), "reached": reached, "text": text, "links": links}
-        return {"path": "plan", "reached": reached, "text": text, "plan": plan.as_dict(), "sql": sql, "links": links,
+            return {"path": "sql", "why": str(e), "reached": reached, "text": text}
+        return {"path": "plan", "reached": reached, "text": text, "plan": plan.as_dict(), "sql": sql,
+                "filtered": filtered,
                 "derivation": describe(plan, layer), "logprob": getattr(reply, "mean_logprob", None)}
 
     def exec_fallback(self, p, exc):

@@ -38,28 +38,27 @@ def catalog_text(layer: SemanticLayer) -> str:
     return f"{head}Metrics:\n{metrics}\n\nDimensions (group by or filter on these):\n{dims}\n"
 
 
-#: At most this many value links in a plan prompt (the SQL prompt's MAX_VALUE_HINTS is of the same order).
+#: At most this many value links a question (the SQL prompt's MAX_VALUE_HINTS is of the same order).
 MAX_LINKS = 6
 
 
-def value_links(layer: SemanticLayer, matches: list) -> list[str]:
-    """The values a question names (``schema.values.match_values``: "Japan" found in people.birth_country) as
-    filters on the dimension that reads that column, written as a plan writes them: ``player__birth_country =
-    'Japan'``. PlanQuery shows them after the catalog (issue 44: the plan path gets the SQL path's links for its
-    ``where``). Left out: a phrase only part of longer values ("Babe Ruth" inside 'Babe Ruth Award', where the
-    question means the player, whose name no plain dimension holds) and a phrase that names a metric or a
-    dimension ("World Series": ``won_world_series``), each a filter the plan would be wrong to take."""
+def value_links(layer: SemanticLayer, matches: list) -> list[tuple[str, str]]:
+    """The values a question names (``schema.values.match_values``: "New York Yankees" found in teams.name) tied to
+    the dimension that reads that column: ``(team_season__team_name, 'New York Yankees')``; ``plan.filter_named``
+    turns a grouping the plan makes by such a dimension into the filter the question states (issue 44: the plan
+    path's forward links). Left out: a phrase only part of longer values ("Babe Ruth" inside 'Babe Ruth Award',
+    where the question means the player) and a phrase that names a metric or a dimension ("World Series":
+    ``won_world_series``)."""
     by_column = {x.formula.lower(): d for d, x in layer.dimensions.items() if _PLAIN_COLUMN.match(x.formula or "")}
     names = [t for n in [*layer.metrics.values(), *layer.dimensions.values()] for t in _terms(n)]
-    out: list[str] = []
+    out: list[tuple[str, str]] = []
     for m in matches:
         dim = by_column.get(f"{m.table}.{m.column}".lower())
         words = set(question_terms(m.phrase))
         if dim is None or m.how == "contains" or any(words <= t for t in names):
             continue
-        link = f"{dim} = '{str(m.value).replace(chr(39), chr(39) * 2)}'"
-        if link not in out:
-            out.append(link)
+        if (dim, str(m.value)) not in out:
+            out.append((dim, str(m.value)))
     return out[:MAX_LINKS]
 
 

@@ -160,6 +160,25 @@ def parse_plan(text: str, layer: SemanticLayer) -> Plan:
     return plan
 
 
+def filter_named(plan: Plan, links: list[tuple[str, str]]) -> list[str]:
+    """A dimension the plan groups by while the question names one of its values ("the 1927 New York Yankees"
+    grouped by team name, the Yankees never filtered: with ``limit: 1``, any team's row) becomes the filter the
+    question states; ``links`` are ``catalog.value_links``. Returns the filters added. A dimension the plan already
+    filters on, and a list of values (a plan without a metric), are left as they are."""
+    if not plan.metrics:
+        return []
+    filtered = {d for d, _, _ in plan.where}
+    moved: dict[str, str] = {}
+    for dim, value in links:
+        if dim in plan.group_by and dim not in filtered and dim not in moved:
+            moved[dim] = value
+    for dim, value in moved.items():
+        plan.where.append((dim, "=", "'" + value.replace("'", "''") + "'"))
+    plan.group_by = [g for g in plan.group_by if g not in moved]
+    plan.order_by = [o for o in plan.order_by if o.lstrip("-") not in moved]
+    return [f"{d} = '{v}'" for d, v in moved.items()]
+
+
 def _is_dimension(name: str, layer: SemanticLayer) -> bool:
     try:
         resolve(name, layer)
