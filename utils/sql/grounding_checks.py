@@ -229,7 +229,7 @@ def _compared(tree) -> list[tuple[exp.Column, list[str]]]:
     return out
 
 
-def _tables_of(tree, column: exp.Column, index) -> list[str]:
+def tables_of_column(tree, column: exp.Column, index) -> list[str]:
     """The catalog tables ``column`` may belong to: its qualifier's table, else every table the query reads that
     has it; none when the qualifier names a CTE or a subquery (what those hold is not indexed)."""
     ctes = {c.alias_or_name.lower() for c in tree.find_all(exp.CTE)}
@@ -273,7 +273,7 @@ def literal_not_a_value(question: str, sql: str, df, facts: Facts) -> str | None
     from duckask.utils.schema.value_index import nearest
 
     for column, literals in _compared(tree):
-        for table in _tables_of(tree, column, index)[:3]:
+        for table in tables_of_column(tree, column, index)[:3]:
             held = index.values(table, column.name)
             if held is None:
                 break

@@ -50,7 +50,7 @@ def literals_verified(sql: str, index) -> bool | None:
         return None
     seen = False
     for column, literals in gc._compared(tree):
-        for table in gc._tables_of(tree, column, index)[:3]:
+        for table in gc.tables_of_column(tree, column, index)[:3]:
             held = index.values(table, column.name)
             if held is None:
                 continue

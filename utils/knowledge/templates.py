@@ -1,0 +1,132 @@
+"""Templates from kept pairs (issue 45): a question that is a kept pair's question with other literals (a year, a
+number, a name or a category that is a value of the column the pair's SQL compares it with) is answered by the
+pair's SQL with those literals put in, on sqlglot's parse tree, with no model call.
+
+``match(question, example, values)`` gives a ``Template`` or None:
+
+- the two questions, as folded words, differ only in slots (difflib's opcodes: ``replace`` blocks; a word added
+  or left out, or a block that is not a literal, is None: the question asks something else);
+- each slot's old text stands in the pair's SQL as a literal: a number equal to it, or a string equal to the words
+  around it once case and accents are set aside ("Yankees" inside 'New York Yankees': the slot grows to the whole
+  value, and the new question's words at the same place are its new value);
+- the new text is of the same kind: a number for a number, a year (1800-2200) for a year; for a string, a value of
+  a column the literal is compared with (``values.values(table, column)``, its stored spelling used); a column
+  whose values are not indexed gives no template (nothing says the new value exists);
+- every occurrence of the old literal in the tree is replaced (``exp.Literal``), never the SQL's text.
+
+A question equal to the pair's (folded) is a template with no slot (``exact``).
+"""
+from __future__ import annotations
+
+import difflib
+import re
+import unicodedata
+from dataclasses import dataclass, field
+
+from sqlglot import exp
+
+from duckask.utils.schema.value_index import normal
+from duckask.utils.sql.answer_checks import _parse
+from duckask.utils.sql.grounding_checks import tables_of_column
+
+_WORD = re.compile(r"\w+(?:[.'-]\w+)*")
+_NUMBER = re.compile(r"^-?\d+(\.\d+)?$")
+
+
+@dataclass
+class Template:
+    sql: str
+    example_id: str
+    slots: list[tuple[str, str]] = field(default_factory=list)    # (the pair's literal, the question's)
+
+    @property
+    def exact(self) -> bool:
+        return not self.slots
+
+
+def _fold(word: str) -> str:
+    return unicodedata.normalize("NFKD", word).encode("ascii", "ignore").decode().lower()
+
+
+def _is_year(text: str) -> bool:
+    return text.isdigit() and 1800 <= int(text) <= 2200
+
+
+def _slots(old: list[str], new: list[str]) -> list[tuple[int, int, int, int]] | None:
+    """The replaced blocks (old start, old end, new start, new end), or None when a word is added or left out."""
+    ops = difflib.SequenceMatcher(None, [_fold(w) for w in old], [_fold(w) for w in new], autojunk=False).get_opcodes()
+    if any(tag in ("insert", "delete") for tag, *_ in ops):
+        return None
+    return [(i1, i2, j1, j2) for tag, i1, i2, j1, j2 in ops if tag == "replace"]
+
+
+def _number_slot(tree, old: str, new: str) -> list[exp.Literal] | None:
+    """The number literals equal to ``old`` when ``new`` may stand for it (a year for a year), else None."""
+    if not (_NUMBER.match(old) and _NUMBER.match(new)) or _is_year(old) != _is_year(new):
+        return None
+    hits = [lit for lit in tree.find_all(exp.Literal)
+            if (not lit.is_string and lit.this == old) or (lit.is_string and lit.this == old)]
+    return hits or None
+
+
+def _string_slot(tree, words: list[str], new_words: list[str], block, values):
+    """(literals, stored new value, (old start, old end)) for a string literal of the pair's SQL that covers the
+    block's words, when the new question's words at its place are a value of the column it is compared with."""
+    i1, i2, j1, j2 = block
+    folded = [_fold(w) for w in words]
+    for lit in (x for x in tree.find_all(exp.Literal) if x.is_string):
+        parts = [_fold(w) for w in _WORD.findall(lit.this)]
+        n = len(parts)
+        for a in range(max(0, i2 - n), min(i1, len(words) - n) + 1):
+            if folded[a:a + n] != parts or not (a <= i1 and i2 <= a + n):
+                continue
+            said = " ".join(new_words[j1 - (i1 - a):j2 + (a + n - i2)])
+            stored = _stored(tree, lit, said, values)
+            if stored is not None:
+                return [x for x in tree.find_all(exp.Literal) if x.is_string and x.this == lit.this], stored, (a, a + n)
+    return None
+
+
+def _stored(tree, literal: exp.Literal, said: str, values) -> str | None:
+    """The stored spelling of ``said`` in a column ``literal`` is compared with, or None."""
+    parent = literal.parent
+    while isinstance(parent, (exp.Tuple, exp.Paren)):
+        parent = parent.parent
+    columns = [c for c in (parent.args.values() if parent is not None else []) if isinstance(c, exp.Column)]
+    for column in columns:
+        for table in tables_of_column(tree, column, values)[:3]:
+            held = values.values(table, column.name)
+            found = [v for v in held or [] if normal(v) == normal(said)]
+            if found:
+                return found[0]
+    return None
+
+
+def match(question: str, example, values) -> Template | None:
+    """The pair's SQL for ``question`` when the two differ only in literals (see the module's list), else None."""
+    old, new = _WORD.findall(example.question), _WORD.findall(question)
+    blocks = _slots(old, new)
+    tree = _parse(example.sql) if blocks is not None else None
+    if tree is None:
+        return None
+    if not blocks:
+        return Template(example.sql, example.id)
+    swaps: list[tuple[list[exp.Literal], str, str]] = []
+    covered: list[tuple[int, int]] = []
+    for block in blocks:
+        i1, i2, j1, j2 = block
+        if any(a <= i1 and i2 <= b for a, b in covered):
+            continue                                    # a second word of a value already taken whole
+        if i2 - i1 == 1 and j2 - j1 == 1 and (hits := _number_slot(tree, old[i1], new[j1])):
+            swaps.append((hits, old[i1], new[j1]))
+            continue
+        found = values is not None and _string_slot(tree, old, new, block, values)
+        if not found:
+            return None
+        hits, stored, span = found
+        swaps.append((hits, hits[0].this, stored))
+        covered.append(span)
+    for hits, _, value in swaps:
+        for lit in hits:
+            lit.replace(exp.Literal.string(value) if lit.is_string else exp.Literal.number(value))
+    return Template(tree.sql(dialect="duckdb"), example.id, [(a, b) for _, a, b in swaps])
