@@ -6,11 +6,12 @@ ChooseSource -database-> ClarifyQuery | -tool-> CallTool -answer-> AnswerFromToo
 IntentRouter -sql-> ConfirmSQL -run-> SQLExecutor                 (the user's own SQL)
 IntentRouter -write-> ReviewWrite -approved-> ApplyWrite | -edit-> ReviewWrite   (the user's SQL, not a SELECT)
 IntentRouter -change-> TableSelector -> SchemaLookup -change-> ProposeWrite -write-> ReviewWrite | -read-> ClarifyQuery
-ClarifyQuery -clear-> PlanQuery -sql-> TableSelector -> SchemaLookup -> SQLGenerator -> SQLExecutor
-ClarifyQuery -ambiguous-> AskUser -answered-> PlanQuery   (non-interactive: ends)
+ClarifyQuery -clear-> MatchTemplate -none-> PlanQuery -sql-> TableSelector -> SchemaLookup -> SQLGenerator -> SQLExecutor
+ClarifyQuery -ambiguous-> AskUser -answered-> MatchTemplate   (non-interactive: ends)
+MatchTemplate -template-> SQLExecutor (a kept pair's SQL with the question's literals) -fallback-> TableSelector
 PlanQuery -planned-> SQLExecutor (MetricFlow's SQL) -fallback-> TableSelector (failed or empty: the SQL path)
 PlanQuery -both-> TableSelector   (with candidates: the plan's query is voted on with the SQL path's drafts)
-ResponseGrader -fallback-> TableSelector   (a plan's answer judged wrong: the SQL path)
+ResponseGrader -fallback-> TableSelector   (a plan's or a template's answer judged wrong: the SQL path)
 SQLExecutor -error-> ErrorFixer -resample/-retry-> SQLGenerator | -repaired-> SQLExecutor | -give_up-> ReportError
 SQLExecutor -success-> DataAnalyzer -> ResponseGrader -resample/-fail-> SQLGenerator | -pass/-exhausted-> end
 With ``confirm`` on, SQLGenerator and ErrorFixer's repairs go through ConfirmSQL before SQLExecutor:
@@ -37,6 +38,7 @@ from duckask.nodes import (
     DataAnalyzer,
     ErrorFixer,
     IntentRouter,
+    MatchTemplate,
     PlanQuery,
     ProposeWrite,
     ReportError,
@@ -60,7 +62,7 @@ ENTRIES = ("route", "confirm", "write")
 def build_flow(ctx: Context, entry: str = "route") -> Flow:
     route, resolve = IntentRouter(ctx), ResolveFollowUp(ctx)
     schema_answer, general_answer, confirm = AnswerSchema(ctx), AnswerGeneral(ctx), ConfirmSQL(ctx)
-    clarify, ask_user, plan = ClarifyQuery(ctx), AskUser(ctx), PlanQuery(ctx)
+    clarify, ask_user, plan, template = ClarifyQuery(ctx), AskUser(ctx), PlanQuery(ctx), MatchTemplate(ctx)
     select, schema, generate = TableSelector(ctx), SchemaLookup(ctx), SQLGenerator(ctx)
     execute, fix, report = SQLExecutor(ctx), ErrorFixer(ctx), ReportError(ctx)
     analyze, grade, assess = DataAnalyzer(ctx), ResponseGrader(ctx), AssessConfidence(ctx)
@@ -89,9 +91,10 @@ def build_flow(ctx: Context, entry: str = "route") -> Flow:
     else:
         resolve >> clarify
         route - "general" >> general_answer
-    clarify - "clear" >> plan
+    clarify - "clear" >> template
+    template - "none" >> plan
     clarify - "ambiguous" >> ask_user
-    ask_user - "answered" >> plan
+    ask_user - "answered" >> template
     plan - "sql" >> select
     plan - "both" >> select             # with candidates: the plan's query waits for the SQL path's drafts
     execute - "fallback" >> select
@@ -104,10 +107,12 @@ def build_flow(ctx: Context, entry: str = "route") -> Flow:
     if ctx is None or ctx.settings.confirm:
         generate >> confirm
         plan - "planned" >> confirm
+        template - "template" >> confirm
         fix - "repaired" >> confirm
     else:
         generate >> execute
         plan - "planned" >> execute
+        template - "template" >> execute
         fix - "repaired" >> execute
     execute - "error" >> fix
     fix - "resample" >> generate

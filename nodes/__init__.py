@@ -13,6 +13,7 @@ from duckask.nodes.confirm_sql import ConfirmSQL
 from duckask.nodes.data_analyzer import DataAnalyzer
 from duckask.nodes.error_fixer import ErrorFixer
 from duckask.nodes.intent_router import IntentRouter
+from duckask.nodes.match_template import MatchTemplate
 from duckask.nodes.plan_query import PlanQuery
 from duckask.nodes.propose_write import ProposeWrite
 from duckask.nodes.report_error import ReportError
@@ -26,5 +27,5 @@ from duckask.nodes.table_selector import TableSelector
 
 __all__ = ["Context", "TracedNode", "AnswerFromTool", "AnswerGeneral", "AnswerSchema", "ApplyWrite", "AskUser",
            "AssessConfidence", "CallTool", "ChooseSource", "ClarifyQuery", "ConfirmSQL", "DataAnalyzer",
-           "ErrorFixer", "IntentRouter", "PlanQuery", "ProposeWrite", "ReportError", "ResolveFollowUp",
+           "ErrorFixer", "IntentRouter", "MatchTemplate", "PlanQuery", "ProposeWrite", "ReportError", "ResolveFollowUp",
            "ResponseGrader", "ReviewWrite", "SchemaLookup", "SQLExecutor", "SQLGenerator", "TableSelector"]

@@ -8,13 +8,14 @@ kept in ``answer_check``. Results over 20 rows, empty results, a single value (a
 template states it exactly, and the call would cost seconds for nothing) and the user's own SQL get
 the deterministic template (no call). "template" (what ``auto`` means for ``eval``): no call at all.
 Either way the derivation (tables, filters, grouping, order, limit) is read from the SQL by DuckDB's
-parser, so it is always exact.
+parser, so it is always exact; an answer from a kept pair's template says first which pair, and what was put in.
 """
 from __future__ import annotations
 
 from duckask.nodes._base import TracedNode
 from duckask.utils.dialogue.sentence import MAX_ROWS, check_sentence, prompt
 from duckask.utils.dialogue.template import derivation, template_answer
+from duckask.utils.knowledge.templates import provenance
 from duckask.utils.turn import finish
 
 
@@ -27,10 +28,18 @@ class DataAnalyzer(TracedNode):
         return {"question": shared["question"], "sql": shared["sql_query"], "df": shared["query_result"],
                 "truncated": shared.get("truncated", False), "mode": "llm" if mode == "auto" else mode,
                 "user": shared.get("sql_source") == "user",
-                "plan": (shared.get("plan") or {}).get("derivation") if shared.get("path") == "plan" else None}
+                "plan": (shared.get("plan") or {}).get("derivation") if shared.get("path") == "plan" else None,
+                "template": shared.get("template") if shared.get("path") == "template" else None}
+
+    @staticmethod
+    def how(p) -> str:
+        """How the answer was derived: the plan's derivation, or the SQL's read by DuckDB's parser (after the kept
+        pair it came from, for a template)."""
+        how = p["plan"] or derivation(p["sql"])
+        return f"{provenance(p['template'])} {how}" if p["template"] else how
 
     def exec(self, p):
-        how, df = p["plan"] or derivation(p["sql"]), p["df"]
+        how, df = self.how(p), p["df"]
         template = template_answer(df, p["truncated"])
         one_value = df is not None and df.shape == (1, 1)
         if p["mode"] != "llm" or p["user"] or df is None or len(df) == 0 or len(df) > MAX_ROWS or one_value:
@@ -47,7 +56,7 @@ class DataAnalyzer(TracedNode):
         return {"answer": text, "derivation": how, "check": {"by": "llm", "problems": []}}
 
     def exec_fallback(self, p, exc):
-        return {"answer": template_answer(p["df"], p["truncated"]), "derivation": p["plan"] or derivation(p["sql"]),
+        return {"answer": template_answer(p["df"], p["truncated"]), "derivation": self.how(p),
                 "check": {"by": "template", "problems": [f"the LLM call failed: {exc}"]}}
 
     def post(self, shared, p, res):

@@ -20,7 +20,7 @@ from duckask.utils.llm.yaml_reply import parse_yaml
 from duckask.utils.sql.checks import failed_check
 from duckask.utils.sql.voting import next_group, substantive
 from duckask.utils.trust.grounding import facts_for
-from duckask.utils.turn import ask_again, fall_back, grade
+from duckask.utils.turn import GIVE_UP, ask_again, fall_back, grade
 
 PROMPT = """Question: {question}
 SQL: {sql}
@@ -87,7 +87,7 @@ class ResponseGrader(TracedNode):
             self.stop_for_budget(shared, "another try after the checks objected")
             grade(shared, "fail", f"The answer may be wrong: {res['critique']} (the time budget ran out first)")
             return "exhausted"
-        if shared.get("path") == "plan" and not shared["plan"].get("raced"):   # a plan judged wrong: the SQL path
+        if shared.get("path") in GIVE_UP and not (shared.get("plan") or {}).get("raced"):   # judged wrong: the SQL path
             fall_back(shared, f"the grader objected: {res['critique']}")
             return "fallback"
         if p["resample"] and not substantive(p["df"]):

@@ -19,7 +19,7 @@ from duckask.utils.db.database import QueryOutcome
 from duckask.utils.sql.pivot import run_pivot
 from duckask.utils.sql.repair import run_repaired
 from duckask.utils.sql.voting import next_group, vote
-from duckask.utils.turn import KEEP, answered_by, fall_back, mark_attempt, set_query, show_rows, take
+from duckask.utils.turn import GIVE_UP, KEEP, answered_by, fall_back, mark_attempt, set_query, show_rows, take
 
 
 class SQLExecutor(TracedNode):
@@ -96,9 +96,9 @@ class SQLExecutor(TracedNode):
             served = shared["candidate_groups"][shared["candidate_at"]] if shared["candidate_groups"] else {}
             answered_by(shared, "plan" if served.get("plan") or (not voted and out.sql == p["plan"]) else "sql")
         mark_attempt(shared, status=out.status, error=out.error, ms=round(out.ms, 1))
-        if shared.get("path") == "plan" and not p["raced"] and (not out.ok or out.df is None or len(out.df) == 0):
-            # The plan's SQL failed or found nothing: the question goes on the SQL path instead.
-            why = out.error or "the plan's query found nothing"
+        if shared.get("path") in GIVE_UP and not p["raced"] and (not out.ok or out.df is None or len(out.df) == 0):
+            # The plan's (or template's) SQL failed or found nothing: the question goes on the SQL path instead.
+            why = out.error or f"the {shared['path']}'s query found nothing"
             if self.over_budget():      # no second path past the time budget: the error is reported
                 self.stop_for_budget(shared, "the SQL path after the plan")
                 fall_back(shared, why, to_sql=False)

@@ -141,12 +141,19 @@ def test_examples_reach_the_prompt_after_the_schema_and_the_result(small_db, iso
                  "- question: How many players are there?\n  sql: SELECT count(*) FROM players\n")
     llm = ScriptedLLM({"SQLGenerator": ["SELECT a.capacity FROM arenas a JOIN teams t ON a.team_id = t.id "
                                         "WHERE t.name = 'Lakers'"]})
-    r = ask("What is the capacity of the arena of the Lakers?", db=str(small_db), llm=llm, examples=str(f))
+    r = ask("What is the capacity of the arena of the Lakers?", db=str(small_db), llm=llm, examples=str(f),
+            templates="off")
     prompt = llm.calls[0]["messages"][-1]["content"]
     assert prompt.index("Schema:") < prompt.index(CAPACITY_SQL) < prompt.index("Question: What is the capacity")
     assert "count(*) FROM players" not in prompt          # below the similarity threshold
     assert r.ok and r.df.values.tolist() == [[19068]]
     assert [e["question"] for e in r.to_dict()["examples"]] == [CAPACITY_Q]
+    # With templates on, the Lakers are put in the Celtics' place in the pair's SQL: no model call at all.
+    r = ask("What is the capacity of the arena of the Lakers?", db=str(small_db), llm=ScriptedLLM({}),
+            examples=str(f))
+    assert r.path == "template" and not r.llm_calls and r.df.values.tolist()[0][-1] == 19068
+    assert r.template["slots"] == [{"kept": "Celtics", "asked": "Lakers"}] and "'Lakers'" in r.sql
+    assert r.derivation.startswith("From the kept pair #ex.yaml:1 ")
 
 
 def test_without_examples_the_prompt_is_unchanged(small_db, isolated_env):
@@ -200,7 +207,8 @@ def test_the_demo_is_taught_unless_told_otherwise(isolated_env):
     assert all(e.tables for e in load_examples(DEMO_EXAMPLES))
     sql = "SELECT name_first FROM people LIMIT 1"
     llm = ScriptedLLM({"SQLGenerator": [sql]})
-    r = ask("Who hit the most home runs in a single season?", llm=llm)
+    r = ask("Who hit the most home runs in a single season?", llm=llm, templates="off")
+
     def generator_prompt(llm):
         return next(c for c in llm.calls if c["node"] == "SQLGenerator")["messages"][-1]["content"]
 
@@ -212,6 +220,10 @@ def test_the_demo_is_taught_unless_told_otherwise(isolated_env):
     r = ask("Who hit the most home runs in a single season?", llm=llm, examples="", descriptions="")
     assert not r.examples and "Examples of questions" not in generator_prompt(llm)
     assert "Name a person as one column" not in generator_prompt(llm)
+    # With templates on (the default), the demo's own question is its kept pair's: no model call writes SQL.
+    r = ask("Who hit the most home runs in a single season?", llm=ScriptedLLM({}))
+    assert r.path == "template" and r.template["exact"] and not r.llm_calls
+    assert r.df.iloc[0].tolist() == ["Barry Bonds", 2001, 73] and r.confidence["level"] == "high"
 
 
 def test_the_demo_knowledge_stays_with_the_demo(tmp_path, isolated_env):

@@ -97,8 +97,11 @@ class Drafted(TypedDict, total=False):
     by ``fall_back``)."""
     plan_sql: Annotated[dict | None, "PlanQuery"]
     """A plan's query waiting for the SQL path's drafts (the race): its SQL and mean log-probability; taken once."""
+    template: Annotated[dict, "MatchTemplate"]
+    """The kept pair a template came from (``pair``: id, question, SQL), its ``slots`` (kept literal, asked one), the
+    query and whether it is ``exact``; why the SQL path ran instead (``fallback``, noted by ``fall_back``)."""
     path: Annotated[str | None, "answered_by"]
-    """Which path answered: ``plan`` or ``sql``."""
+    """Which path answered: ``template``, ``plan`` or ``sql``."""
     repair_count: Annotated[int, "ErrorFixer"]
     """Free repairs used."""
     retry_count: Annotated[int, "ErrorFixer"]
@@ -298,18 +301,23 @@ def grade(shared: Turn, status: str, warning: str | None | Any = KEEP) -> None:
 
 
 def answered_by(shared: Turn, path: str) -> None:
-    """Which path's query the answer comes from: ``plan`` or ``sql`` (a fallback or the race changes it)."""
+    """Which path's query the answer comes from: ``template``, ``plan`` or ``sql`` (a fallback or the race changes
+    it)."""
     shared["path"] = path
 
 
 #: The notes a hand-off adds inside a node's record (the node keeps owning the key).
-NOTES = {"fall_back": {"plan"}}
+NOTES = {"fall_back": {"plan", "template"}}
+
+#: The paths whose answer is given up for the SQL path when it fails, finds nothing or is judged wrong.
+GIVE_UP = ("plan", "template")
 
 
 def fall_back(shared: Turn, why: str, *, to_sql: bool = True) -> None:
-    """The plan's answer is given up (its query failed, found nothing, or the grader objected): the reason goes
-    on the plan's record and, with ``to_sql``, the question goes on the SQL path."""
-    shared["plan"]["fallback"] = why
+    """The plan's or template's answer is given up (its query failed, found nothing, or the grader objected): the
+    reason goes on that path's record (``plan``, ``template``) and, with ``to_sql``, the question goes on the SQL
+    path."""
+    shared[shared["path"]]["fallback"] = why
     if to_sql:
         answered_by(shared, "sql")
 

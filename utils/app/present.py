@@ -243,7 +243,8 @@ def as_json(r, max_rows: int | None = None) -> dict[str, Any]:
         "intent": r.intent, "resolved_question": r.resolved_question, "answer_check": r.answer_check,
         "confirmations": r.confirmations, "routing": r.routing, "chart": choose_chart(r.df),
         "write": r.write.public() if r.write else None, "path": r.path, "plan": r.plan,
-        "confidence": tv.public(r.confidence), "alternatives": tv.candidates_json(r, rows_json, max_rows),
+        "template": r.template, "confidence": tv.public(r.confidence),
+        "alternatives": tv.candidates_json(r, rows_json, max_rows),
         "sources": r.sources, "vote": r.vote, "attempts": r.attempts, "grades": r.grades,
         "grade_status": r.grade_status,
         "trace": r.trace, "llm": p.llm,
@@ -255,7 +256,7 @@ def as_json(r, max_rows: int | None = None) -> dict[str, Any]:
 
 #: The keys of ``as_json`` an agent gets from the MCP ``ask`` tool.
 AGENT_KEYS = ("status", "answer", "sql", "intent", "derivation", "warning", "clarifying_question", "write", "path",
-              "confidence", "alternatives", "sources")
+              "template", "confidence", "alternatives", "sources")
 
 
 def for_agent(r, max_rows: int) -> dict[str, Any]:

@@ -2,7 +2,7 @@
 
 A pending Result continues with ``approve()`` / ``edit(sql)`` / ``reject()`` (a query waiting for
 ``confirm``, or a write waiting for its approval). An answered one can be kept as an example
-(``save_as_example``), charted (``chart``), written to a file (``to_file``: csv, parquet, json, xlsx),
+(``save_as_example``) or fixed (``fix``: the right SQL kept in its place), charted (``chart``), written to a file (``to_file``: csv, parquet, json, xlsx),
 emailed (``email``) or stored as a new table of the database (``to_table``: a T2 write, pending until
 approved). ``to_dict`` is the ``--json`` object and the HTML repr the notebook view, both from
 ``present.py``.
@@ -57,8 +57,9 @@ class Result:
     confirmations: list[dict] = field(default_factory=list)   # ConfirmSQL's decisions
     routing: dict = field(default_factory=dict)   # which rule (or the LLM) set the intent and resolved the turn
     write: WriteCard | None = None       # a write's card (utils/db/write_card.py)
-    path: str | None = None              # which path answered: "plan" (MetricFlow) or "sql"; None: neither ran
+    path: str | None = None              # which path answered: "template", "plan" (MetricFlow) or "sql"; None: neither
     plan: dict | None = None             # PlanQuery's record: the plan, its derivation, or why the SQL path ran
+    template: dict | None = None         # MatchTemplate's record: the kept pair, the values put in (or why not used)
     # AssessConfidence: {"level": high|medium|low, "score", "reasons": [...], "signals": {...}}; None: not assessed
     confidence: dict | None = None
     alternatives: list[dict] = field(default_factory=list)   # the not-sure answer's two candidates (sql, df, votes)
@@ -175,6 +176,19 @@ class Result:
         if not self.sql or self.db is None:
             raise ExampleError("this result has no SQL to keep: only an answered question can become an example")
         return teach(question or self.question, self.sql, self.db, self.settings)
+
+    def fix(self, sql: str, question: str | None = None):
+        """This answer was wrong and ``sql`` is the right query: it is run (the safe executor; it must return rows)
+        and kept with the question, so the next question like it is answered from it (a template when only its
+        values differ). Returns the stored ``Example``; ``ExampleError`` when the SQL does not run or finds
+        nothing (nothing is kept)."""
+        from duckask.utils.knowledge import ExampleError, teach
+
+        if not (sql or "").strip():
+            raise ExampleError("fix() needs the SQL that answers the question right")
+        if self.db is None:
+            raise ExampleError("this result has no database to keep the fixed pair for")
+        return teach(question or self.question, sql, self.db, self.settings)
 
     @property
     def ok(self) -> bool:

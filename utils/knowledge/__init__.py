@@ -6,6 +6,8 @@
   database), keyed to the database so that pairs never cross databases;
 - ``retrieve``: the few most similar pairs for a question (lexical, deterministic), the one function
   an embedding retriever could replace;
+- ``keep``: keeping a pair as a write to the knowledge: who may keep or only suggest, and the audit of both;
+- ``templates``: a question that is a kept pair's with other literals gets the pair's SQL with them put in;
 - ``demo``: what the Lahman demo is taught, and only the demo (``demo_knowledge``).
 """
 from __future__ import annotations
@@ -65,15 +67,11 @@ def examples_for(db, settings) -> list:
 
 def teach(question: str, sql: str, db: str, settings=None):
     """Verify a pair on ``db`` (it must run through the safe executor and return rows) and store it
-    for that database; returns it with its id. ``ExampleError`` says why a pair was refused."""
+    for that database, with an audit entry naming who kept it (``keep``); returns it with its id.
+    ``ExampleError`` says why a pair was refused."""
     from duckask.utils.config import load_settings
     from duckask.utils.db.database import open_database
-    from duckask.utils.knowledge.examples import verify
-    from duckask.utils.knowledge.store import database_identity
-    from duckask.utils.state import knowledge_store
+    from duckask.utils.knowledge.keep import keep
 
     settings = settings or load_settings()
-    database = open_database(db, settings)
-    ex = verify(database, question, sql)
-    ex.id = str(knowledge_store(settings).add(database_identity(database.source), ex))
-    return ex
+    return keep(open_database(db, settings), settings, question, sql).example

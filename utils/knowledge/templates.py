@@ -130,3 +130,10 @@ def match(question: str, example, values) -> Template | None:
         for lit in hits:
             lit.replace(exp.Literal.string(value) if lit.is_string else exp.Literal.number(value))
     return Template(tree.sql(dialect="duckdb"), example.id, [(a, b) for _, a, b in swaps])
+
+
+def provenance(record: dict) -> str:
+    """What an answer from a template says of it (``shared["template"]``): the kept pair and the literals put in."""
+    pair = record["pair"]
+    put = "; ".join(f"{s['asked']} for {s['kept']}" for s in record.get("slots") or [])
+    return (f"From the kept pair #{pair['id']} ({pair['question']!r})" + (f", with {put}." if put else ", as kept."))

@@ -8,7 +8,9 @@ answer (no result) is ``low``; an empty or all-NULL result, or one the grader st
 ``high``; an answer some candidates contradict (they ran and gave another result) is never ``high``; and a
 plan over named metrics is ``high`` only when a second candidate confirmed it: whether a plan is right
 depends on its semantic file, which no weight fitted on other files can see (10 NBA plans, 0 right; 13 on
-the demo, 9 right), so otherwise its level is the model's, at most ``medium``. The reasons are the features
+the demo, 9 right), so otherwise its level is the model's, at most ``medium``. An answer from a kept pair's
+template (``path: template``: a question a person answered, with values of their columns put in) is ``high``
+unless one of the rules above doubts it. The reasons are the features
 that moved the score most, in words ("3 of 5 drafts agree", "needed a repair", "empty result", ...),
 largest first, after the rule that capped the level, if one did.
 
@@ -156,6 +158,8 @@ def assess(signals: dict[str, Any], weights: dict[str, Any] | None = None, *, ma
            if signals["path"] == "plan" and not confirmed else "")
     if cap:
         level = "medium"        # never "sure" (the score is kept: it says how the signals alone read)
+    if signals["path"] == "template" and not doubted and not dissent:
+        level = "high"          # a kept pair's own query, the question's values put in (values of their columns)
     # What moved the score most comes first; for a high answer what raised it, for a low one what lowered it.
     lean = {"high": 1, "low": -1}.get(level, 0)
     order = sorted(range(len(FEATURES)), key=lambda i: (-(lean * contrib[i] > 0), -abs(contrib[i])))
@@ -176,6 +180,8 @@ def assess(signals: dict[str, Any], weights: dict[str, Any] | None = None, *, ma
         reasons.append(next(f.words(signals) for f in FEATURES if f.name == "moved"))
     if signals["path"] == "plan":
         reasons.insert(0, "a plan over named metrics (as right as its semantic file)")
+    if signals["path"] == "template":
+        reasons.insert(0, "a kept pair's query, with the question's values (each a value of its column)")
     if cap and cap not in reasons:
         reasons.insert(0, f"not high: {cap}")
     return {"level": level, "score": round(p, 3), "reasons": reasons or ["nothing stood out"], "signals": signals}

@@ -1,0 +1,96 @@
+"""The template path in the graph (issue 45, ``nodes/match_template.py``), every edge with the scripted LLM: a kept
+pair's question with another value is answered from the pair's SQL without the model; a value that is not in its
+column, a near-miss (another measure), templates off and a question that differs go the normal way; a template
+that finds nothing, or whose answer the checks object to, falls back to the SQL path; with confirm on it waits."""
+from __future__ import annotations
+
+import pytest
+import yaml
+
+from duckask.utils.llm import ScriptedLLM
+from tests.graph_support import HAPPY_PATH, LAKERS_Q, LAKERS_SQL, path, rows, run  # noqa: F401
+
+MORE_Q = "Which players scored more than 20 points?"
+MORE_SQL = "SELECT name, points FROM players WHERE points > 20 ORDER BY points DESC"
+LIST_Q = "Which players play for the Lakers?"
+COUNT_SQL = "SELECT count(*) AS players FROM players p JOIN teams t ON p.team_id = t.id WHERE t.name = 'Lakers'"
+ALL_SQL = "SELECT name, points FROM players ORDER BY points DESC"
+CELTICS = [["Jayson Tatum", 28], ["Jaylen Brown", 22]]
+
+
+@pytest.fixture
+def pairs(tmp_path):
+    f = tmp_path / "pairs.yaml"
+    f.write_text(yaml.safe_dump([{"question": LAKERS_Q, "sql": LAKERS_SQL}, {"question": MORE_Q, "sql": MORE_SQL},
+                                 {"question": LIST_Q, "sql": COUNT_SQL}]))
+    return str(f)
+
+
+TEMPLATE_PATH = [("ClarifyQuery", "clear"), ("MatchTemplate", "template"), ("SQLExecutor", "success"),
+                 ("DataAnalyzer", "default"), ("ResponseGrader", "pass"), ("AssessConfidence", "default")]
+
+
+def test_another_team_is_answered_from_the_kept_pair_without_the_model(run, pairs):
+    r = run("What are the points of Celtics players?", ScriptedLLM({}), examples=pairs)
+    assert path(r) == TEMPLATE_PATH and not r.llm_calls
+    assert rows(r) == CELTICS and r.path == "template" and "'Celtics'" in r.sql
+    assert r.template["pair"]["id"] == "pairs.yaml:1" and r.template["slots"] == [{"kept": "Lakers", "asked": "Celtics"}]
+    assert r.confidence["level"] == "high" and r.confidence["reasons"][0].startswith("a kept pair's query")
+    assert r.derivation.startswith("From the kept pair #pairs.yaml:1 ('What are the points of Lakers players?'), "
+                                   "with Celtics for Lakers.")
+    assert r.to_dict()["template"]["exact"] is False
+
+
+def test_the_same_question_is_the_pair_as_kept(run, pairs):
+    r = run(LAKERS_Q.lower(), ScriptedLLM({}), examples=pairs)
+    assert path(r) == TEMPLATE_PATH and r.template["exact"] and r.sql == LAKERS_SQL
+    assert rows(r) == [["LeBron James", 30], ["Anthony Davis", 25], ["Austin Reaves", 15]]
+
+
+def test_a_number_for_a_number(run, pairs):
+    r = run("Which players scored more than 25 points?", ScriptedLLM({}), examples=pairs)
+    assert path(r) == TEMPLATE_PATH and rows(r) == [["LeBron James", 30], ["Jayson Tatum", 28]]
+
+
+@pytest.mark.parametrize("question, why", [
+    ("What are the points of Knicks players?", "Knicks is no value of teams.name"),
+    ("What are the average points of Lakers players?", "another measure: a word added"),
+    ("What are the rebounds of Lakers players?", "another column: not a literal of the SQL"),
+])
+def test_no_template_goes_the_normal_way_with_the_pair_as_an_example(run, pairs, question, why):
+    llm = ScriptedLLM({"SQLGenerator": [ALL_SQL]})
+    r = run(question, llm, examples=pairs)
+    assert path(r)[:3] == [("ClarifyQuery", "clear"), ("MatchTemplate", "none"), ("PlanQuery", "sql")], why
+    assert r.path == "sql" and r.template is None
+    assert LAKERS_SQL in llm.calls[0]["messages"][-1]["content"]     # the pair, as a few-shot example
+
+
+def test_templates_off(run, pairs):
+    llm = ScriptedLLM({"SQLGenerator": [LAKERS_SQL.replace("Lakers", "Celtics")]})
+    r = run("What are the points of Celtics players?", llm, examples=pairs, templates="off")
+    assert path(r)[1] == ("MatchTemplate", "none") and len(llm.calls) == 1 and rows(r) == CELTICS
+
+
+def test_a_template_that_finds_nothing_falls_back_to_the_sql_path(run, pairs):
+    llm = ScriptedLLM({"SQLGenerator": [ALL_SQL]})
+    r = run("Which players scored more than 90 points?", llm, examples=pairs)
+    assert path(r)[:4] == [("ClarifyQuery", "clear"), ("MatchTemplate", "template"), ("SQLExecutor", "fallback"),
+                           ("TableSelector", "default")]
+    assert r.path == "sql" and "found nothing" in r.template["fallback"] and len(llm.calls) == 1
+
+
+def test_a_template_answer_the_checks_object_to_falls_back(run, pairs):
+    # The kept pair counts where its question asks for a list: for the Celtics the check objects, the SQL path runs.
+    llm = ScriptedLLM({"SQLGenerator": [LAKERS_SQL.replace("Lakers", "Celtics")]})
+    r = run("Which players play for the Celtics?", llm, examples=pairs)
+    assert path(r)[:6] == [("ClarifyQuery", "clear"), ("MatchTemplate", "template"), ("SQLExecutor", "success"),
+                           ("DataAnalyzer", "default"), ("ResponseGrader", "fallback"), ("TableSelector", "default")]
+    assert r.path == "sql" and "grader objected" in r.template["fallback"] and rows(r) == CELTICS
+
+
+def test_with_confirm_on_the_template_waits_like_any_query(run, pairs):
+    r = run("What are the points of Celtics players?", ScriptedLLM({}), examples=pairs, confirm=True)
+    assert path(r) == [("ClarifyQuery", "clear"), ("MatchTemplate", "template"), ("ConfirmSQL", "end")]
+    assert r.status == "pending" and "'Celtics'" in r.sql
+    done = r.approve()
+    assert done.ok and rows(done) == CELTICS and done.path == "template"
