@@ -6,9 +6,11 @@ pair's SQL with those literals put in, on sqlglot's parse tree, with no model ca
 
 - the two questions, as folded words, differ only in slots (difflib's opcodes: ``replace`` blocks; a word added
   or left out, or a block that is not a literal, is None: the question asks something else);
-- each slot's old text stands in the pair's SQL as a literal: a number equal to it, or a string equal to the words
-  around it once case and accents are set aside ("Yankees" inside 'New York Yankees': the slot grows to the whole
-  value, and the new question's words at the same place are its new value);
+- each slot's old text stands in the pair's SQL as a literal: a number equal to it, or strings equal to its words
+  once case and accents are set aside: one literal around it ("Yankees" inside 'New York Yankees': the slot grows
+  to the whole value, and the new question's words at the same place are its new value), literals tiling it word
+  for word ('Jackie' and 'Robinson' for "Jackie Robinson"), or one literal inside it ('Warriors' in "the Golden
+  State Warriors": the new value is the longest run of the new words that is a stored value);
 - the new text is of the same kind: a number for a number, a year (1800-2200) for a year; for a string, a value of
   a column the literal is compared with (``values.values(table, column)``, its stored spelling used); a column
   whose values are not indexed gives no template (nothing says the new value exists);
@@ -69,37 +71,85 @@ def _number_slot(tree, old: str, new: str) -> list[exp.Literal] | None:
     return hits or None
 
 
+def _literal_words(tree) -> list[tuple[exp.Literal, list[str]]]:
+    return [(lit, [_fold(w) for w in _WORD.findall(lit.this)]) for lit in tree.find_all(exp.Literal) if lit.is_string]
+
+
+def _same_text(tree, lit: exp.Literal) -> list[exp.Literal]:
+    return [x for x in tree.find_all(exp.Literal) if x.is_string and x.this == lit.this]
+
+
 def _string_slot(tree, words: list[str], new_words: list[str], block, values):
-    """(literals, stored new value, (old start, old end)) for a string literal of the pair's SQL that covers the
-    block's words, when the new question's words at its place are a value of the column it is compared with."""
+    """[(literals, stored new value)] and the old words covered, for the string literals of the pair's SQL that
+    account for the block's words, each new value a stored value of the column its literal is compared with:
+
+    - one literal covering the block ("Yankees" in 'New York Yankees': the whole value, and the new question's
+      words at its place);
+    - literals tiling a block of as many new words ('Jackie', 'Robinson' for "Hank Aaron": word for word);
+    - one literal inside the block ('Warriors' in "the Golden State Warriors"), the new value the longest run of
+      the new block's words that is a stored value ("Boston Celtics": 'Celtics').
+    Else None."""
     i1, i2, j1, j2 = block
     folded = [_fold(w) for w in words]
-    for lit in (x for x in tree.find_all(exp.Literal) if x.is_string):
-        parts = [_fold(w) for w in _WORD.findall(lit.this)]
+    lits = _literal_words(tree)
+    for lit, parts in lits:                                         # one literal covering the block
         n = len(parts)
         for a in range(max(0, i2 - n), min(i1, len(words) - n) + 1):
-            if folded[a:a + n] != parts or not (a <= i1 and i2 <= a + n):
-                continue
-            said = " ".join(new_words[j1 - (i1 - a):j2 + (a + n - i2)])
-            stored = _stored(tree, lit, said, values)
-            if stored is not None:
-                return [x for x in tree.find_all(exp.Literal) if x.is_string and x.this == lit.this], stored, (a, a + n)
+            if n and folded[a:a + n] == parts and a <= i1 and i2 <= a + n:
+                said = " ".join(new_words[j1 - (i1 - a):j2 + (a + n - i2)])
+                if (stored := _stored(tree, lit, said, values)) is not None:
+                    return [(_same_text(tree, lit), stored)], (a, a + n)
+    if i2 - i1 == j2 - j1:                                          # literals tiling the block, word for word
+        swaps, k = [], i1
+        while k < i2:
+            step = next(((lit, len(parts)) for lit, parts in lits
+                         if parts and folded[k:k + len(parts)] == parts and k + len(parts) <= i2), None)
+            if step is None:
+                break
+            lit, n = step
+            stored = _stored(tree, lit, " ".join(new_words[j1 + k - i1:j1 + k - i1 + n]), values)
+            if stored is None:
+                break
+            swaps.append((_same_text(tree, lit), stored))
+            k += n
+        if k == i2 and swaps:
+            return swaps, (i1, i2)
+    for lit, parts in lits:                                         # one literal inside the block
+        n = len(parts)
+        if not any(n and folded[a:a + n] == parts for a in range(i1, i2 - n + 1)):
+            continue
+        for size in range(j2 - j1, 0, -1):
+            for b in range(j1, j2 - size + 1):
+                if (stored := _stored(tree, lit, " ".join(new_words[b:b + size]), values)) is not None:
+                    return [(_same_text(tree, lit), stored)], (i1, i2)
     return None
 
 
 def _stored(tree, literal: exp.Literal, said: str, values) -> str | None:
-    """The stored spelling of ``said`` in a column ``literal`` is compared with, or None."""
+    """The stored spelling of ``said`` in a column ``literal`` is compared with (the column itself, or inside a
+    function of it: ``strip_accents(name) = 'Nikola Jokic'``), or None."""
     parent = literal.parent
     while isinstance(parent, (exp.Tuple, exp.Paren)):
         parent = parent.parent
-    columns = [c for c in (parent.args.values() if parent is not None else []) if isinstance(c, exp.Column)]
-    for column in columns:
+    if not isinstance(parent, (exp.Predicate, exp.In)):
+        return None
+    for column in [c for c in parent.find_all(exp.Column)][:3]:
+        wrapped = column.parent is not parent and not isinstance(column.parent, (exp.Paren, exp.Tuple))
         for table in tables_of_column(tree, column, values)[:3]:
             held = values.values(table, column.name)
             found = [v for v in held or [] if normal(v) == normal(said)]
             if found:
-                return found[0]
+                return _styled(literal.this, found[0]) if wrapped else found[0]
     return None
+
+
+def _styled(kept: str, value: str) -> str:
+    """A stored value written as the kept literal was, for a column inside a function (``strip_accents(name) =
+    'Nikola Jokic'``: no accents; ``lower(name) = 'lebron james'``: lower case)."""
+    if kept.isascii():
+        value = _fold(value) if kept == kept.lower() else unicodedata.normalize("NFKD", value).encode(
+            "ascii", "ignore").decode()
+    return value.lower() if kept == kept.lower() else value
 
 
 def match(question: str, example, values) -> Template | None:
@@ -123,8 +173,8 @@ def match(question: str, example, values) -> Template | None:
         found = values is not None and _string_slot(tree, old, new, block, values)
         if not found:
             return None
-        hits, stored, span = found
-        swaps.append((hits, hits[0].this, stored))
+        pairs, span = found
+        swaps += [(hits, hits[0].this, stored) for hits, stored in pairs]
         covered.append(span)
     for hits, _, value in swaps:
         for lit in hits:
