@@ -6,7 +6,8 @@ streamed to ``on_text`` as it is written. ``check_sentence`` then compares every
 it with the result; a sentence that disagrees is replaced by the template, and the disagreement is
 kept in ``answer_check``. Results over 20 rows, empty results, a single value (a count, a total: the
 template states it exactly, and the call would cost seconds for nothing) and the user's own SQL get
-the deterministic template (no call). "template" (what ``auto`` means for ``eval``): no call at all.
+the deterministic template (no call), and so does an answer from a kept pair's template (no model call at all on
+that path: it is there to be instant). "template" (what ``auto`` means for ``eval``): no call at all.
 Either way the derivation (tables, filters, grouping, order, limit) is read from the SQL by DuckDB's
 parser, so it is always exact; an answer from a kept pair's template says first which pair, and what was put in.
 """
@@ -42,7 +43,8 @@ class DataAnalyzer(TracedNode):
         how, df = self.how(p), p["df"]
         template = template_answer(df, p["truncated"])
         one_value = df is not None and df.shape == (1, 1)
-        if p["mode"] != "llm" or p["user"] or df is None or len(df) == 0 or len(df) > MAX_ROWS or one_value:
+        if p["mode"] != "llm" or p["user"] or p["template"] or df is None or len(df) == 0 or len(df) > MAX_ROWS \
+                or one_value:
             return {"answer": template, "derivation": how, "check": {"by": "template"}}
         reply = self.ctx.llm.complete([{"role": "user", "content": prompt(p["question"], df, p["truncated"])}],
                                       node="DataAnalyzer", max_tokens=90, on_text=self.ctx.on_text)

@@ -5,12 +5,13 @@ pair's SQL with those literals put in, on sqlglot's parse tree, with no model ca
 ``match(question, example, values)`` gives a ``Template`` or None:
 
 - the two questions, as folded words, differ only in slots (difflib's opcodes: ``replace`` blocks; a word added
-  or left out, or a block that is not a literal, is None: the question asks something else);
+  or left out, a slot of more than ``MAX_SLOT`` words, fewer than half the pair's words kept, or a block that is
+  not a literal, is None: the question asks something else);
 - each slot's old text stands in the pair's SQL as a literal: a number equal to it, or strings equal to its words
   once case and accents are set aside: one literal around it ("Yankees" inside 'New York Yankees': the slot grows
   to the whole value, and the new question's words at the same place are its new value), literals tiling it word
   for word ('Jackie' and 'Robinson' for "Jackie Robinson"), or one literal inside it ('Warriors' in "the Golden
-  State Warriors": the new value is the longest run of the new words that is a stored value);
+  State Warriors": the new value is the longest run of the new words ending the slot that is a stored value);
 - the new text is of the same kind: a number for a number, a year (1800-2200) for a year; for a string, a value of
   a column the literal is compared with (``values.values(table, column)``, its stored spelling used); a column
   whose values are not indexed gives no template (nothing says the new value exists);
@@ -33,6 +34,7 @@ from duckask.utils.sql.grounding_checks import tables_of_column
 
 _WORD = re.compile(r"\w+(?:[.'-]\w+)*")
 _NUMBER = re.compile(r"^-?\d+(\.\d+)?$")
+MAX_SLOT = 4            # words a slot may have (a value's name); a longer difference is another question
 
 
 @dataclass
@@ -59,7 +61,11 @@ def _slots(old: list[str], new: list[str]) -> list[tuple[int, int, int, int]] | 
     ops = difflib.SequenceMatcher(None, [_fold(w) for w in old], [_fold(w) for w in new], autojunk=False).get_opcodes()
     if any(tag in ("insert", "delete") for tag, *_ in ops):
         return None
-    return [(i1, i2, j1, j2) for tag, i1, i2, j1, j2 in ops if tag == "replace"]
+    blocks = [(i1, i2, j1, j2) for tag, i1, i2, j1, j2 in ops if tag == "replace"]
+    same = sum(i2 - i1 for tag, i1, i2, *_ in ops if tag == "equal")
+    if same < max(2, len(old) / 2) or any(i2 - i1 > MAX_SLOT or j2 - j1 > MAX_SLOT for i1, i2, j1, j2 in blocks):
+        return None                 # another question: most of its words are not the pair's, or a slot is a phrase
+    return blocks
 
 
 def _number_slot(tree, old: str, new: str) -> list[exp.Literal] | None:
@@ -86,12 +92,13 @@ def _string_slot(tree, words: list[str], new_words: list[str], block, values):
     - one literal covering the block ("Yankees" in 'New York Yankees': the whole value, and the new question's
       words at its place);
     - literals tiling a block of as many new words ('Jackie', 'Robinson' for "Hank Aaron": word for word);
-    - one literal inside the block ('Warriors' in "the Golden State Warriors"), the new value the longest run of
-      the new block's words that is a stored value ("Boston Celtics": 'Celtics').
+    - one literal ending (or starting) the block ('Warriors' in "the Golden State Warriors"), the new value the
+      longest run of words ending (starting) the new block that is a stored value ("Chicago Bulls": 'Bulls').
     Else None."""
     i1, i2, j1, j2 = block
     folded = [_fold(w) for w in words]
     lits = _literal_words(tree)
+    spoken = {w for _, parts in lits for w in parts}
     for lit, parts in lits:                                         # one literal covering the block
         n = len(parts)
         for a in range(max(0, i2 - n), min(i1, len(words) - n) + 1):
@@ -102,6 +109,10 @@ def _string_slot(tree, words: list[str], new_words: list[str], block, values):
     if i2 - i1 == j2 - j1:                                          # literals tiling the block, word for word
         swaps, k = [], i1
         while k < i2:
+            if hits := _number_slot(tree, words[k], new_words[j1 + k - i1]):     # a year beside a name
+                swaps.append((hits, new_words[j1 + k - i1]))
+                k += 1
+                continue
             step = next(((lit, len(parts)) for lit, parts in lits
                          if parts and folded[k:k + len(parts)] == parts and k + len(parts) <= i2), None)
             if step is None:
@@ -114,12 +125,14 @@ def _string_slot(tree, words: list[str], new_words: list[str], block, values):
             k += n
         if k == i2 and swaps:
             return swaps, (i1, i2)
-    for lit, parts in lits:                                         # one literal inside the block
+    for lit, parts in lits:                     # one literal ending (or starting) the block, the new value likewise
         n = len(parts)
-        if not any(n and folded[a:a + n] == parts for a in range(i1, i2 - n + 1)):
-            continue
+        at_end, at_start = n and folded[i2 - n:i2] == parts, n and folded[i1:i1 + n] == parts
+        rest = folded[i1:i2 - n] if at_end else folded[i1 + n:i2]
+        if any(_NUMBER.match(w) or w in spoken for w in rest):
+            continue                                # the rest of the block is in the SQL too: not only this value
         for size in range(j2 - j1, 0, -1):
-            for b in range(j1, j2 - size + 1):
+            for b in ([j2 - size] if at_end else []) + ([j1] if at_start else []):
                 if (stored := _stored(tree, lit, " ".join(new_words[b:b + size]), values)) is not None:
                     return [(_same_text(tree, lit), stored)], (i1, i2)
     return None
@@ -137,7 +150,8 @@ def _stored(tree, literal: exp.Literal, said: str, values) -> str | None:
         wrapped = column.parent is not parent and not isinstance(column.parent, (exp.Paren, exp.Tuple))
         for table in tables_of_column(tree, column, values)[:3]:
             held = values.values(table, column.name)
-            found = [v for v in held or [] if normal(v) == normal(said)]
+            found = [v for v in held or [] if _fold(v) == _fold(said)] or \
+                [v for v in held or [] if normal(v) == normal(said)]        # 'Bonds' before 'Bond'
             if found:
                 return _styled(literal.this, found[0]) if wrapped else found[0]
     return None
