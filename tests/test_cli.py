@@ -280,6 +280,21 @@ def test_console_script_ends_cleanly(small_db, isolated_env, sql, status):
 
 
 # --------------------------------------------------------------------------- chat
+def test_chat_fix_keeps_the_right_sql_and_the_next_team_comes_from_it(scripted, small_db, tmp_path, capsys,
+                                                                       monkeypatch):
+    import shutil
+
+    small_db = Path(shutil.copy(small_db, tmp_path / "fix.duckdb"))
+    scripted({"SQLGenerator": ["SELECT name, points FROM players ORDER BY points DESC"] * 6})
+    lines = [LAKERS_Q, "/fix", "/fix SELECT nme FROM players", f"/fix {LAKERS_SQL}",
+             "What are the points of Celtics players?", ""]
+    monkeypatch.setattr("sys.stdin", io.StringIO("\n".join(lines)))
+    code, out, err = run_cli(capsys, "chat", "--db", str(small_db))
+    assert code == EXIT_OK
+    assert "/fix: give the SQL" in err and "/fix: not kept" in err and "kept as example" in err
+    assert "Jayson Tatum" in out and "From the kept pair" in out     # the Celtics from the fixed pair's template
+
+
 def test_chat_good_keeps_the_last_answer_as_an_example(scripted, small_db, tmp_path, capsys, monkeypatch):
     # A copy of the shared test database: the pair kept here must not reach other tests' prompts.
     import shutil

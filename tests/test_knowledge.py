@@ -306,3 +306,20 @@ def test_a_busy_or_newer_store_is_not_taken_for_damaged():
     assert not is_damaged(duckdb.IOException('IO Error: Could not set lock on file "k": Conflicting lock is held'))
     assert not is_damaged(duckdb.IOException("IO Error: Trying to read a database file with version number 99"))
     assert not is_damaged(OSError("Corrupt database file"))
+
+
+def test_result_fix_keeps_the_right_sql_and_the_next_question_like_it_uses_it(small_db, isolated_env, tmp_path):
+    import shutil
+
+    db = str(shutil.copy(small_db, tmp_path / "fix.duckdb"))
+    wrong = "SELECT name, points FROM players ORDER BY points DESC"
+    r = ask("What are the points of Lakers players?", db=db, llm=ScriptedLLM({"SQLGenerator": [wrong] * 6}))
+    with pytest.raises(ExampleError, match="returns no rows"):
+        r.fix("SELECT name FROM players WHERE points > 99")            # nothing kept
+    with pytest.raises(ExampleError, match="needs the SQL"):
+        r.fix("  ")
+    ex = r.fix("SELECT p.name, p.points FROM players p JOIN teams t ON p.team_id = t.id WHERE t.name = 'Lakers'")
+    assert ex.id and ex.question == "What are the points of Lakers players?"
+    nxt = ask("What are the points of Bulls players?", db=db, llm=ScriptedLLM({}))
+    assert nxt.path == "template" and nxt.df.values.tolist() == [["Zach LaVine", 24]] and not nxt.llm_calls
+    assert nxt.template["pair"]["id"] == ex.id

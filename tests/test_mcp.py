@@ -70,7 +70,7 @@ def test_an_mcp_client_round_trip(tmp_path, isolated_env):
                         DUCKASK_SEMANTIC=str(tmp_path / "semantic.yaml"))
         out = asyncio.run(asyncio.wait_for(_session_run(str(db), env), 90))
     assert out["server"] == "duckask" and out["tools"] == ["ask", "describe_schema", "list_metrics", "propose_write",
-                                                           "run_sql"]
+                                                           "run_sql", "teach"]
     ask = json.loads(_text(out["ask"]))
     assert not out["ask"].is_error and ask["sql"] == SQL and ask["rows"] == ROWS and ask["status"] == "answered"
     assert json.loads(_text(out["sql"]))["rows"] == [[3]]
@@ -201,3 +201,35 @@ def test_the_line_check_answers_as_json_rpc_says(line, code):
     assert message is None and (error == {} if code is None else error["error"]["code"] == code)
     assert refusal('{"jsonrpc": "2.0", "id": "a", "method": "tools/list", "params": {}}') == (
         {"jsonrpc": "2.0", "id": "a", "method": "tools/list", "params": {}}, None)
+
+
+async def _teach_run(db: str, env: dict) -> dict:
+    params = StdioServerParameters(command=str(DUCKASK), args=["mcp", "--db", db], env=env)
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        return {"bad": await session.call_tool("teach", {"question": "Cities of France?", "sql": "SELECT nme FROM cities"}),
+                "none": await session.call_tool("teach", {"question": "Cities of France?",
+                                                          "sql": "SELECT name FROM cities WHERE country = 'Spain'"}),
+                "kept": await session.call_tool("teach", {"question": "What is the population of each city in France?",
+                                                          "sql": SQL}),
+                "ask": await session.call_tool("ask", {"question": "What is the population of each city in Germany?"})}
+
+
+def test_teach_keeps_a_pair_that_runs_and_ask_then_answers_from_it(tmp_path, isolated_env):
+    db = make_cities_db(tmp_path / "cities.duckdb")
+    with StubOpenAI(smart_responder) as stub:
+        env = clean_env(isolated_env, DUCKASK_BASE_URL=stub.base_url, DUCKASK_MODEL="stub",
+                        DUCKASK_AUDIT_FILE=str(tmp_path / "audit.duckdb"))
+        out = asyncio.run(asyncio.wait_for(_teach_run(str(db), env), 90))
+        asked = len(stub.requests)
+    assert out["bad"].is_error and "does not run" in _text(out["bad"])
+    assert out["none"].is_error and "returns no rows" in _text(out["none"])
+    kept = json.loads(_text(out["kept"]))
+    assert kept["status"] == "kept" and kept["example_id"] and kept["rows"] == 2
+    ask = json.loads(_text(out["ask"]))         # Germany for France in the kept SQL: no model call wrote it
+    assert ask["path"] == "template" and ask["rows"] == [["Berlin", 3600000]] and asked == 0
+    assert ask["template"]["slots"] == [{"kept": "France", "asked": "Germany"}]
+    from duckask.utils.db.audit import AuditLog
+
+    [entry] = AuditLog(tmp_path / "audit.duckdb").entries()
+    assert (entry["kind"], entry["user"], entry["session"]) == ("example", "mcp agent", "mcp")

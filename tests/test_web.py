@@ -227,3 +227,37 @@ def test_a_narrow_window_stacks_the_side_panel(thread_page):
     page.wait_for_selector("#metrics li:has-text('home runs')", timeout=10_000)
     main, aside = page.locator("main").bounding_box(), page.locator("aside").bounding_box()
     assert aside["y"] >= main["y"] + main["height"] - 1 and aside["width"] <= 420
+
+
+WRONG_SQL = "SELECT name, points FROM players ORDER BY points DESC"
+
+
+def test_wrong_fix_compare_keep_then_the_next_team_is_answered_from_the_fix_and_right_keeps(tmp_path, isolated_env):
+    """Issue 45's page: Wrong opens the SQL, the fix runs beside the old rows, Keep keeps it; the same question about
+    another team is then answered from the kept pair (no model call), and Right keeps an answer as it is."""
+    db = build_small_db(tmp_path / "nba.duckdb")
+    app = create_app(str(db), llm=ScriptedLLM({"SQLGenerator": [WRONG_SQL] * 6}), resample_drafts=0,
+                     analyzer="template")
+    with browsing(app, {"width": 1100, "height": 1000}) as (page, _url):
+        page.fill("#question", LAKERS_Q)
+        page.click("#go")
+        page.wait_for_selector("#teach:not(.hidden)", timeout=30_000)
+        assert page.locator("#table tr").count() == 7                      # every player: the model dropped the Lakers
+        page.click("#wrong")
+        assert page.input_value("#fix-sql") == WRONG_SQL and page.locator("#fix-old tr").count() == 7
+        page.fill("#fix-sql", LAKERS_SQL)
+        page.click("#fix-run")
+        page.wait_for_selector("#fix-new td:has-text('Austin Reaves')", timeout=10_000)
+        assert page.locator("#fix-new tr").count() == 4 and "3 rows" in page.inner_text("#fix-status")
+        page.click("#fix-keep")
+        page.wait_for_selector("#fix-status:has-text('Kept as pair')", timeout=10_000)
+        page.screenshot(path=str(ROOT / "docs" / "img" / "teach-fix.png"),       # README's picture
+                        clip={"x": 0, "y": 0, "width": 1100, "height": 720})
+        page.fill("#question", "What are the points of Celtics players?")
+        page.click("#go")
+        page.wait_for_selector("#derivation:has-text('From the kept pair')", timeout=30_000)
+        assert page.locator("#table tr").count() == 3 and "Jayson Tatum" in page.inner_text("#table")
+        assert page.inner_text("#badge") == "confidence: high"
+        page.click("#right")
+        page.wait_for_selector("#teach-status:has-text('Kept as pair')", timeout=10_000)
+        assert page.locator("#right").is_disabled() and not page.errors, page.errors

@@ -7,7 +7,7 @@ Piped: one turn per input line, plain text, or with ``--json`` one JSON object p
 ``ask --json`` plus ``resolved_question`` and ``intent``); with ``--confirm`` the line after a turn
 answers its confirmation (``y``, ``n [comment]``, or ``e`` and then the SQL on the next line).
 
-Commands: /help, /sql [SQL], /schema [TABLE], /save [FILE], /history, /good, /export FILE, /email ADDRESS,
+Commands: /help, /sql [SQL], /schema [TABLE], /save [FILE], /history, /good, /fix SQL, /export FILE, /email ADDRESS,
 /table NAME, /quit. With ``--allow-writes`` a pasted INSERT/UPDATE/DELETE/CREATE/ALTER shows its approval
 card and runs only after a typed "yes"; piped, nothing is written (the write is recorded as rejected).
 """
@@ -32,6 +32,7 @@ commands:
   /schema         list the tables            /schema TABLE     that table's columns
   /save [FILE]    save the session (default duckask-session.json; resume with --session FILE)
   /history        the turns so far           /good             keep the last answer as an example pair
+  /fix SELECT ... the last answer was wrong: keep this SQL for its question instead
   /export FILE    the last result's rows to FILE (.csv .parquet .json .xlsx)
   /email ADDRESS  send the last answer, SQL and rows by SMTP     /table NAME   store them as a new table
   /help           this text                  /quit, an empty line or Ctrl-D   end the chat"""
@@ -135,17 +136,22 @@ def run_chat(args, options: dict[str, Any]) -> int:
             last = next((t for t in reversed(conv.history) if t.get("sql")), None)
             print(last["sql"] if last else "/sql: no SQL yet; ask a question, or /sql SELECT ... to run your own")
             continue
-        if cmd == "/good":
+        if cmd in ("/good", "/fix"):
             last = conv.last
-            if last is None or not last.ok or not last.sql:
-                print("/good: nothing to keep yet; ask a question first (only an answered one can be kept)",
+            if last is None or not last.sql or (cmd == "/good" and not last.ok):
+                print(f"{cmd}: nothing to keep yet; ask a question first (only an answered one can be kept)",
                       file=sys.stderr)
                 continue
+            if cmd == "/fix" and not arg.strip():
+                print("/fix: give the SQL that answers the last question right: /fix SELECT ...", file=sys.stderr)
+                continue
             try:
-                ex = last.save_as_example(last.resolved_question or last.question)
-                print(f"kept as example {ex.id}: {ex.question!r}", file=sys.stderr)
+                asked = last.resolved_question or last.question
+                ex = last.fix(arg.strip(), asked) if cmd == "/fix" else last.save_as_example(asked)
+                print(f"kept as example {ex.id}: {ex.question!r} (the same question with other values is answered "
+                      "from it now)", file=sys.stderr)
             except ExampleError as e:
-                print(f"/good: not kept: {e}", file=sys.stderr)
+                print(f"{cmd}: not kept: {e}", file=sys.stderr)
             continue
         if cmd in DELIVERY:
             done = _deliver(cmd, arg.strip(), conv, ui, args)

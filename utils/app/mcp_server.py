@@ -5,6 +5,9 @@ Tools, on the same graph and safe executor as everything else:
 - ``run_sql(sql)``: one read-only SELECT through the safe executor; a refusal or DuckDB error comes
   back as a tool error with the reason;
 - ``describe_schema(table?)``: the schema text the model sees (all tables, or one);
+- ``teach(question, sql)``: a checked pair kept (``knowledge.keep``: it must run and return rows; audited), which
+  answers the same question with other values from then on (``ask``'s ``path: template``, with ``template``
+  naming the pair);
 - ``propose_write(change)``: a statement, or a change in plain English, becomes a card recorded in the
   audit log (pending with ``--allow-writes``, else blocked); nothing is ever approved here: a person
   runs ``duckask decide ID``.
@@ -62,7 +65,8 @@ def build_server(db: str | None = None, *, llm=None, settings=None, allow_writes
     @server.tool(description="Answer a plain-English question about the database. duckask writes one read-only "
                              "SQL query, runs it safely, checks the result and explains it. Returns the answer, "
                              f"the SQL, the columns and up to {MAX_ROWS} rows, and a confidence (level high, "
-                             "medium or low, with the reasons): treat a low answer as a lead to check, not a fact.")
+                             "medium or low, with the reasons): treat a low answer as a lead to check, not a fact. "
+                             "path 'template' means it came from a kept pair (template names it).")
     def ask(question: str) -> dict:
         if not question.strip():
             raise ToolError("the question is empty: ask something about the data")
@@ -123,6 +127,24 @@ def build_server(db: str | None = None, *, llm=None, settings=None, allow_writes
         return {**{k: v for k, v in card.public().items() if k not in ("decided_by",)},
                 "to_approve": f"duckask decide {card.id} --db {prep.database.source}"
                 if card.decision == "pending" else None}
+
+    @server.tool(description="Teach duckask a question and the SQL that answers it right (after checking an answer, "
+                             "or fixing a wrong one). The SQL runs once through the safe executor and the pair is "
+                             "kept only if it runs and returns rows; from then on the same question, or the same "
+                             "one with other values (a year, a name that is a value of its column), is answered "
+                             "from it without the model (ask's path: template). Recorded in the audit log.")
+    def teach(question: str, sql: str) -> dict:
+        from duckask.utils.db.access import User
+        from duckask.utils.knowledge.examples import ExampleError
+        from duckask.utils.knowledge.keep import keep
+
+        try:
+            new_turn(question)          # the question's own limits (empty is checked by keep)
+            kept = keep(prep.database, prep.settings, question, sql, user=User("mcp agent", "approver"),
+                        session="mcp")
+        except ExampleError as e:
+            raise ToolError(f"not kept: {e}") from None
+        return {**kept.as_dict(), "rows": len(prep.database.run(kept.sql).df)}
 
     @server.resource("duckask://schema", name="schema", description="The schema text the model sees.",
                      mime_type="text/plain")

@@ -22,6 +22,8 @@ origin where the page keeps its key):
   "rejected"}``. Without API keys it needs the card's one-time ``approval_token`` from the page's own origin;
 - ``POST /api/export`` ``{"sql", "format"}``: the rows as a csv, parquet, json or xlsx download;
 - ``POST /api/email`` ``{"to", "sql", "question"?, "answer"?, "format"?}``: the rows mailed (smtp_*).
+- ``POST /api/examples`` ``{"question", "sql"}``: keep a checked answer as a pair (Right, or Wrong's fix; by role);
+  ``GET /api/examples/suggested`` and ``POST /api/examples/suggested/{id}``: a proposer's suggestions, decided.
 
 The embedded model answers one question at a time: requests queue (their position is reported in
 the stream) instead of loading the model twice; an endpoint backend runs ``max_concurrent`` at once.
@@ -31,7 +33,7 @@ own names pass the ``Host`` check (DNS rebinding); on every server a state-chang
 site's page is a 403 (``server_guards.py``). Bodies over ``MAX_BODY`` bytes (counted as they arrive, chunked
 or not) and questions over ``MAX_QUESTION`` characters are refused; every error is ``{"error": ...}``.
 
-The last four routes live in ``server_actions.py``. Run on its own::
+``/api/sql`` and the routes listed after it live in ``server_actions.py``. Run on its own::
 
     python -m duckask.utils.app.server --db PATH [--host 127.0.0.1] [--port 8000] [--allow-writes] \
         [--allowed-host NAME]

@@ -14,6 +14,11 @@ decisions, downloads and email. ``create_app`` adds them with ``add_action_route
   ``X-Duckask-Session``, the card's ``approval_token`` (handed out once, with the card; only its sha256 is
   kept) and a request the browser marks as the server's own page (``server_guards.same_origin_request``).
   Else a 403 with the reason; anything else is a 400, an unknown, decided or expired id a 404;
+- ``POST /api/examples`` ``{"question", "sql"}``: keep a checked answer as a pair (``knowledge.keep``: the SQL must
+  run and return rows; an approver or admin keeps it, a proposer's waits as a suggestion, a reader gets a 403;
+  on a server without keys only from this server's own page); ``GET /api/examples/suggested``: the suggestions
+  waiting (an approver: all; others: their own); ``POST /api/examples/suggested/{id}`` ``{"decision": "keep" |
+  "reject"}``: an approver decides one, once;
 - ``POST /api/export`` ``{"sql", "format"}``: the rows as a csv, parquet, json or xlsx download;
 - ``POST /api/email`` ``{"to", "sql", "question"?, "answer"?, "format"?}``: the rows mailed (smtp_*).
 
@@ -33,6 +38,7 @@ from types import SimpleNamespace
 from duckask.utils.app.pending import Held, PendingWrites
 from duckask.utils.app.queue import in_thread
 from duckask.utils.app.server import MAX_BODY, _error, parse_body, scoped, user_of, who
+from duckask.utils.config import MAX_QUESTION
 from duckask.utils.app.server_guards import same_origin_request
 from duckask.utils.db.tiers import is_write
 
@@ -51,6 +57,9 @@ def add_action_routes(app, prep, gate, read_json, *, keys=None) -> PendingWrites
     from duckask.utils.db.audit import AuditError
     from duckask.utils.delivery.export import FORMATS, ExportError, frame_bytes
     from duckask.utils.delivery.mail import NO_HOST, MailError, recipients, send_result
+    from duckask.utils.knowledge.examples import ExampleError
+    from duckask.utils.knowledge.keep import KeepRefused, keep, suggestions
+    from duckask.utils.knowledge.keep import decide as decide_pair
     from duckask.utils.state import card_store
 
     pending = PendingWrites(store=card_store(prep.settings), database=prep.database)
@@ -164,6 +173,65 @@ def add_action_routes(app, prep, gate, read_json, *, keys=None) -> PendingWrites
                 pending.put_back(held)
             return _error(500, str(e))
         return {"status": card.status, "write": card.public(), "answer": card.summary()}
+
+    # -- keeping a checked answer as a pair (the page's Right, and Wrong's fix): a write to the knowledge ----------
+    def pair_refusal(request: Request) -> str | None:
+        """On a server without keys, a pair is kept only from this server's own page (as a write is decided)."""
+        if keys is None and not same_origin_request(request.headers):
+            return ("keeping a pair on a server without API keys takes this server's own page (its Right or Wrong "
+                    "buttons): the request must come from that page; or start the server with users")
+        return None
+
+    @app.post("/api/examples")
+    async def keep_route(request: Request):
+        json_only(request)
+        shape = '{"question": "...", "sql": "..."}'
+        body = await body_of(request, shape)
+        question, sql = body.get("question"), body.get("sql")
+        if not all(isinstance(x, str) and x.strip() for x in (question, sql)):
+            raise HTTPException(422, f"send {shape}: the question and the SQL that answers it right")
+        if len(question) > MAX_QUESTION or len(sql) > MAX_BODY:
+            raise HTTPException(422, f"the question is limited to {MAX_QUESTION} characters, the SQL to {MAX_BODY}")
+        if (why := pair_refusal(request)):
+            return _error(403, why)
+        user = user_of(request)
+        try:
+            kept = await in_thread(keep, scoped(prep, user).database, prep.settings, question, sql, user=user,
+                                   session=who(request)[0])
+        except KeepRefused as e:
+            return _error(403, str(e))
+        except ExampleError as e:
+            return _error(400, str(e))
+        except AuditError as e:
+            return _error(500, str(e))
+        return kept.as_dict()
+
+    @app.get("/api/examples/suggested")
+    async def suggested_route(request: Request):
+        user = user_of(request)
+        waiting = await in_thread(suggestions, prep.database, prep.settings)
+        return {"suggested": [{"id": e["id"], "question": e["request"], "sql": e["sql"], "by": e["user"],
+                               "at": str(e["proposed_at"])}
+                              for e in waiting if user.at_least("approver") or e["user"] == user.name]}
+
+    @app.post("/api/examples/suggested/{entry_id}")
+    async def decide_pair_route(entry_id: str, request: Request):
+        json_only(request)
+        body = await body_of(request, '{"decision": "keep"} or {"decision": "reject"}')
+        if body.get("decision") not in ("keep", "reject") or not (entry_id.isascii() and entry_id.isdigit()):
+            raise HTTPException(400, 'send {"decision": "keep"} or {"decision": "reject"} to /api/examples/suggested/ID')
+        if (why := pair_refusal(request)):
+            return _error(403, why)
+        try:
+            kept = await in_thread(decide_pair, prep.database, prep.settings, int(entry_id), body["decision"],
+                                   user=user_of(request))
+        except KeepRefused as e:
+            return _error(403, str(e))
+        except LookupError as e:
+            return _error(404, str(e))
+        except (ExampleError, AuditError) as e:
+            return _error(400 if isinstance(e, ExampleError) else 409, str(e))
+        return kept.as_dict()
 
     @app.post("/api/export")
     async def export_route(request: Request):
