@@ -143,7 +143,8 @@ def summarize(recs: list[dict], cal: float) -> dict:
                 wrong = [r for r in templ if kind == "near-miss" or not r["correct"]]
                 out["rows"].append({
                     "set": s, "kind": kind, "phase": phase, "n": len(rs),
-                    "right": sum(r["correct"] for r in rs), "accuracy": round(sum(r["correct"] for r in rs) / len(rs), 3),
+                    "right": sum(r["correct"] for r in rs),
+                    "accuracy": round(sum(r["correct"] for r in rs) / len(rs), 3),
                     "from_template": len(templ), "template_wrong": len(wrong),
                     "median_s": round(statistics.median(secs), 2), "p90_s": _q(secs, 0.9), "max_s": max(secs),
                     "median_cal": round(statistics.median(secs) / cal, 3), "max_cal": round(max(secs) / cal, 3),

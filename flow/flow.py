@@ -8,7 +8,7 @@ IntentRouter -write-> ReviewWrite -approved-> ApplyWrite | -edit-> ReviewWrite  
 IntentRouter -change-> TableSelector -> SchemaLookup -change-> ProposeWrite -write-> ReviewWrite | -read-> ClarifyQuery
 ClarifyQuery -clear-> MatchTemplate -none-> PlanQuery -sql-> TableSelector -> SchemaLookup -> SQLGenerator -> SQLExecutor
 ClarifyQuery -ambiguous-> AskUser -answered-> MatchTemplate   (non-interactive: ends)
-MatchTemplate -template-> SQLExecutor (a kept pair's SQL with the question's literals) -fallback-> TableSelector
+MatchTemplate -template-> SQLExecutor (a kept pair's SQL, the question's literals) -fallback-> TableSelector
 PlanQuery -planned-> SQLExecutor (MetricFlow's SQL) -fallback-> TableSelector (failed or empty: the SQL path)
 PlanQuery -both-> TableSelector   (with candidates: the plan's query is voted on with the SQL path's drafts)
 ResponseGrader -fallback-> TableSelector   (a plan's or a template's answer judged wrong: the SQL path)

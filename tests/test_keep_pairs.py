@@ -10,7 +10,6 @@ import uuid
 
 import live_server
 import pytest
-import yaml
 from conftest import build_small_db
 
 from duckask.utils.config import load_settings
@@ -89,7 +88,8 @@ def test_a_fix_that_does_not_answer_is_refused_and_nothing_is_kept(server, tmp_p
     r = _keep(url, LAKERS_Q, sql)
     assert r.status_code == 400 and why in r.json()["error"]
     assert audit_log(_settings(tmp_path)).entries() == []
-    assert httpx.post(f"{url}/api/sql", json={"sql": "SELECT count(*) FROM players"}, timeout=30).json()["rows"] == [[6]]
+    count = httpx.post(f"{url}/api/sql", json={"sql": "SELECT count(*) FROM players"}, timeout=30).json()
+    assert count["rows"] == [[6]]
 
 
 def test_bad_bodies_say_what_was_wrong(server):

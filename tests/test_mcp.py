@@ -207,7 +207,8 @@ async def _teach_run(db: str, env: dict) -> dict:
     params = StdioServerParameters(command=str(DUCKASK), args=["mcp", "--db", db], env=env)
     async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
         await session.initialize()
-        return {"bad": await session.call_tool("teach", {"question": "Cities of France?", "sql": "SELECT nme FROM cities"}),
+        bad = {"question": "Cities of France?", "sql": "SELECT nme FROM cities"}
+        return {"bad": await session.call_tool("teach", bad),
                 "none": await session.call_tool("teach", {"question": "Cities of France?",
                                                           "sql": "SELECT name FROM cities WHERE country = 'Spain'"}),
                 "kept": await session.call_tool("teach", {"question": "What is the population of each city in France?",

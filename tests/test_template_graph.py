@@ -2,13 +2,14 @@
 pair's question with another value is answered from the pair's SQL without the model; a value that is not in its
 column, a near-miss (another measure), templates off and a question that differs go the normal way; a template
 that finds nothing, or whose answer the checks object to, falls back to the SQL path; with confirm on it waits."""
+# ruff: noqa: F811  (pytest fixtures are imported from graph_support and used as parameters by name)
 from __future__ import annotations
 
 import pytest
 import yaml
+from graph_support import LAKERS_Q, LAKERS_SQL, path, rows, run  # noqa: F401 (fixtures are used by name)
 
 from duckask.utils.llm import ScriptedLLM
-from tests.graph_support import HAPPY_PATH, LAKERS_Q, LAKERS_SQL, path, rows, run  # noqa: F401
 
 MORE_Q = "Which players scored more than 20 points?"
 MORE_SQL = "SELECT name, points FROM players WHERE points > 20 ORDER BY points DESC"
@@ -34,7 +35,8 @@ def test_another_team_is_answered_from_the_kept_pair_without_the_model(run, pair
     r = run("What are the points of Celtics players?", ScriptedLLM({}), examples=pairs)
     assert path(r) == TEMPLATE_PATH and not r.llm_calls
     assert rows(r) == CELTICS and r.path == "template" and "'Celtics'" in r.sql
-    assert r.template["pair"]["id"] == "pairs.yaml:1" and r.template["slots"] == [{"kept": "Lakers", "asked": "Celtics"}]
+    assert r.template["pair"]["id"] == "pairs.yaml:1"
+    assert r.template["slots"] == [{"kept": "Lakers", "asked": "Celtics"}]
     assert r.confidence["level"] == "high" and r.confidence["reasons"][0].startswith("a kept pair's query")
     assert r.derivation.startswith("From the kept pair #pairs.yaml:1 ('What are the points of Lakers players?'), "
                                    "with Celtics for Lakers.")

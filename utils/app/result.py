@@ -2,7 +2,8 @@
 
 A pending Result continues with ``approve()`` / ``edit(sql)`` / ``reject()`` (a query waiting for
 ``confirm``, or a write waiting for its approval). An answered one can be kept as an example
-(``save_as_example``) or fixed (``fix``: the right SQL kept in its place), charted (``chart``), written to a file (``to_file``: csv, parquet, json, xlsx),
+(``save_as_example``) or fixed (``fix``: the right SQL kept for its question), charted (``chart``),
+written to a file (``to_file``: csv, parquet, json, xlsx),
 emailed (``email``) or stored as a new table of the database (``to_table``: a T2 write, pending until
 approved). ``to_dict`` is the ``--json`` object and the HTML repr the notebook view, both from
 ``present.py``.

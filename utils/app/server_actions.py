@@ -38,8 +38,8 @@ from types import SimpleNamespace
 from duckask.utils.app.pending import Held, PendingWrites
 from duckask.utils.app.queue import in_thread
 from duckask.utils.app.server import MAX_BODY, _error, parse_body, scoped, user_of, who
-from duckask.utils.config import MAX_QUESTION
 from duckask.utils.app.server_guards import same_origin_request
+from duckask.utils.config import MAX_QUESTION
 from duckask.utils.db.tiers import is_write
 
 MAX_TO = 1000                    # characters of recipients
@@ -219,7 +219,8 @@ def add_action_routes(app, prep, gate, read_json, *, keys=None) -> PendingWrites
         json_only(request)
         body = await body_of(request, '{"decision": "keep"} or {"decision": "reject"}')
         if body.get("decision") not in ("keep", "reject") or not (entry_id.isascii() and entry_id.isdigit()):
-            raise HTTPException(400, 'send {"decision": "keep"} or {"decision": "reject"} to /api/examples/suggested/ID')
+            raise HTTPException(400, 'send {"decision": "keep"} or {"decision": "reject"} to '
+                                     '/api/examples/suggested/ID')
         if (why := pair_refusal(request)):
             return _error(403, why)
         try:
