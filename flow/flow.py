@@ -6,7 +6,8 @@ ChooseSource -database-> ClarifyQuery | -tool-> CallTool -answer-> AnswerFromToo
 IntentRouter -sql-> ConfirmSQL -run-> SQLExecutor                 (the user's own SQL)
 IntentRouter -write-> ReviewWrite -approved-> ApplyWrite | -edit-> ReviewWrite   (the user's SQL, not a SELECT)
 IntentRouter -change-> TableSelector -> SchemaLookup -change-> ProposeWrite -write-> ReviewWrite | -read-> ClarifyQuery
-ClarifyQuery -clear-> MatchTemplate -none-> PlanQuery -sql-> TableSelector -> SchemaLookup -> SQLGenerator -> SQLExecutor
+ClarifyQuery -clear-> MatchTemplate -none-> PlanQuery -sql-> TableSelector -> SchemaLookup -> SQLGenerator ->
+    SQLExecutor
 ClarifyQuery -ambiguous-> AskUser -answered-> MatchTemplate   (non-interactive: ends)
 MatchTemplate -template-> SQLExecutor (a kept pair's SQL, the question's literals) -fallback-> TableSelector
 PlanQuery -planned-> SQLExecutor (MetricFlow's SQL) -fallback-> TableSelector (failed or empty: the SQL path)
