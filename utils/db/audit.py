@@ -1,4 +1,5 @@
-"""The audit log: every write attempt, approved, rejected or blocked, in a DuckDB file of its own.
+"""The audit log: every write attempt, approved, rejected or blocked, in a DuckDB file of its own; and every
+question/SQL pair kept or suggested (``kind: example``, ``knowledge.keep``), a write to duckask's knowledge.
 
 The file is ``<cache>/audit.duckdb`` (setting ``audit_file``), never the user's database. One row per
 attempt, written in steps so that the log never claims more than happened:
@@ -239,8 +240,13 @@ def render(entries: list[dict[str, Any]]) -> str:
         rows = f"est {e['estimated_rows']}" if e["estimated_rows"] is not None else "est -"
         if e["actual_rows"] is not None:
             rows += f", actual {e['actual_rows']}"
-        lines.append(f"#{e['id']} {when} T{e['tier']} {status_of(e):<20} {rows:<22} {e['user']} ({e['session']})")
-        if e.get("request"):
+        if e["kind"] == "example":          # a kept (or suggested) question/SQL pair: a write to the knowledge
+            state = {"approved": "kept", "pending": "suggested"}.get(e["decision"], e["decision"])
+            lines.append(f"#{e['id']} {when} pair {state:<20} {'':<22} {e['user']} ({e['session']})")
+            lines.append(f"    question: \"{e['request']}\"")
+        else:
+            lines.append(f"#{e['id']} {when} T{e['tier']} {status_of(e):<20} {rows:<22} {e['user']} ({e['session']})")
+        if e.get("request") and e["kind"] != "example":
             lines.append(f"    asked: \"{e['request']}\" (proposed by the model)")
         lines.append(f"    {e['sql']}")
         if e.get("decided_by") and e["decided_by"] != e["user"]:

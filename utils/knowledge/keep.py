@@ -70,7 +70,7 @@ def keep(database, settings, question: str, sql: str, *, user=None, session: str
     ex = verify(database, question, sql)
     keeps = user is None or user.at_least("approver")
     fields = {"db": database_key(database.source), "kind": KIND, "sql": ex.sql, "request": ex.question,
-              "user": _who(user), "session": session, "proposed_by": "user", "tier": 0}
+              "user": _who(user), "session": session or "local", "proposed_by": "user", "tier": 0}
     log = _log(settings)
     if not keeps:
         return Kept("suggested", ex.question, ex.sql, log.record(**fields, decision="pending"))
