@@ -18,7 +18,11 @@ SQL as a code) are counted apart.
     .venv/bin/python bench/learning_curve.py                       # both sets, before and after
     .venv/bin/python bench/learning_curve.py --sets lahman --phases after --out /tmp/lc
 
-Writes ``records.jsonl``, ``summary.json`` and ``summary.md`` to ``--out`` (docs/results/learning-curve).
+Writes ``records.jsonl``, ``summary.json`` and ``summary.md`` to ``--out`` (docs/results/learning-curve). With
+``--append`` the records already there stay and a phase run again replaces its earlier records (each record
+names its commit and CAL), so one phase can be redone after a fix without running the others again:
+
+    .venv/bin/python bench/learning_curve.py --phases after --append
 """
 from __future__ import annotations
 
@@ -90,7 +94,7 @@ def score(database, sql: str | None, gold: str) -> bool:
     return bool(g.ok and o.ok and results_match(o.df, g.df, order_matters=has_top_level_order_by(gold)))
 
 
-def run_set(name: str, spec: dict, phases: list[str], out: Path, log) -> list[dict]:
+def run_set(name: str, spec: dict, phases: list[str], out: Path, log, stamp: dict) -> list[dict]:
     from duckask.utils.app.api import new_shared, prepare, run_turn
     from duckask.utils.knowledge.keep import keep
 
@@ -111,7 +115,8 @@ def run_set(name: str, spec: dict, phases: list[str], out: Path, log) -> list[di
             t0 = time.perf_counter()
             r = run_turn(prep, new_shared(q["question"]))
             wall = time.perf_counter() - t0
-            rec = {"set": name, "phase": phase, **q, "seconds": round(wall, 3), "status": r.status, "sql": r.sql,
+            rec = {"set": name, "phase": phase, **q, **stamp, "seconds": round(wall, 3), "status": r.status,
+                   "sql": r.sql,
                    "path": r.path, "template": r.template, "llm_calls": len(r.llm_calls),
                    "confidence": (r.confidence or {}).get("level"),
                    "correct": r.status == "answered" and score(prep.database, r.sql, q["gold"])}
@@ -130,8 +135,16 @@ def _q(xs: list[float], p: float) -> float | None:
     return xs[min(len(xs) - 1, int(round(p * (len(xs) - 1))))]
 
 
+def newest(recs: list[dict]) -> list[dict]:
+    """One record per (set, phase, question): the last one written (a phase run again replaces the earlier)."""
+    last = {(r["set"], r["phase"], r["question"]): r for r in recs}
+    return list(last.values())
+
+
 def summarize(recs: list[dict], cal: float) -> dict:
-    out: dict = {"cal_s": round(cal, 2), "rows": []}
+    recs = newest(recs)
+    runs = sorted({(r.get("commit") or "?", r.get("cal_s")) for r in recs}, key=str)
+    out: dict = {"cal_s": round(cal, 2), "runs": [{"commit": c, "cal_s": k} for c, k in runs], "rows": []}
     for s in sorted({r["set"] for r in recs}) + ["all"]:
         for kind in ("variant", "code", "near-miss"):
             for phase in ("before", "after"):
@@ -147,14 +160,17 @@ def summarize(recs: list[dict], cal: float) -> dict:
                     "accuracy": round(sum(r["correct"] for r in rs) / len(rs), 3),
                     "from_template": len(templ), "template_wrong": len(wrong),
                     "median_s": round(statistics.median(secs), 2), "p90_s": _q(secs, 0.9), "max_s": max(secs),
-                    "median_cal": round(statistics.median(secs) / cal, 3), "max_cal": round(max(secs) / cal, 3),
+                    "median_cal": round(statistics.median(r["seconds"] / (r.get("cal_s") or cal) for r in rs), 3),
+                    "max_cal": round(max(r["seconds"] / (r.get("cal_s") or cal) for r in rs), 3),
                     "llm_calls": sum(r["llm_calls"] for r in rs)})
     return out
 
 
 def render(summary: dict, meta: dict) -> str:
     lines = [f"# Learning curve ({meta['date']}, commit {meta['commit']})", "",
-             f"`{meta['command']}`; CAL {summary['cal_s']} s (first), {meta['cal_end']} s (last).", "",
+             f"`{meta['command']}`; CAL {summary['cal_s']} s (first), {meta['cal_end']} s (last). Records from "
+             + ", ".join(f"commit {r['commit']} (CAL {r['cal_s']} s)" for r in summary["runs"])
+             + "; seconds as multiples of the CAL of the run that timed them.", "",
              "| set | kind | phase | n | right | accuracy | from a template | template wrongly used | median s | "
              "p90 s | max s | median ×CAL | max ×CAL | LLM calls |",
              "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
@@ -171,6 +187,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--phases", default="before,after")
     ap.add_argument("--file", default=str(ROOT / "bench/learning_pairs.yaml"))
     ap.add_argument("--out", default=str(ROOT / "docs/results/learning-curve"))
+    ap.add_argument("--append", action="store_true",
+                    help="keep the records there; a phase run again replaces its own")
     args = ap.parse_args(argv)
     from speed import calibrate
 
@@ -180,21 +198,23 @@ def main(argv: list[str] | None = None) -> int:
         sys.exit("bench/learning_curve.py: ../shared is missing (the NBA set reads it); use --sets lahman")
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    (out / "records.jsonl").write_text("")
+    if not args.append or not (out / "records.jsonl").exists():
+        (out / "records.jsonl").write_text("")
 
     def log(msg: str) -> None:
         print(msg, flush=True)
 
     cal = calibrate()
     log(f"CAL {cal:.1f}s")
-    recs = []
-    for n in names:
-        log(f"{n}:")
-        recs += run_set(n, sets[n], [p for p in args.phases.split(",") if p], out, log)
-    cal_end = calibrate()
-    summary = summarize(recs, cal)
     commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True,
                             text=True).stdout.strip()
+    for n in names:
+        log(f"{n}:")
+        stamp = {"commit": commit, "cal_s": round(cal, 2)}
+        run_set(n, sets[n], [p for p in args.phases.split(",") if p], out, log, stamp)
+    cal_end = calibrate()
+    recs = [json.loads(line) for line in (out / "records.jsonl").read_text().splitlines() if line.strip()]
+    summary = summarize(recs, cal)
     meta = {"date": dt.date.today().isoformat(), "commit": commit, "cal_end": round(cal_end, 2),
             "command": "python bench/learning_curve.py " + " ".join(argv if argv is not None else sys.argv[1:])}
     (out / "summary.json").write_text(json.dumps({**meta, **summary}, indent=1) + "\n")

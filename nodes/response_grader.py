@@ -6,7 +6,9 @@ is not a value of its column when the column holds what it likely meant (the val
 average was asked, one row where "for each Y" was), or that its own rows contradict (``sql.answer_checks``: a
 yes/no column reading "no" where the question says it happened, a condition grouped by instead of filtered
 on, a count that is not one, one asked and many returned or the reverse, a filter on a value nobody gave).
-"llm" (opt-in: 19 % recall measured, issue 22) runs the rules, then asks the model (YAML: verdict, critique).
+On a kept pair's template, a check that objects to the pair's own answer too is not held against it (a person
+kept that answer). "llm" (opt-in: 19 % recall measured, issue 22) runs the rules, then asks the model (YAML:
+verdict, critique).
 On fail: the next group of candidates (SQLExecutor's vote kept them) is tried first, at no LLM cost; then a
 plan's question goes to the SQL path; then the critique goes to SQLGenerator, at most ``max_grader_rounds``
 times; then the flow ends with the last answer and grade_status "fail".
@@ -55,18 +57,33 @@ class ResponseGrader(TracedNode):
                 "facts": facts, "given": given, "more": next_group(groups, shared.get("candidate_at", 0)) is not None,
                 "rounds": shared.get("grader_rounds", 0), "max": self.ctx.settings.max_grader_rounds,
                 "mode": "rules" if self.ctx.settings.grader == "auto" else self.ctx.settings.grader,  # issue 22
-                "resample": self.can_resample(shared), "user": shared.get("sql_source") == "user"}
+                "resample": self.can_resample(shared), "user": shared.get("sql_source") == "user",
+                "pair": (shared.get("template") or {}).get("pair") if shared.get("path") == "template" else None}
 
     def exec(self, p):
         if p["mode"] == "off" or p["user"]:
             return {"verdict": "pass", "critique": "", "by": "user SQL, not graded" if p["user"] else "off"}
         check, critique = failed_check(p["question"], p["df"], p["sql"], facts=p["facts"],
                                        given_known=p["given"] is not None)
+        if critique and self._kept_with(p, check):
+            return {"verdict": "pass", "critique": "", "by": "rules",
+                    "overridden": f"{check}: it objects to the kept pair's own answer too, which a person kept"}
         if critique:
             return {"verdict": "fail", "critique": critique, "by": "rules", "check": check}
         if p["mode"] != "llm":
             return {"verdict": "pass", "critique": "", "by": "rules"}
         return llm_verdict(self.ctx.llm, p["question"], p["sql"], p["df"])
+
+    def _kept_with(self, p, check: str) -> bool:
+        """On a template's answer: whether ``check`` objects to the kept pair's own question, SQL and rows (a person
+        kept that answer over it: the check's objection is not news, e.g. an average a per-game table holds)."""
+        if not p["pair"]:
+            return False
+        s = self.ctx.settings
+        out = self.ctx.db.run(p["pair"]["sql"], timeout_s=s.timeout_s, row_cap=s.row_cap)
+        kept, _ = failed_check(p["pair"]["question"], out.df, p["pair"]["sql"], facts=p["facts"],
+                               given_known=p["given"] is not None) if out.ok else (None, None)
+        return kept == check
 
     def trace_detail(self, shared):     # which check failed, if one did (a move to the next group says why)
         g = (shared.get("grades") or [{}])[-1]

@@ -5,10 +5,13 @@ that finds nothing, or whose answer the checks object to, falls back to the SQL 
 # ruff: noqa: F811  (pytest fixtures are imported from graph_support and used as parameters by name)
 from __future__ import annotations
 
+import duckdb
 import pytest
 import yaml
+from conftest import build_small_db
 from graph_support import LAKERS_Q, LAKERS_SQL, path, rows, run  # noqa: F401 (fixtures are used by name)
 
+from duckask.utils.app.api import ask
 from duckask.utils.llm import ScriptedLLM
 
 MORE_Q = "Which players scored more than 20 points?"
@@ -81,13 +84,29 @@ def test_a_template_that_finds_nothing_falls_back_to_the_sql_path(run, pairs):
     assert r.path == "sql" and "found nothing" in r.template["fallback"] and len(llm.calls) == 1
 
 
-def test_a_template_answer_the_checks_object_to_falls_back(run, pairs):
-    # The kept pair counts where its question asks for a list: for the Celtics the check objects, the SQL path runs.
-    llm = ScriptedLLM({"SQLGenerator": [LAKERS_SQL.replace("Lakers", "Celtics")]})
-    r = run("Which players play for the Celtics?", llm, examples=pairs)
+def test_a_check_the_kept_pair_drew_too_is_not_held_against_its_template(run, pairs):
+    # The kept pair counts where its question asks for a list, and a person kept it so: its template is not sent back.
+    r = run("Which players play for the Celtics?", ScriptedLLM({}), examples=pairs)
+    assert path(r) == TEMPLATE_PATH and rows(r) == [[2]]
+    assert r.grades[-1]["overridden"].startswith("count_for_a_list")
+
+
+def test_a_template_answer_the_checks_object_to_falls_back(tmp_path, isolated_env):
+    # The Knicks are a team with no player: the kept pair's SQL gives them one NULL, which the checks object to
+    # (and did not for the Celtics, the pair's own answer): the SQL path answers instead.
+    db = build_small_db(tmp_path / "knicks.duckdb")
+    with duckdb.connect(str(db)) as con:
+        con.execute("INSERT INTO teams VALUES (4, 'Knicks', 'New York')")
+    f = tmp_path / "most.yaml"
+    f.write_text(yaml.safe_dump([{"question": "What is the most points scored by a Celtics player?",
+                                  "sql": "SELECT max(p.points) AS most FROM teams t LEFT JOIN players p "
+                                         "ON p.team_id = t.id WHERE t.name = 'Celtics'"}]))
+    llm = ScriptedLLM({"SQLGenerator": ["SELECT count(*) AS players FROM players WHERE team_id = 4"]})
+    r = ask("What is the most points scored by a Knicks player?", db=str(db), llm=llm, examples=str(f),
+            resample_drafts=0, analyzer="template", router="rules")
     assert path(r)[:6] == [("ClarifyQuery", "clear"), ("MatchTemplate", "template"), ("SQLExecutor", "success"),
                            ("DataAnalyzer", "default"), ("ResponseGrader", "fallback"), ("TableSelector", "default")]
-    assert r.path == "sql" and "grader objected" in r.template["fallback"] and rows(r) == CELTICS
+    assert r.path == "sql" and "grader objected" in r.template["fallback"] and len(llm.calls) >= 1
 
 
 def test_with_confirm_on_the_template_waits_like_any_query(run, pairs):

@@ -182,6 +182,19 @@ def add_action_routes(app, prep, gate, read_json, *, keys=None) -> PendingWrites
                     "buttons): the request must come from that page; or start the server with users")
         return None
 
+    async def pair_outcome(call, *args, audit_status: int = 500, **kw):
+        """``call`` (``keep`` or ``decide``) in a thread: its ``Kept`` as JSON, or the error with its status."""
+        try:
+            return (await in_thread(call, *args, **kw)).as_dict()
+        except KeepRefused as e:
+            return _error(403, str(e))
+        except LookupError as e:
+            return _error(404, str(e))
+        except ExampleError as e:
+            return _error(400, str(e))
+        except AuditError as e:
+            return _error(audit_status, str(e))
+
     @app.post("/api/examples")
     async def keep_route(request: Request):
         json_only(request)
@@ -195,16 +208,8 @@ def add_action_routes(app, prep, gate, read_json, *, keys=None) -> PendingWrites
         if (why := pair_refusal(request)):
             return _error(403, why)
         user = user_of(request)
-        try:
-            kept = await in_thread(keep, scoped(prep, user).database, prep.settings, question, sql, user=user,
-                                   session=who(request)[0])
-        except KeepRefused as e:
-            return _error(403, str(e))
-        except ExampleError as e:
-            return _error(400, str(e))
-        except AuditError as e:
-            return _error(500, str(e))
-        return kept.as_dict()
+        return await pair_outcome(keep, scoped(prep, user).database, prep.settings, question, sql, user=user,
+                                  session=who(request)[0])
 
     @app.get("/api/examples/suggested")
     async def suggested_route(request: Request):
@@ -223,16 +228,8 @@ def add_action_routes(app, prep, gate, read_json, *, keys=None) -> PendingWrites
                                      '/api/examples/suggested/ID')
         if (why := pair_refusal(request)):
             return _error(403, why)
-        try:
-            kept = await in_thread(decide_pair, prep.database, prep.settings, int(entry_id), body["decision"],
-                                   user=user_of(request))
-        except KeepRefused as e:
-            return _error(403, str(e))
-        except LookupError as e:
-            return _error(404, str(e))
-        except (ExampleError, AuditError) as e:
-            return _error(400 if isinstance(e, ExampleError) else 409, str(e))
-        return kept.as_dict()
+        return await pair_outcome(decide_pair, prep.database, prep.settings, int(entry_id), body["decision"],
+                                  user=user_of(request), audit_status=409)     # the audit's "already decided"
 
     @app.post("/api/export")
     async def export_route(request: Request):

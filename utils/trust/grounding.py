@@ -35,6 +35,7 @@ def facts_for(catalog, db, shared: dict) -> tuple[ac.Facts, str | None]:
         + [f"{t.get('text') or ''} {t.get('resolved_question') or ''} {t.get('sql') or ''}"
            for t in shared.get("history") or []]
         + [f"{e.get('question', '')} {e.get('sql', '')}" for e in shared.get("examples") or []]
+        + [" ".join((shared.get("template") or {}).get("pair", {}).get(k, "") for k in ("question", "sql"))]
         + [str(v.get("value", "")) for v in shared.get("value_matches") or []]
         + [str(c.get("comment") or "") for c in shared.get("confirmations") or []])     # "no, use 2018"
     facts = ac.Facts(names, given or "", ValueIndex.of(db, catalog), gc.table_words(catalog),
