@@ -45,7 +45,7 @@ def main(argv: list[str] | None = None) -> int:
         pairs = examples_for(prep.database, prep.settings)
         values = ValueIndex.of(prep.database, prep.catalog)
         qs, _ = load_questions(ROOT / qfile)
-        hits = [f"{q.id} (pair {t.example_id})" for q in qs if (t := best(q.question, pairs, values))]
+        hits = [f"{q.id} (pair {found[1].id})" for q in qs if (found := best(q.question, pairs, values))]
         lines.append(f"| {name} | {len(pairs)} | {len(qs)} | {len(hits)}{': ' + ', '.join(hits) if hits else ''} |")
     text = "\n".join(lines) + "\n"
     print(text)

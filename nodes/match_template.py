@@ -21,9 +21,9 @@ from duckask.utils.turn import answered_by, set_query, tried
 
 
 def best(question: str, examples: list, values):
-    """The kept pair's template for ``question`` (exact first, then fewest slots, then the newest pair), or None."""
-    found = [(t, -i) for i, ex in enumerate(examples) if (t := match(question, ex, values)) is not None]
-    return min(found, key=lambda f: (len(f[0].slots), f[1]))[0] if found else None
+    """(the template, its kept pair) for ``question``: exact first, then fewest slots, then the newest pair; or None."""
+    found = [(t, ex, -i) for i, ex in enumerate(examples) if (t := match(question, ex, values)) is not None]
+    return min(found, key=lambda f: (len(f[0].slots), f[2]))[:2] if found else None
 
 
 class MatchTemplate(TracedNode):
@@ -35,10 +35,10 @@ class MatchTemplate(TracedNode):
     def exec(self, p):
         if p["off"]:
             return None
-        t = best(p["question"], p["examples"], p["values"])
-        if t is None:
+        found = best(p["question"], p["examples"], p["values"])
+        if found is None:
             return None
-        pair = next(ex for ex in p["examples"] if ex.id == t.example_id)
+        t, pair = found
         return {"sql": t.sql, "pair": {"id": pair.id, "question": pair.question, "sql": pair.sql},
                 "slots": [{"kept": a, "asked": b} for a, b in t.slots], "exact": t.exact}
 

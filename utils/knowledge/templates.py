@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from sqlglot import exp
 
 from duckask.utils.schema.value_index import normal
-from duckask.utils.sql.answer_checks import _parse
+from duckask.utils.sql.answer_checks import parse_duckdb
 from duckask.utils.sql.grounding_checks import tables_of_column
 
 _WORD = re.compile(r"\w+(?:[.'-]\w+)*")
@@ -170,7 +170,7 @@ def match(question: str, example, values) -> Template | None:
     """The pair's SQL for ``question`` when the two differ only in literals (see the module's list), else None."""
     old, new = _WORD.findall(example.question), _WORD.findall(question)
     blocks = _slots(old, new)
-    tree = _parse(example.sql) if blocks is not None else None
+    tree = parse_duckdb(example.sql) if blocks is not None else None
     if tree is None:
         return None
     if not blocks:

@@ -21,7 +21,7 @@ from sqlglot import exp
 
 from duckask.utils.schema.catalog import per_catalog
 from duckask.utils.schema.terms import split_ident, stem
-from duckask.utils.sql.answer_checks import _LIST_ASKED, Facts, _literals, _parse
+from duckask.utils.sql.answer_checks import _LIST_ASKED, Facts, _literals, parse_duckdb
 from duckask.utils.sql.reads import resolve
 
 _COUNT_WORDS = re.compile(r"\b(how many|number of|count|total|how much|sum|average|amount)\b", re.I)
@@ -32,7 +32,7 @@ def count_for_a_list(question: str, sql: str, df, facts: Facts) -> str | None:
     if not _LIST_ASKED.search(question) or _COUNT_WORDS.search(question) or df is None or df.shape != (1, 1):
         return None
     value = df.iloc[0, 0]
-    tree = _parse(sql)
+    tree = parse_duckdb(sql)
     if tree is None or not pd.api.types.is_number(value) or pd.api.types.is_bool(value):
         return None
     if tree.find(exp.Count) is not None:     # anywhere: the plan path's count sits in a subquery
@@ -90,7 +90,7 @@ def unasked_date(question: str, sql: str, df, facts: Facts) -> str | None:
     ``game_date = '2025-10-31'``; "who won the most games" became ``season = 2023``. Questions that say "this
     season", "last year" or "the latest" leave the year to the query; so do years an earlier turn, an example or
     the data hints gave."""
-    tree = _parse(sql)
+    tree = parse_duckdb(sql)
     if tree is None or _RELATIVE.search(question):
         return None
     given = question + " " + facts.given
@@ -146,7 +146,7 @@ def table_not_asked_about(question: str, sql: str, df, facts: Facts) -> str | No
     asked = set(question_terms(question))
     if not read or any(facts.tables[t][1] & asked for t in read):
         return None
-    tree = _parse(sql)
+    tree = parse_duckdb(sql)
     if tree is not None and any(lit.lower() in question.lower() for lit in _literals(tree) if len(lit) > 2):
         return None               # it compares a value the question says: tied through the data
     named = sorted(t for t, (name, _) in facts.tables.items() if name and name <= asked and t not in read)
@@ -190,7 +190,7 @@ def constraint_dropped(question: str, sql: str, df, facts: Facts) -> str | None:
         if not any(f in text for f in forms) and not _one_season(sql, facts, forms):
             return (f"The question states the year {year}, but the query never uses it; add the condition on "
                     f"{year}.")
-    tree = _parse(sql)
+    tree = parse_duckdb(sql)
     if tree is not None and any(isinstance(e.expression, exp.Literal) and not e.expression.is_string
                                 and isinstance(e.this, exp.Column) and re.search(r"(^|_)id$", e.this.name, re.I)
                                 for e in tree.find_all(exp.EQ)):
@@ -267,7 +267,7 @@ def literal_not_a_value(question: str, sql: str, df, facts: Facts) -> str | None
     but a rare spelling beside the codes most rows use ('Forward' in 12 rows; 'F', 'F-C', 'C-F' in 2,200) is sent
     back with them (``_rare``), unless the query already compares with some of them."""
     index = facts.values
-    tree = _parse(sql) if index is not None else None
+    tree = parse_duckdb(sql) if index is not None else None
     if tree is None:
         return None
     from duckask.utils.schema.value_index import nearest

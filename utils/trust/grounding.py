@@ -46,7 +46,7 @@ def facts_for(catalog, db, shared: dict) -> tuple[ac.Facts, str | None]:
 def literals_verified(sql: str, index) -> bool | None:
     """Whether every text literal compared with ``=``/``IN`` on an indexed column is one of its values (None: no
     such literal)."""
-    tree = ac._parse(sql) if index is not None else None
+    tree = ac.parse_duckdb(sql) if index is not None else None
     if tree is None:
         return None
     seen = False
