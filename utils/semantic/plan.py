@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 
 from duckask.utils.llm.yaml_reply import yaml_mapping
 from duckask.utils.semantic.manifest import GRAINS, SemanticLayer, load_layer
+from duckask.utils.sql.describe import OPERATOR_WORDS
 
 KEYS = ("metrics", "group_by", "where", "order_by", "limit")
 _FILTER = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_.]*)\s*(==|=|!=|<>|<=|>=|<|>|not\s+like|like|ilike|not\s+in|in|between)"
@@ -247,7 +248,7 @@ def label(name: str) -> str:
 def _filter_words(d: str, op: str, v: str) -> str:
     if d in ("year", "metric_time__year") and op == "=":
         return f"in {v}"
-    return f"{label(d)} {'is' if op == '=' else op} {v}"
+    return f"{label(d)} {OPERATOR_WORDS.get(op, op)} {v}"
 
 
 def describe(plan: Plan, layer: SemanticLayer) -> str:
