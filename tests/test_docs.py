@@ -87,6 +87,7 @@ def test_every_dependency_says_its_licence_and_why_and_nothing_else_does():
     """docs/dependencies.md is generated from [tool.duckask.dependencies]: each dependency of [project] (core and
     every extra; the model's parts as one) has an entry with a licence and a reason, and each entry is one."""
     import re
+
     import tomllib
 
     p = tomllib.load((ROOT / "pyproject.toml").open("rb"))
