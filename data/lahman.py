@@ -21,6 +21,7 @@ import datetime as dt
 import importlib.metadata
 import importlib.util
 import io
+import os
 import re
 import shutil
 import sys
@@ -175,6 +176,16 @@ def demo_db_path(build_if_missing: bool = True) -> Path:
         except FileExistsError:  # built concurrently by another process
             pass
     return DEFAULT_PATH
+
+
+def db_or_demo(db: str | os.PathLike | None, say=None) -> str:
+    """``db``, or the demo database when none is named (built first when missing, ``say`` told so): the one place
+    the default database is decided (the commands and ``api.prepare`` both ask here)."""
+    if db:
+        return str(db)
+    if not DEFAULT_PATH.exists() and say is not None:
+        say("duckask: building the Lahman demo database (once, a few seconds)...")
+    return str(demo_db_path())
 
 
 def comment_coverage(db: str | Path) -> tuple[int, int]:

@@ -172,6 +172,14 @@ def empty_cwd(tmp_path, monkeypatch) -> Path:
     return work
 
 
+@pytest.hookimpl(tryfirst=True)      # before -m picks the fast set
+def pytest_collection_modifyitems(config, items):
+    """A test that starts PostgreSQL (the ``postgres`` fixture, or a fixture built on it) is slow, marked or not."""
+    for item in items:
+        if "postgres" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.slow)
+
+
 @pytest.fixture(scope="session")
 def postgres():
     """A throwaway PostgreSQL server on 127.0.0.1 for this test process (``pg_support``); skips, saying why,

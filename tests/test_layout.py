@@ -17,13 +17,13 @@ MODULES = sorted(m.name for m in pkgutil.walk_packages(duckask.utils.__path__, "
                  if not m.name.endswith("__main__"))
 #: The modules that are tools of their own (``python -m duckask.utils...``): only these have a main().
 TOOLS = {"duckask.utils.config", "duckask.utils.llm", "duckask.utils.llm.model_store", "duckask.utils.llm.cache",
-         "duckask.utils.schema", "duckask.utils.schema.ranker", "duckask.utils.schema.descriptions",
-         "duckask.utils.schema.ddl", "duckask.utils.semantic.manifest", "duckask.utils.sql.reference",
+         "duckask.utils.schema.ranker",
+         "duckask.utils.schema.ddl", "duckask.utils.sql.reference",
          "duckask.utils.sql.tidy", "duckask.utils.db.models", "duckask.utils.db.tiers", "duckask.utils.db.writes",
-         "duckask.utils.db.importer", "duckask.utils.db.airtable", "duckask.utils.db.airtable_api",
+         "duckask.utils.db.import_command", "duckask.utils.db.airtable", "duckask.utils.db.airtable_api",
          "duckask.utils.db.airtable_schema", "duckask.utils.delivery.mail", "duckask.utils.delivery.export",
-         "duckask.utils.tools.registry", "duckask.utils.knowledge.examples", "duckask.utils.knowledge.store",
-         "duckask.utils.trust.confidence", "duckask.utils.app.cli", "duckask.utils.app.server",
+         "duckask.utils.tools.registry", "duckask.utils.knowledge.examples",
+         "duckask.utils.trust.confidence", "duckask.utils.app.cli",
          "duckask.utils.app.mcp_server", "duckask.utils.app.reference", "duckask.utils.semantic",
          "duckask.utils.trust"}
 
@@ -45,8 +45,8 @@ def test_each_tool_runs_on_its_own(name, capsys):
 
 
 @pytest.mark.slow           # a python -m subprocess each
-@pytest.mark.parametrize("name", ["duckask.utils.knowledge.examples", "duckask.utils.knowledge.store",
-                                  "duckask.utils.schema.descriptions", "duckask.utils.schema.ddl",
+@pytest.mark.parametrize("name", ["duckask.utils.knowledge.examples", "duckask.utils.db.import_command",
+                                  "duckask.utils.schema", "duckask.utils.schema.ddl",
                                   "duckask.utils.llm.cache", "duckask.utils.sql.tidy"])
 def test_python_m_runs_a_module_once(name):
     """A package that imported its own modules at import time would make ``python -m`` warn that the

@@ -35,7 +35,9 @@ def test_llama_cpp_compiles_the_grammar(layer):
     pytest.importorskip("llama_cpp")
     from llama_cpp import LlamaGrammar
 
-    assert LlamaGrammar.from_string(plan_grammar(layer), verbose=False) is not None
+    text = plan_grammar(layer)
+    compiled = LlamaGrammar.from_string(text, verbose=False)     # raises on a grammar llama.cpp cannot read
+    assert compiled._root == "root" and compiled._grammar == text
 
 
 class _Endpoint(ScriptedLLM):

@@ -15,7 +15,8 @@ from duckask.utils.app.reference import node_files, reads, writes
 from duckask.utils.app.result import FROM_TURN, Result
 
 ROOT = Path(__file__).resolve().parents[1]
-HANDOFFS = {name for name, f in vars(turn).items() if inspect.isfunction(f) and f.__module__ == turn.__name__}
+HANDOFFS = {name for name, f in vars(turn).items() if inspect.isfunction(f) and f.__module__ == turn.__name__
+            and name != "callers"}
 
 
 OWNERS = turn.owners()
@@ -69,6 +70,35 @@ def test_a_result_is_read_from_the_turn_in_one_place():
     for f in dataclasses.fields(Result):
         if not f.name.startswith("_"):
             assert f.name in computed or FROM_TURN.get(f.name, f.name) in OWNERS, f.name
+
+
+def handoff_calls(tree: ast.AST) -> set[str]:
+    """The hand-offs a module calls: by the name it imported (``card as card_of`` too) or as ``turn.<name>``."""
+    names = {a.asname or a.name: a.name for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)
+             and n.module == "duckask.utils.turn" for a in n.names}
+    found = set()
+    for c in ast.walk(tree):
+        if isinstance(c, ast.Call) and isinstance(c.func, ast.Name) and names.get(c.func.id) in HANDOFFS:
+            found.add(names[c.func.id])
+        elif isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute) and c.func.attr in HANDOFFS \
+                and getattr(c.func.value, "id", None) == "turn":
+            found.add(c.func.attr)
+    return found
+
+
+def test_hand_offs_are_called_only_by_their_named_callers_and_by_each_of_them():
+    """Each hand-off declares who may call it (``turn.callers``); a node (or the API) calling one it is not named
+    for fails here, and so does a name that no longer calls it (the list stays what the code does)."""
+    callers = {name: getattr(turn, name).callers for name in HANDOFFS - {"owners"}}
+    modules = dict(node_files()) | {"api": ast.parse((ROOT / "utils" / "app" / "api.py").read_text())}
+    calls = {who: handoff_calls(tree) for who, tree in modules.items()}
+    undeclared = sorted((who, h) for who, hs in calls.items() for h in hs if who not in callers[h])
+    assert not undeclared, f"calls a hand-off it is not named for: {undeclared}"
+    stale = sorted((h, who) for h, whos in callers.items() for who in whos if h not in calls.get(who, set()))
+    assert not stale, f"named as a caller, but does not call it: {stale}"
+    for path in sorted((ROOT / "utils").rglob("*.py")):         # no other module calls a hand-off
+        if path.name not in ("turn.py", "api.py"):
+            assert not handoff_calls(ast.parse(path.read_text())), f"{path.relative_to(ROOT)} calls a hand-off"
 
 
 def test_take_reads_a_message_once_and_refuses_other_keys():

@@ -141,7 +141,7 @@ def check_setting(name: str, value: Any) -> Any:
     if not isinstance(value, str):
         raise bad
     if name == "state" and value and not value.strip().lower().startswith(("postgresql://", "postgres://")):
-        from duckask.utils.db.remote import redact
+        from duckask.utils.redaction import redact
 
         raise SettingError(f"state takes {takes(name)}, not {redact(value)!r}")
     return value

@@ -18,6 +18,15 @@ from typing import Annotated, Any, TypedDict, get_type_hints
 KEEP: Any = object()
 
 
+def callers(*names: str):
+    """Declare who may call a hand-off: node class names, or ``api`` (``utils/app/api.py``, which starts, resumes and
+    times a turn). ``tests/test_turn.py`` holds every call to it, as it holds every write, to this list."""
+    def mark(f):
+        f.callers = frozenset(names)
+        return f
+    return mark
+
+
 class Asked(TypedDict, total=False):
     """The question, and how the turn was routed."""
     question: Annotated[str, "restate"]
@@ -193,18 +202,22 @@ def owners() -> dict[str, str]:
 
 
 # --------------------------------------------------------------------------- starting a turn
+@callers("api")
 def start_turn(question: str, history: list[dict] | None = None, sql: str | None = None) -> Turn:
     """A fresh store: only the question, the given SQL and the conversation's history come in."""
     return {"question": question, "original_question": question, "given_sql": sql, "history": list(history or []),
             "retry_count": 0, "grader_rounds": 0, "trace": [], "attempts": []}
 
 
+@callers("api")
 def clock(shared: Turn, seconds: float) -> None:
     """Add one run's seconds to the turn's (a pending turn resumed runs again)."""
     shared["seconds"] = shared.get("seconds", 0.0) + seconds
 
 
 # --------------------------------------------------------------------------- hand-offs between nodes
+@callers("AnswerFromTool", "AnswerGeneral", "AnswerSchema", "ApplyWrite", "AskUser", "AssessConfidence", "CallTool",
+         "ConfirmSQL", "DataAnalyzer", "ProposeWrite", "ReportError", "ReviewWrite")
 def finish(shared: Turn, status: str, answer: str, derivation: str | Any = KEEP, *, no_query: bool = False,
            rows: Any = KEEP) -> None:
     """End the turn's answer: its status, the answer in words and how it was derived. ``no_query``: the answer
@@ -221,6 +234,8 @@ def finish(shared: Turn, status: str, answer: str, derivation: str | Any = KEEP,
         show_rows(shared, rows)
 
 
+@callers("ConfirmSQL", "ErrorFixer", "IntentRouter", "MatchTemplate", "PlanQuery", "ProposeWrite", "ReportError",
+         "ReviewWrite", "SQLExecutor", "SQLGenerator")
 def set_query(shared: Turn, sql: str | None, source: str | None | Any = KEEP, *, candidates: list | None | Any = None,
               error: str | None | Any = KEEP) -> None:
     """Make ``sql`` the turn's current query. ``candidates`` are the drafts SQLExecutor is to run and vote on
@@ -235,6 +250,8 @@ def set_query(shared: Turn, sql: str | None, source: str | None | Any = KEEP, *,
         shared["generation_error"] = error
 
 
+@callers("ConfirmSQL", "ErrorFixer", "IntentRouter", "MatchTemplate", "PlanQuery", "ProposeWrite", "ReviewWrite",
+         "SQLGenerator")
 def tried(shared: Turn, sql: str | None, *, first: bool = False, **attempt: Any) -> None:
     """Add a query to the ones the turn tried (``source``, ``after`` and what else is known of it); ``first``: it
     is the turn's first query (``first_sql``) unless one came before."""
@@ -243,12 +260,14 @@ def tried(shared: Turn, sql: str | None, *, first: bool = False, **attempt: Any)
         shared.setdefault("first_sql", sql)
 
 
+@callers("ConfirmSQL", "SQLExecutor")
 def mark_attempt(shared: Turn, **outcome: Any) -> None:
     """How the current query's attempt ended: ``status``, ``error``, ``ms`` (SQLExecutor; ConfirmSQL when the
     user declined it)."""
     shared["attempts"][-1].update(outcome)
 
 
+@callers("ReportError", "SQLExecutor")
 def show_rows(shared: Turn, rows: Any, truncated: bool | Any = KEEP) -> None:
     """The rows shown with the answer (a DataFrame, or None), and whether the row cap cut them."""
     shared["query_result"] = rows
@@ -256,6 +275,7 @@ def show_rows(shared: Turn, rows: Any, truncated: bool | Any = KEEP) -> None:
         shared["truncated"] = truncated
 
 
+@callers("ConfirmSQL", "ErrorFixer", "ResponseGrader")
 def ask_again(shared: Turn, feedback: dict | None | Any = KEEP, *, resample: bool | Any = KEEP) -> None:
     """Send the turn back to SQLGenerator: with ``feedback`` (an error or a critique for the next draft), or for
     a ``resample`` (fresh drafts of its first prompt). SQLGenerator takes both once."""
@@ -265,6 +285,7 @@ def ask_again(shared: Turn, feedback: dict | None | Any = KEEP, *, resample: boo
         shared["resample"] = resample
 
 
+@callers("AskUser", "ConfirmSQL", "ResolveFollowUp")
 def restate(shared: Turn, question: str, resolved: str | None | Any = KEEP) -> None:
     """The question the graph works on from here (a follow-up made standalone, a clarification folded in, a
     comment on a declined query); ``resolved`` is what the turn's record shows as the resolved question."""
@@ -273,26 +294,31 @@ def restate(shared: Turn, question: str, resolved: str | None | Any = KEEP) -> N
         shared["resolved_question"] = resolved
 
 
+@callers("IntentRouter", "ProposeWrite")
 def route(shared: Turn, intent: str) -> None:
     """What kind of turn this is (IntentRouter; ProposeWrite when a change request turns out to be a question)."""
     shared["intent"] = intent
 
 
+@callers("api")
 def decide(shared: Turn, decision: dict) -> None:
     """A person's decision on a pending turn (approve, edit, reject), for the node that waits for it."""
     shared["decision"] = decision
 
 
+@callers("api")
 def reopen(shared: Turn) -> None:
     """A turn about to run (again: a pending one resumed) has no outcome yet; its run ends with ``finish``."""
     shared.pop("status", None)
 
 
+@callers("ApplyWrite", "ReviewWrite")
 def card(shared: Turn, write: Any) -> None:
     """The write's card: proposed and decided by ReviewWrite, its outcome by ApplyWrite."""
     shared["write"] = write
 
 
+@callers("ReportError", "ResponseGrader")
 def grade(shared: Turn, status: str, warning: str | None | Any = KEEP) -> None:
     """The grader's verdict (pass, retry, fail) and the warning shown with the answer."""
     shared["grade_status"] = status
@@ -300,6 +326,7 @@ def grade(shared: Turn, status: str, warning: str | None | Any = KEEP) -> None:
         shared["warning"] = warning
 
 
+@callers("MatchTemplate", "PlanQuery", "SQLExecutor")
 def answered_by(shared: Turn, path: str) -> None:
     """Which path's query the answer comes from: ``template``, ``plan`` or ``sql`` (a fallback or the race changes
     it)."""
@@ -313,6 +340,7 @@ NOTES = {"fall_back": {"plan", "template"}}
 GIVE_UP = ("plan", "template")
 
 
+@callers("ResponseGrader", "SQLExecutor")
 def fall_back(shared: Turn, why: str, *, to_sql: bool = True) -> None:
     """The plan's or template's answer is given up (its query failed, found nothing, or the grader objected): the
     reason goes on that path's record (``plan``, ``template``) and, with ``to_sql``, the question goes on the SQL
@@ -327,6 +355,7 @@ def fall_back(shared: Turn, why: str, *, to_sql: bool = True) -> None:
 MESSAGES = {"decision": None, "feedback": None, "resample": False, "plan_sql": None, "sql_candidates": None}
 
 
+@callers("ConfirmSQL", "ReviewWrite", "SQLExecutor", "SQLGenerator")
 def take(shared: Turn, key: str) -> Any:
     """Read a one-time message and clear it, so that a later pass does not act on it again."""
     if key not in MESSAGES:

@@ -73,11 +73,10 @@ def prepare(db: str | None = None, *, llm: LLM | None = None, settings: Settings
         settings = load_settings(config, **options)
     elif options:  # options override the given settings too, as documented, and are checked the same way
         settings = with_options(settings, **options)
-    from duckask.data.lahman import demo_db_path
+    from duckask.data.lahman import db_or_demo
     from duckask.utils.knowledge.demo import demo_knowledge
 
-    if db is None:
-        db = str(demo_db_path())
+    db = db_or_demo(db)
     settings = demo_knowledge(settings, db)  # the demo is taught, unless the caller chose otherwise
     database = open_database(db, settings)
     # ``db`` as shown everywhere (health, results, saved sessions): a connection string's password redacted

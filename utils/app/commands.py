@@ -45,15 +45,10 @@ def _interactive_prompt(json_mode: bool):
 
 
 def db_or_demo(db: str | None) -> str:
-    if db:
-        return db
-    from duckask.data.lahman import demo_db_path
+    """The database a command works on: ``--db``, or the demo (``data.lahman.db_or_demo``), saying when it is built."""
+    from duckask.data.lahman import db_or_demo as resolve
 
-    path = demo_db_path(build_if_missing=False)
-    if not path.exists():
-        print("duckask: building the Lahman demo database (once, a few seconds)...", file=sys.stderr)
-        path = demo_db_path()
-    return str(path)
+    return resolve(db, say=lambda m: print(m, file=sys.stderr))
 
 
 def _print_result(r, args, streamed: str = "") -> int:

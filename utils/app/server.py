@@ -33,10 +33,9 @@ own names pass the ``Host`` check (DNS rebinding); on every server a state-chang
 site's page is a 403 (``server_guards.py``). Bodies over ``MAX_BODY`` bytes (counted as they arrive, chunked
 or not) and questions over ``MAX_QUESTION`` characters are refused; every error is ``{"error": ...}``.
 
-``/api/sql`` and the routes listed after it live in ``server_actions.py``. Run on its own::
-
-    python -m duckask.utils.app.server --db PATH [--host 127.0.0.1] [--port 8000] [--allow-writes] \
-        [--allowed-host NAME]
+``/api/sql`` and the routes listed after it live in ``server_actions.py``; request bodies, errors and scopes in
+``server_guards.py``, below both. Started by ``duckask serve --db PATH [--host 127.0.0.1] [--port 8000]
+[--allow-writes] [--allowed-host NAME]`` (``serve_command``; the CLI imports this module, never the reverse).
 """
 # No "from __future__ import annotations": FastAPI reads the route functions' annotations, and
 # Request is imported inside create_app (the extra is optional), where a string annotation would not resolve.
@@ -49,15 +48,23 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
-from duckask.utils.app import wire
-from duckask.utils.app.server_guards import check_bind, given_key, key_check, user_of, who
+from duckask.utils.app.server_guards import (
+    MAX_BODY,
+    check_bind,
+    given_key,
+    json_error,
+    key_check,
+    parse_body,
+    scoped,
+    user_of,
+    who,
+)
 from duckask.utils.config import MAX_QUESTION  # the one limit, which every surface checks
 
 _log = logging.getLogger("duckask.serve")
 
 #: The web page: plain HTML, CSS and JavaScript, no build step; plotly.js comes from the plotly package.
 PAGE = Path(__file__).resolve().parent / "static" / "index.html"
-MAX_BODY = 64 * 1024
 #: What a request may set in ``options``: graph behaviour only, never the backend, paths or limits.
 REQUEST_OPTIONS = {"resample_drafts", "max_fix_retries", "max_grader_rounds", "grader", "analyzer", "clarify",
                    "column_pruning", "dialect_notes", "router", "follow_ups", "time_budget_s"}
@@ -67,32 +74,6 @@ PAGE_HEADERS = {"X-Frame-Options": "DENY", "X-Content-Type-Options": "nosniff",
                 "Content-Security-Policy": "default-src 'self'; script-src 'self' 'unsafe-inline'; "
                                            "style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; "
                                            "frame-ancestors 'none'; base-uri 'none'; form-action 'self'"}
-
-
-def parse_body(raw: bytes, shape: str):
-    """The request body parsed as JSON; a 413 past ``MAX_BODY``, a 400 naming ``shape`` when it is not UTF-8
-    text or not JSON."""
-    from starlette.exceptions import HTTPException
-
-    if len(raw) > MAX_BODY:
-        raise HTTPException(413, f"request body is over the {MAX_BODY}-byte limit")
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as e:
-        raise HTTPException(400, f"the body is not UTF-8 JSON (byte {e.start} is not UTF-8); send {shape} "
-                                 "encoded as UTF-8") from e
-    try:
-        return wire.loads(text or "null")
-    except wire.TooDeep as e:
-        raise HTTPException(400, f"the body is not accepted: {e}; send {shape}") from None
-    except json.JSONDecodeError as e:
-        raise HTTPException(400, f"the body is not JSON ({e.msg} at {e.pos}); send {shape}") from e
-
-
-def _error(status: int, message: str):
-    from fastapi.responses import JSONResponse
-
-    return JSONResponse({"error": message}, status_code=status)
 
 
 def create_app(db: str | None = None, *, llm=None, settings=None, api_key: str | None = None,
@@ -138,26 +119,26 @@ def create_app(db: str | None = None, *, llm=None, settings=None, api_key: str |
 
     @app.exception_handler(BodyTooLarge)
     async def too_large(_request, exc):
-        return _error(413, exc.detail)
+        return json_error(413, exc.detail)
 
     @app.exception_handler(RequestValidationError)
     async def bad_request(_request, exc):
         first = exc.errors()[0] if exc.errors() else {}
         where = ".".join(str(x) for x in first.get("loc", [])[1:]) or "body"
-        return _error(422, f"bad request: {where}: {first.get('msg', 'invalid')}")
+        return json_error(422, f"bad request: {where}: {first.get('msg', 'invalid')}")
 
     @app.exception_handler(StateError)
     async def state_down(_request, exc):        # every keyed user (readers too) gets this: the setting, not its value
         _log.warning("%s", exc)
-        return _error(503, StateError.PUBLIC)
+        return json_error(503, StateError.PUBLIC)
 
     @app.exception_handler(HTTPException)
-    async def http_error(_request, exc):
-        return _error(exc.status_code, str(exc.detail))
+    async def httpjson_error(_request, exc):
+        return json_error(exc.status_code, str(exc.detail))
 
     @app.exception_handler(Exception)
     async def crashed(_request, exc):           # a fault of duckask's own: JSON that says so, the details logged
-        return _error(500, f"internal error ({type(exc).__name__}); the server's log has the details")
+        return json_error(500, f"internal error ({type(exc).__name__}); the server's log has the details")
 
     async def read_json(request: Request, key: str, limit: int) -> tuple[str, dict]:
         body = parse_body(await request.body(), f'{{"{key}": "..."}}')
@@ -243,7 +224,7 @@ def create_app(db: str | None = None, *, llm=None, settings=None, api_key: str |
         try:
             import plotly
         except ImportError:
-            return _error(404, "charts need plotly (pip install 'duckask[server]'); the page works without them")
+            return json_error(404, "charts need plotly (pip install 'duckask[server]'); the page works without them")
         return FileResponse(Path(plotly.__file__).parent / "package_data" / "plotly.min.js",
                             media_type="application/javascript")
 
@@ -306,13 +287,6 @@ def create_app(db: str | None = None, *, llm=None, settings=None, api_key: str |
     return app
 
 
-def scoped(prep, user):
-    """``prep`` as ``user`` may use it: reads limited to their role's tables, when it has an allowlist."""
-    from duckask.utils.db.access import ScopedDatabase
-
-    return dataclasses.replace(prep, database=ScopedDatabase(prep.database, user)) if user.tables is not None else prep
-
-
 def refuse_write(prep, user, text: str, pending=None) -> None:
     """Before anything runs, when ``text`` asks for a write (typed SQL or a change in words, by the router's
     rules): a 403 when ``user``'s role may not propose one, a 429 when ``user`` already has as many writes
@@ -354,14 +328,3 @@ def serve_command(args, db: str) -> int:
                      **({"state": args.state} if getattr(args, "state", None) else {}))
     uvicorn.run(app, host=args.host, port=args.port, log_level="info")
     return 0
-
-
-def main(argv: list[str] | None = None) -> int:
-    """``python -m duckask.utils.app.server`` is ``duckask serve`` (the same options)."""
-    from duckask.utils.app.cli import main as cli_main
-
-    return cli_main(["serve", *(argv or [])])
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -37,8 +37,7 @@ from types import SimpleNamespace
 
 from duckask.utils.app.pending import Held, PendingWrites
 from duckask.utils.app.queue import in_thread
-from duckask.utils.app.server import MAX_BODY, _error, parse_body, scoped, user_of, who
-from duckask.utils.app.server_guards import same_origin_request
+from duckask.utils.app.server_guards import MAX_BODY, json_error, parse_body, same_origin_request, scoped, user_of, who
 from duckask.utils.config import MAX_QUESTION
 from duckask.utils.db.tiers import is_write
 
@@ -90,14 +89,14 @@ def add_action_routes(app, prep, gate, read_json, *, keys=None) -> PendingWrites
         json_only(request)
         session, user = who(request)
         if (why := may_propose(user_of(request))):
-            return _error(403, why)
+            return json_error(403, why)
         await in_thread(pending.expire_old, prep)
         if (full := await in_thread(pending.no_room_for, user, user_of(request).id)):
-            return _error(429, full)
+            return json_error(429, full)
         try:
             card = await in_thread(gate.run, scoped(prep, user_of(request)).propose, sql, session=session, user=user)
         except (AuditError, ValueError) as e:
-            return _error(500, str(e))
+            return json_error(500, str(e))
         card.proposer_id = user_of(request).id
         if card.decision == "blocked":
             return JSONResponse({"error": card.blocked, "write": card.public()}, status_code=400)
@@ -111,7 +110,7 @@ def add_action_routes(app, prep, gate, read_json, *, keys=None) -> PendingWrites
             return await propose(request, sql)
         out = await in_thread(scoped(prep, user_of(request)).run_sql, sql)
         if not out.ok:
-            return _error(400, out.error or out.status)
+            return json_error(400, out.error or out.status)
         return outcome_json(out)
 
     @app.get("/api/writes")
@@ -155,7 +154,7 @@ def add_action_routes(app, prep, gate, read_json, *, keys=None) -> PendingWrites
         await in_thread(pending.expire_old, prep)
         card_id = int(write_id) if write_id.isascii() and write_id.isdigit() else None
         held = await in_thread(pending.peek, card_id) if card_id is not None else None
-        missing = _error(404, f"no pending write #{write_id} (it was decided or expired, or the server restarted): "
+        missing = json_error(404, f"no pending write #{write_id} (it was decided or expired, or the server restarted): "
                               "propose it again")
         if held is None:
             return missing
@@ -163,7 +162,7 @@ def add_action_routes(app, prep, gate, read_json, *, keys=None) -> PendingWrites
         why = open_server_refusal(held, request, body.get("approval_token")) if keys is None else \
             keyed_refusal(held, user, decision)
         if why:
-            return _error(403, why)
+            return json_error(403, why)
         if await in_thread(pending.take, card_id) is None:      # decided meanwhile by another request or server
             return missing
         try:
@@ -171,7 +170,7 @@ def add_action_routes(app, prep, gate, read_json, *, keys=None) -> PendingWrites
         except (AuditError, ValueError) as e:
             if held.card.decision == "pending":    # nothing was recorded or run: it can be decided again
                 pending.put_back(held)
-            return _error(500, str(e))
+            return json_error(500, str(e))
         return {"status": card.status, "write": card.public(), "answer": card.summary()}
 
     # -- keeping a checked answer as a pair (the page's Right, and Wrong's fix): a write to the knowledge ----------
@@ -187,13 +186,13 @@ def add_action_routes(app, prep, gate, read_json, *, keys=None) -> PendingWrites
         try:
             return (await in_thread(call, *args, **kw)).as_dict()
         except KeepRefused as e:
-            return _error(403, str(e))
+            return json_error(403, str(e))
         except LookupError as e:
-            return _error(404, str(e))
+            return json_error(404, str(e))
         except ExampleError as e:
-            return _error(400, str(e))
+            return json_error(400, str(e))
         except AuditError as e:
-            return _error(audit_status, str(e))
+            return json_error(audit_status, str(e))
 
     @app.post("/api/examples")
     async def keep_route(request: Request):
@@ -206,7 +205,7 @@ def add_action_routes(app, prep, gate, read_json, *, keys=None) -> PendingWrites
         if len(question) > MAX_QUESTION or len(sql) > MAX_BODY:
             raise HTTPException(422, f"the question is limited to {MAX_QUESTION} characters, the SQL to {MAX_BODY}")
         if (why := pair_refusal(request)):
-            return _error(403, why)
+            return json_error(403, why)
         user = user_of(request)
         return await pair_outcome(keep, scoped(prep, user).database, prep.settings, question, sql, user=user,
                                   session=who(request)[0])
@@ -227,7 +226,7 @@ def add_action_routes(app, prep, gate, read_json, *, keys=None) -> PendingWrites
             raise HTTPException(400, 'send {"decision": "keep"} or {"decision": "reject"} to '
                                      '/api/examples/suggested/ID')
         if (why := pair_refusal(request)):
-            return _error(403, why)
+            return json_error(403, why)
         return await pair_outcome(decide_pair, prep.database, prep.settings, int(entry_id), body["decision"],
                                   user=user_of(request), audit_status=409)     # the audit's "already decided"
 
@@ -240,7 +239,7 @@ def add_action_routes(app, prep, gate, read_json, *, keys=None) -> PendingWrites
         try:
             data, media_type = await in_thread(frame_bytes, out.df, fmt)
         except ExportError as e:
-            return _error(400, str(e))
+            return json_error(400, str(e))
         return Response(data, media_type=media_type,
                         headers={"Content-Disposition": f'attachment; filename="duckask-result.{fmt}"',
                                  "X-Duckask-Rows": str(len(out.df)),
@@ -257,11 +256,11 @@ def add_action_routes(app, prep, gate, read_json, *, keys=None) -> PendingWrites
         if not isinstance(to, str) or not to.strip() or len(to) > MAX_TO:
             raise HTTPException(400, 'send "to": the addresses, like "name@example.com" (several: comma-separated)')
         if not prep.settings.smtp_host:
-            return _error(400, str(MailError(NO_HOST)))
+            return json_error(400, str(MailError(NO_HOST)))
         try:
             to_list = recipients(to)
         except MailError as e:
-            return _error(400, str(e))
+            return json_error(400, str(e))
         out = await read_rows(request, sql)
         text = {k: body[k] if isinstance(body.get(k), str) and body[k].strip() else None
                 for k in ("question", "answer")}
@@ -270,9 +269,9 @@ def add_action_routes(app, prep, gate, read_json, *, keys=None) -> PendingWrites
         try:
             await in_thread(send_result, result, to_list, prep.settings, attachment_format=fmt)
         except ExportError as e:
-            return _error(400, str(e))
+            return json_error(400, str(e))
         except MailError as e:
-            return _error(502, str(e))
+            return json_error(502, str(e))
         return {"status": "sent", "to": to_list, "rows": len(out.df), "truncated": out.truncated}
 
     app.state.pending_writes = pending

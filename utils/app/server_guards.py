@@ -23,9 +23,12 @@ user for the audit), ``check_bind`` (a server reachable from other machines need
 """
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from collections.abc import Iterable
+
+from duckask.utils.app import wire
 
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1")
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
@@ -269,3 +272,41 @@ def check_bind(host: str, api_key: str | None) -> None:
     if host not in LOOPBACK_NAMES and not api_key:
         raise ValueError(f"listening on {host} makes duckask reachable from other machines: give --api-key KEY "
                          "(or DUCKASK_SERVER_KEY), or keep the default --host 127.0.0.1")
+
+
+# -- request bodies, errors and scopes (the routes of server.py and server_actions.py) --------------------------
+MAX_BODY = 64 * 1024
+
+
+def parse_body(raw: bytes, shape: str):
+    """The request body parsed as JSON; a 413 past ``MAX_BODY``, a 400 naming ``shape`` when it is not UTF-8
+    text or not JSON."""
+    from starlette.exceptions import HTTPException
+
+    if len(raw) > MAX_BODY:
+        raise HTTPException(413, f"request body is over the {MAX_BODY}-byte limit")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise HTTPException(400, f"the body is not UTF-8 JSON (byte {e.start} is not UTF-8); send {shape} "
+                                 "encoded as UTF-8") from e
+    try:
+        return wire.loads(text or "null")
+    except wire.TooDeep as e:
+        raise HTTPException(400, f"the body is not accepted: {e}; send {shape}") from None
+    except json.JSONDecodeError as e:
+        raise HTTPException(400, f"the body is not JSON ({e.msg} at {e.pos}); send {shape}") from e
+
+
+def json_error(status: int, message: str):
+    """A JSON ``{"error": message}`` response with ``status``."""
+    from fastapi.responses import JSONResponse
+
+    return JSONResponse({"error": message}, status_code=status)
+
+
+def scoped(prep, user):
+    """``prep`` as ``user`` may use it: reads limited to their role's tables, when it has an allowlist."""
+    from duckask.utils.db.access import ScopedDatabase
+
+    return dataclasses.replace(prep, database=ScopedDatabase(prep.database, user)) if user.tables is not None else prep

@@ -22,11 +22,8 @@ import duckdb
 
 from duckask.utils.config import Settings, load_settings
 from duckask.utils.db import remote
+from duckask.utils.db.errors import DatabaseError
 from duckask.utils.db.sqlite_source import is_sqlite_file
-
-
-class DatabaseError(RuntimeError):
-    """The database could not be found or opened; the message says why."""
 
 
 def fingerprint(paths: list[Path]) -> str:

@@ -8,13 +8,11 @@ processes can share it. A damaged file (not a DuckDB file DuckDB can read) is se
 ``knowledge.duckdb.corrupt-<time>``, never deleted, and a new, empty store is used, with a warning naming
 both paths (``utils/damaged.py``).
 
-Run on its own::
-
-    python -m duckask.utils.knowledge.store --db PATH            # list the pairs taught for PATH
+``duckask examples --db PATH`` lists the pairs taught for a database (through ``state.knowledge_store``, which
+picks this store or the shared one; this module knows nothing above it).
 """
 from __future__ import annotations
 
-import argparse
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -126,21 +124,3 @@ class KnowledgeStore:
         finally:
             con.close()
         return bool(hit)
-
-
-def main(argv: list[str] | None = None) -> int:
-    from duckask.utils.config import load_settings
-
-    ap = argparse.ArgumentParser(description="List the example pairs taught for a database.")
-    ap.add_argument("--db", required=True)
-    args = ap.parse_args(argv)
-    settings = load_settings()
-    from duckask.utils.state import knowledge_store
-
-    for ex in knowledge_store(settings).list(database_identity(args.db)):
-        print(f"{ex.id:>4}  {ex.question}\n      {' '.join(ex.sql.split())}")
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -247,13 +247,3 @@ def greedy_generate(llama, tokens: Sequence[int], start: int, *, max_tokens: int
         p_nxt = token_prob(rows[i], nxt) if probs is not None else 0.0
     llama._requires_eval = True
     return text.finish(), generated, prompt_ms
-
-
-def cli_prompt(prompt: str):
-    """(the embedded model's llama, the tokens of ``prompt`` as one user message): for the timing commands."""
-    from duckask.utils.config import load_settings
-    from duckask.utils.llm.local import LocalBackend, render_chatml
-
-    llama = LocalBackend(load_settings()).llama
-    return llama, llama.tokenize(render_chatml([{"role": "user", "content": prompt}]).encode(), add_bos=False,
-                                 special=True)

@@ -11,14 +11,15 @@ from typing import Any
 
 import yaml
 
-_FENCE = re.compile(r"```(?:ya?ml)?\s*\n(.*?)(?:```|$)", re.S | re.I)
+_FENCE = re.compile(r"```(?:ya?ml|json)?\s*\n(.*?)(?:```|$)", re.S | re.I)
 
 _TYPES = {"str": str, "bool": bool, "list": list, "int": int}
 
 
-def parse_yaml(reply: str, required: dict[str, type | tuple[type, ...]],
-               choices: dict[str, set[str]] | None = None) -> dict[str, Any]:
-    """The mapping in ``reply`` with each ``required`` key of the given type (and allowed value)."""
+def yaml_mapping(reply: str) -> dict[str, Any]:
+    """The YAML mapping a model's reply holds (inside its ``` fence when it has one: yaml, json or none named);
+    ``ValueError`` saying why there is none. The one reader of the model's YAML: ``parse_yaml`` (the nodes),
+    ``semantic.plan.parse_plan`` and ``tools.route.parse_choice`` all start here."""
     text = reply or ""
     m = _FENCE.search(text)
     if m:
@@ -26,9 +27,16 @@ def parse_yaml(reply: str, required: dict[str, type | tuple[type, ...]],
     try:
         data = yaml.safe_load(text)
     except yaml.YAMLError as e:
-        raise ValueError(f"reply is not valid YAML: {str(e).splitlines()[0]}") from e
+        raise ValueError(f"reply is not valid YAML: {' '.join(str(e).split())[:160]}") from e
     if not isinstance(data, dict):
         raise ValueError(f"reply must be a YAML mapping, got {type(data).__name__}")
+    return data
+
+
+def parse_yaml(reply: str, required: dict[str, type | tuple[type, ...]],
+               choices: dict[str, set[str]] | None = None) -> dict[str, Any]:
+    """The mapping in ``reply`` with each ``required`` key of the given type (and allowed value)."""
+    data = yaml_mapping(reply)
     for key, typ in required.items():
         if key not in data:
             raise ValueError(f"reply lacks the key '{key}'")

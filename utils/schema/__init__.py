@@ -80,10 +80,3 @@ def _base_catalog(db: Database, settings: Settings) -> Catalog:
             tmp.replace(cache_file)
         _MEM[db.key] = cat
         return cat
-
-
-def main(argv: list[str] | None = None) -> int:
-    """``python -m duckask.utils.schema --db PATH``: the schema exactly as the model sees it."""
-    from duckask.utils.schema.ddl import main as print_ddl
-
-    return print_ddl(argv)

@@ -23,23 +23,17 @@ ranker and the DDL the model reads both see it. YAML::
 The same content can be written as markdown (``.md``; see ``semantic_md.py``). Descriptions replace
 existing comments. Unknown tables or columns, and misshapen entries, are errors that name the line.
 
-Run on its own::
-
-    python -m duckask.utils.schema.descriptions --db PATH FILE.yaml     # check a file, print the schema
+Check a file and print the schema the model would see: ``duckask schema --db PATH --semantic FILE``.
 """
 from __future__ import annotations
 
-import argparse
 import copy
 from pathlib import Path
 
 import yaml
 
 from duckask.utils.schema.catalog import Catalog, Metric, Reference
-
-
-class SemanticFileError(ValueError):
-    """A semantic file that cannot be applied; the message names the file, the line and the fix."""
+from duckask.utils.semantic.errors import SemanticFileError
 
 
 def _lines(path: Path, text: str) -> dict[tuple, int]:
@@ -172,25 +166,3 @@ def _declared_ref(catalog: Catalog, target: str, where: str) -> Reference:
     if c is None:
         raise SemanticFileError(f"{where}: references {target!r}, which is not a table.column of this database")
     return Reference(t.name, c.name)
-
-
-def main(argv: list[str] | None = None) -> int:
-    from duckask.utils.schema import get_catalog
-    from duckask.utils.schema.ddl import render_ddl
-
-    ap = argparse.ArgumentParser(description="Check a semantic (descriptions) file against a database and print "
-                                             "the schema the model would see.")
-    ap.add_argument("--db", required=True)
-    ap.add_argument("file")
-    args = ap.parse_args(argv)
-    try:
-        cat = apply_descriptions(get_catalog(args.db), args.file)
-    except (ValueError, OSError) as e:
-        print(f"error: {e}")
-        return 1
-    print(render_ddl(cat))
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -39,7 +39,7 @@ def _split(cell: str) -> list[str]:
 
 
 def parse_markdown(path: Path) -> tuple[dict, dict[tuple, int]]:
-    from duckask.utils.schema.descriptions import SemanticFileError
+    from duckask.utils.semantic.errors import SemanticFileError
 
     data: dict = {"tables": {}, "metrics": {}}
     lines: dict[tuple, int] = {}

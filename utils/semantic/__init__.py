@@ -16,6 +16,24 @@ Run on its own (check a semantic file and print its catalog)::
 
     python -m duckask.utils.semantic PATH
 """
-from duckask.utils.semantic.manifest import main
+from __future__ import annotations
 
-__all__ = ["main"]
+import argparse
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description="Check a semantic file (dbt's spec) and list its metrics and dimensions.")
+    ap.add_argument("path")
+    args = ap.parse_args(argv)
+    from duckask.utils.semantic.catalog import catalog_text
+    from duckask.utils.semantic.errors import SemanticFileError
+    from duckask.utils.semantic.manifest import load_layer
+
+    try:
+        layer = load_layer(args.path)
+    except SemanticFileError as e:
+        print(f"error: {e}")
+        return 1
+    print(catalog_text(layer))
+    return 0
+

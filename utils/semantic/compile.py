@@ -50,6 +50,14 @@ def build_engine(manifest):
     return MetricFlowEngine(SemanticManifestLookup(manifest), _DuckDBDialect())
 
 
+def engine_of(layer: SemanticLayer):
+    """MetricFlow's engine over the layer's manifest, built once and kept on the layer (it compiles; duckask runs
+    the SQL)."""
+    if layer._engine is None:
+        layer._engine = build_engine(layer.manifest)
+    return layer._engine
+
+
 def _mf_name(name: str) -> str:
     return f"metric_time__{name}" if name in GRAINS else name
 
@@ -81,7 +89,7 @@ def compile_plan(layer: SemanticLayer, plan: Plan) -> str:
         order_by_names=[("-" if o.startswith("-") else "") + _mf_name(o.lstrip("-")) for o in plan.order_by] or None,
         limit=plan.limit)
     try:
-        statement = layer.engine.explain(request).sql_statement
+        statement = engine_of(layer).explain(request).sql_statement
     except Exception as e:  # MetricFlow's errors for names that do not go together, etc.
         lines = [ln.strip() for ln in str(e).splitlines() if ln.strip() and not ln.strip().startswith(("{", "}", "'"))]
         raise PlanError(f"MetricFlow cannot compile this plan: {' '.join(' '.join(lines[:4]).split())[:400]}") from e

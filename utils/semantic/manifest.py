@@ -25,14 +25,13 @@ Run on its own (check a file and list what it defines)::
 """
 from __future__ import annotations
 
-import argparse
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import yaml
 
-from duckask.utils.schema.descriptions import SemanticFileError
+from duckask.utils.semantic.errors import SemanticFileError
 
 MF_KINDS = ("semantic_model", "metric", "saved_query", "project_configuration")
 SIDE = "duckask"
@@ -63,21 +62,12 @@ class SemanticLayer:
     side: dict
     metrics: dict[str, Name]
     dimensions: dict[str, Name]
-    _engine: object = None
+    _engine: object = None                # MetricFlow's engine, built once by compile.engine_of
 
     @property
     def draft(self) -> bool:
         """A draft (``duckask semantic init``) not yet reviewed: the side section still says draft: true."""
         return bool(self.side.get("draft"))
-
-    @property
-    def engine(self):
-        """MetricFlow's engine over this manifest (built once; it compiles, duckask runs the SQL)."""
-        if self._engine is None:
-            from duckask.utils.semantic.compile import build_engine
-
-            self._engine = build_engine(self.manifest)
-        return self._engine
 
 
 def is_semantic_spec(path: str | Path) -> bool:
@@ -256,22 +246,3 @@ def _formula(met, measures) -> str:
     if tp.expr:
         return f"{tp.expr} (from {', '.join(x.name for x in tp.metrics or [])})"
     return met.type.value
-
-
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description="Check a semantic file (dbt's spec) and list its metrics and dimensions.")
-    ap.add_argument("path")
-    args = ap.parse_args(argv)
-    try:
-        layer = load_layer(args.path)
-    except SemanticFileError as e:
-        print(f"error: {e}")
-        return 1
-    from duckask.utils.semantic.catalog import catalog_text
-
-    print(catalog_text(layer))
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

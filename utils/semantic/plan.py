@@ -20,9 +20,9 @@ import argparse
 import re
 from dataclasses import dataclass, field
 
-import yaml
-
+from duckask.utils.llm.yaml_reply import yaml_mapping
 from duckask.utils.semantic.manifest import GRAINS, SemanticLayer, load_layer
+from duckask.utils.sql.describe import OPERATOR_WORDS
 
 KEYS = ("metrics", "group_by", "where", "order_by", "limit")
 _FILTER = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_.]*)\s*(==|=|!=|<>|<=|>=|<|>|not\s+like|like|ilike|not\s+in|in|between)"
@@ -111,13 +111,12 @@ def _split_and(items: list) -> list[str]:
 
 def parse_plan(text: str, layer: SemanticLayer) -> Plan:
     """The model's reply as a checked Plan; PlanError says what is wrong."""
-    body = re.sub(r"^```(?:ya?ml|json)?\s*|```\s*$", "", text.strip(), flags=re.I | re.M)
     try:
-        data = yaml.safe_load(body)
-    except yaml.YAMLError as e:
-        raise PlanError(f"the plan is not valid YAML: {' '.join(str(e).split())[:160]}") from e
-    if not isinstance(data, dict):
-        raise PlanError("the plan must be a mapping with metrics:, group_by:, where:, order_by:, limit:")
+        data = yaml_mapping(text)
+    except ValueError as e:
+        shape = "the plan must be a mapping with metrics:, group_by:, where:, order_by:, limit:"
+        raise PlanError(f"the plan is not valid YAML: {str(e).removeprefix('reply is not valid YAML: ')}"
+                        if "not valid YAML" in str(e) else shape) from e
     unknown = set(data) - set(KEYS)
     if unknown:
         raise PlanError(f"unknown plan key(s) {sorted(unknown)}: use {', '.join(KEYS)}")
@@ -249,7 +248,7 @@ def label(name: str) -> str:
 def _filter_words(d: str, op: str, v: str) -> str:
     if d in ("year", "metric_time__year") and op == "=":
         return f"in {v}"
-    return f"{label(d)} {'is' if op == '=' else op} {v}"
+    return f"{label(d)} {OPERATOR_WORDS.get(op, op)} {v}"
 
 
 def describe(plan: Plan, layer: SemanticLayer) -> str:

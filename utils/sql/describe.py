@@ -28,8 +28,11 @@ class SQLShape:
     limit: str | None = None
 
 
-_COMPARE = {exp.EQ: "is", exp.NEQ: "is not", exp.GT: "above", exp.GTE: "at least", exp.LT: "below",
-            exp.LTE: "at most"}
+#: A comparison in words, the one wording of every derivation (the SQL path's here, a plan's in ``semantic.plan``).
+OPERATOR_WORDS = {"=": "is", "!=": "is not", "<>": "is not", ">": "above", ">=": "at least", "<": "below",
+                  "<=": "at most"}
+_COMPARE = {kind: OPERATOR_WORDS[op] for kind, op in ((exp.EQ, "="), (exp.NEQ, "!="), (exp.GT, ">"),
+                                                      (exp.GTE, ">="), (exp.LT, "<"), (exp.LTE, "<="))}
 _NEGATED = {"is": "is not", "is not": "is", "above": "at most", "at least": "below", "below": "at least",
             "at most": "above"}
 _AGGREGATES = {exp.Sum: "sum", exp.Avg: "average", exp.Max: "highest", exp.Min: "lowest", exp.Count: "number"}

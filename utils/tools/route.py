@@ -27,8 +27,7 @@ from __future__ import annotations
 import re
 from decimal import Decimal
 
-import yaml
-
+from duckask.utils.llm.yaml_reply import yaml_mapping
 from duckask.utils.tools.base import Tool
 
 PROMPT = """Which source should answer the question? The sources, in order of preference:
@@ -75,13 +74,12 @@ def parse_choice(reply: str, intent: str, tools: list[Tool]) -> tuple[str, dict[
     """(source, args, how it was read) from the model's reply; what it cannot read falls back by intent."""
     names = {"database", "none", *(t.name for t in tools)}
     text = re.sub(r"```(?:ya?ml)?", "", reply or "")
-    data = None
     try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError:
-        pass
+        data = yaml_mapping(reply)
+    except ValueError:
+        data = None
     source, args = None, {}
-    if isinstance(data, dict):
+    if data is not None:
         source = str(data.get("source") or "").strip().lower() or None
         args = data.get("args") if isinstance(data.get("args"), dict) else {}
     if source not in names:
