@@ -8,8 +8,9 @@ kept in ``answer_check``. Results over 20 rows, empty results, a single value (a
 template states it exactly, and the call would cost seconds for nothing) and the user's own SQL get
 the deterministic template (no call), and so does an answer from a kept pair's template (no model call at all on
 that path: it is there to be instant). "template" (what ``auto`` means for ``eval``): no call at all.
-Either way the derivation (tables, filters, grouping, order, limit) is read from the SQL by DuckDB's
-parser, so it is always exact; an answer from a kept pair's template says first which pair, and what was put in.
+Either way the derivation (tables, filters, grouping, order, limit) is read from the SQL by sqlglot
+(``utils/sql/describe.py``; DuckDB's parser only for what sqlglot cannot read), so it is always exact; an
+answer from a kept pair's template says first which pair, and what was put in.
 """
 from __future__ import annotations
 
@@ -34,7 +35,7 @@ class DataAnalyzer(TracedNode):
 
     @staticmethod
     def how(p) -> str:
-        """How the answer was derived: the plan's derivation, or the SQL's read by DuckDB's parser (after the kept
+        """How the answer was derived: the plan's derivation, or the SQL's read by sqlglot (after the kept
         pair it came from, for a template)."""
         how = p["plan"] or derivation(p["sql"])
         return f"{provenance(p['template'])} {how}" if p["template"] else how

@@ -1,5 +1,5 @@
 """MatchTemplate: a question that is a kept pair's question with other literals is answered by the pair's SQL with
-them put in, without the model (issue 45).
+them put in, without the model.
 
 Kept pairs (``duckask teach``, ``/good``, the page's Right and Wrong, MCP's ``teach``, ``r.save_as_example`` and
 ``r.fix``, an examples file) are matched by ``knowledge.templates.match``: the two questions may differ only in

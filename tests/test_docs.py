@@ -8,16 +8,16 @@ import dataclasses
 import re
 from pathlib import Path
 
+import docgen as reference
 import pytest
 import yaml
 
-from duckask.utils.app import reference
 from duckask.utils.config import ENV_VARS
 from duckask.utils.settings import Settings, field_docs
 
 ROOT = Path(__file__).resolve().parents[1]
 GENERATED = [ROOT / "docs" / "reference" / n for n in ("settings.md", "cli.md", "modules.md", "store.md")] + [
-    ROOT / "docs" / "benchmarks.md", ROOT / "docs" / "dependencies.md"]
+    ROOT / "docs" / "benchmarks.md", ROOT / "docs" / "dependencies.md", ROOT / "docs" / "design.md"]
 
 
 @pytest.mark.parametrize("page", GENERATED, ids=lambda p: p.name)

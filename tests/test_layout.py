@@ -24,7 +24,7 @@ TOOLS = {"duckask.utils.config", "duckask.utils.llm", "duckask.utils.llm.model_s
          "duckask.utils.db.airtable_schema", "duckask.utils.delivery.mail", "duckask.utils.delivery.export",
          "duckask.utils.tools.registry", "duckask.utils.knowledge.examples",
          "duckask.utils.trust.confidence", "duckask.utils.app.cli",
-         "duckask.utils.app.mcp_server", "duckask.utils.app.reference", "duckask.utils.semantic",
+         "duckask.utils.app.mcp_server", "duckask.utils.semantic",
          "duckask.utils.trust"}
 
 

@@ -9,9 +9,9 @@ import inspect
 from pathlib import Path
 
 import pytest
+from docgen import node_files, reads, writes
 
 from duckask.utils import turn
-from duckask.utils.app.reference import node_files, reads, writes
 from duckask.utils.app.result import FROM_TURN, Result
 
 ROOT = Path(__file__).resolve().parents[1]

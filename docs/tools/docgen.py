@@ -4,7 +4,10 @@
 The pages in ``docs/reference/`` hold cog blocks that call these functions; ``cog -r docs/reference/*.md``
 writes them and ``cog --check`` (CI, ``tests/test_docs.py``) fails when the code has moved on::
 
-    python -m duckask.utils.app.reference settings|cli|modules     # print one page's generated part
+    python docs/tools/docgen.py settings|cli|modules|store|nodes     # print one page's generated part
+
+It is documentation tooling, not part of the product: the wheel does not ship it. The cog blocks put
+``docs/tools`` on ``sys.path`` (cog runs from the repository's root, as CI does).
 """
 from __future__ import annotations
 
@@ -15,10 +18,10 @@ import functools
 import inspect
 from pathlib import Path
 
-from ..config import takes
-from ..settings import Settings, field_docs
+from duckask.utils.config import takes
+from duckask.utils.settings import Settings, field_docs
 
-#: The repository's root (the source tree; the generator runs from a checkout).
+#: The repository's root (the generator runs from a checkout).
 ROOT = Path(__file__).resolve().parents[2]
 #: The folders of the module map, in the order a newcomer reads them.
 PACKAGES = ("flow", "nodes", "utils", "utils/llm", "utils/db", "utils/schema", "utils/semantic", "utils/sql",
@@ -53,7 +56,7 @@ def settings_table() -> str:
 
 def cli_help() -> str:
     """``duckask --help`` and each command's ``--help``, as the terminal shows them at 100 columns."""
-    from .cli import build_parser
+    from duckask.utils.app.cli import build_parser
 
     parser = build_parser()
     sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
@@ -150,7 +153,7 @@ def node_files(root: Path = ROOT) -> dict[str, ast.Module]:
 
 def store_tables() -> str:
     """The turn state by group: each key's type, owner, the nodes that read it, and what it holds."""
-    from ..turn import GROUPS, owners
+    from duckask.utils.turn import GROUPS, owners
 
     who = owners()
     readers: dict[str, set[str]] = {}
@@ -172,7 +175,73 @@ def store_tables() -> str:
     return "\n".join(parts)
 
 
-PAGES = {"settings": settings_table, "cli": cli_help, "modules": module_map, "store": store_tables}
+# --------------------------------------------------------------------------- the nodes (design.md section 4)
+def _edges(flow_file: Path) -> tuple[list[str], dict[str, list[tuple[str, str]]]]:
+    """The nodes in the order ``build_flow`` makes them, and each one's edges ``(action, next node)`` read from its
+    wiring (``a - "x" >> b`` and ``a >> b >> c``; both branches of an ``if``)."""
+    tree = ast.parse(flow_file.read_text())
+    build = next(f for f in ast.walk(tree) if isinstance(f, ast.FunctionDef) and f.name == "build_flow")
+    cls, order = {}, []
+    for node in ast.walk(build):
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Tuple):
+            for target, value in zip(node.targets[0].elts, node.value.elts):
+                cls[target.id] = value.func.id
+                order.append(value.func.id)
+    edges: dict[str, list[tuple[str, str]]] = {}
+
+    def end(expr) -> tuple[str, str]:          # the node an expression ends on, and the action it left by
+        if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Sub):
+            return cls[expr.left.id], expr.right.value
+        if isinstance(expr, ast.BinOp):          # a >> b: b is where a chain goes on from
+            return cls[_chain(expr)], "default"
+        return cls[expr.id], "default"
+
+    def _chain(expr) -> str:
+        if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.RShift):
+            left, action = end(expr.left)
+            nxt = expr.right.id
+            if (action, cls[nxt]) not in edges.setdefault(left, []):
+                edges[left].append((action, cls[nxt]))
+            return nxt
+        return expr.id
+
+    for node in ast.walk(build):
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.BinOp):
+            _chain(node.value)
+    return order, edges
+
+
+def nodes_table(root: Path = ROOT) -> str:
+    """design.md section 4: one row per node, in the order the graph makes them: what it does (its module
+    docstring's first paragraph), where each action leads (the wiring in ``flow/flow.py``) and the keys it writes
+    directly or through a hand-off (``utils/turn.py``, the ``@callers`` it is named in)."""
+    from duckask.utils import turn
+
+    order, edges = _edges(root / "flow" / "flow.py")
+    files = {name: tree for name, tree in node_files(root).items()}
+    paths = {}
+    for path in sorted((root / "nodes").glob("*.py")):
+        for name in files:
+            if f"class {name}(" in path.read_text():
+                paths[name] = path.name
+    handoffs = {f.__name__: f.callers for f in vars(turn).values() if callable(f) and hasattr(f, "callers")}
+    rows = ["| node | what it does | actions → next | writes (through) |", "|---|---|---|---|"]
+    for name in order:
+        doc = _summary(root / "nodes" / paths[name]).removeprefix(f"{name}: ")
+        by_action: dict[str, list[str]] = {}
+        for action, nxt in edges.get(name, []):       # an action wired two ways (confirm on/off, tools or none)
+            by_action.setdefault(action, []).append(nxt)
+        leads = ", ".join(("→ " if a == "default" else f"`{a}` → ") + " or ".join(b)
+                          for a, b in by_action.items()) or "end"
+        own = sorted(writes(files[name]))
+        via = sorted(h for h, who in handoffs.items() if name in who)
+        written = ", ".join(f"`{k}`" for k in own) + ("; " if own and via else "") + ", ".join(f"{h}" for h in via)
+        rows.append(f"| `{name}` (`{paths[name]}`) | {_cell(doc)} | {leads} | {written or '—'} |")
+    return "\n".join(rows) + "\n"
+
+
+PAGES = {"settings": settings_table, "cli": cli_help, "modules": module_map, "store": store_tables,
+         "nodes": nodes_table}
 
 
 def main(argv: list[str] | None = None) -> int:
