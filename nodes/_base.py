@@ -4,6 +4,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from pocketflow import Node
 
@@ -11,6 +12,12 @@ from duckask.utils.config import Settings
 from duckask.utils.db.database import Database
 from duckask.utils.llm import MeteredLLM
 from duckask.utils.schema.catalog import Catalog
+from duckask.utils.turn import Turn
+
+if TYPE_CHECKING:        # for the type checker only: importing them loads MetricFlow and the tools' clients
+    from duckask.utils.knowledge.examples import Example
+    from duckask.utils.semantic.manifest import SemanticLayer
+    from duckask.utils.tools.base import Tool
 
 
 @dataclass
@@ -22,14 +29,14 @@ class Context:
     catalog: Catalog
     ask_user: Callable[[str], str] | None = None     # interactive clarification; None = never block
     on_node: Callable[[str], None] | None = None      # progress callback, called as each node starts
-    examples: list = field(default_factory=list)      # verified example pairs for this database (knowledge)
+    examples: list[Example] = field(default_factory=list)  # verified example pairs for this database (knowledge)
     confirm: Callable[[str, list], dict] | None = None  # confirm-before-run prompt; None = end "pending"
     on_text: Callable[[str], None] | None = None      # the answer sentence, piece by piece as it is written
     approve_write: Callable[[dict], dict] | None = None  # shows a write's card, returns the decision; None: pending
     session: str | None = None                        # who is asking, for the audit log (None: this process)
     user: str | None = None                           # (None: the OS user)
-    semantic: object = None                           # the semantic layer (utils.semantic), None without one
-    tools: list = field(default_factory=list)         # read-only outside sources (utils.tools), in preference order
+    semantic: SemanticLayer | None = None             # the semantic layer (utils.semantic), None without one
+    tools: list[Tool] = field(default_factory=list)   # read-only outside sources (utils.tools), in preference order
     started: float = field(default_factory=time.monotonic)   # when the turn began (the time budget counts from it)
 
 
@@ -47,7 +54,7 @@ class TracedNode(Node):
             return "llm" if self.ctx.llm.is_endpoint else local_default
         return setting
 
-    def can_resample(self, shared) -> bool:
+    def can_resample(self, shared: Turn) -> bool:
         """Whether a resample (fresh drafts of the first prompt, once a question) is still allowed."""
         return self.ctx.settings.resample_drafts > 0 and not shared.get("resampled")
 
@@ -57,13 +64,13 @@ class TracedNode(Node):
         budget = self.ctx.settings.time_budget_s
         return bool(budget) and time.monotonic() - self.ctx.started > budget
 
-    def stop_for_budget(self, shared, instead: str) -> None:
+    def stop_for_budget(self, shared: Turn, instead: str) -> None:
         """Record that this node stopped the turn's work at the budget, and what it would have done (the first
         stop is kept: a node after it only ends what is left)."""
         shared.setdefault("budget_stop", {"node": type(self).__name__, "instead_of": instead,
                                           "after_s": round(time.monotonic() - self.ctx.started, 1)})
 
-    def _run(self, shared):
+    def _run(self, shared: Turn):
         name = type(self).__name__
         if self.ctx.on_node:
             self.ctx.on_node(name)
@@ -85,6 +92,6 @@ class TracedNode(Node):
         })
         return action
 
-    def trace_detail(self, shared) -> dict:
+    def trace_detail(self, shared: Turn) -> dict:
         """What this node decided, for its trace entry (e.g. the resolved question); none by default."""
         return {}

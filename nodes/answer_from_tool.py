@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from duckask.nodes._base import TracedNode
 from duckask.utils.tools.base import TEXT_CHARS
-from duckask.utils.turn import finish
+from duckask.utils.turn import Turn, finish
 
 PROMPT = """Answer the question in one or two sentences using ONLY the information below, which came from
 {tool}. If it does not contain the answer, say that it does not.
@@ -27,8 +27,9 @@ class AnswerFromTool(TracedNode):
     def __init__(self, ctx):
         super().__init__(ctx, max_retries=2)
 
-    def prep(self, shared):
+    def prep(self, shared: Turn):
         r = shared["tool_result"]
+        assert r is not None, "AnswerFromTool runs only after CallTool's answer"
         return {"tool": r.tool, "text": r.text[:TEXT_CHARS], "sources": r.sources, "question": shared["question"]}
 
     def exec(self, p):
@@ -42,7 +43,7 @@ class AnswerFromTool(TracedNode):
     def exec_fallback(self, p, exc):
         return f"{p['tool']} answered: {p['text'][:400]}"
 
-    def post(self, shared, p, sentence):
+    def post(self, shared: Turn, p, sentence):
         shared["sources"] = p["sources"]
         finish(shared, "answered", f"{sentence} {cite(p['sources'])}",
                f"from the {p['tool']} tool, not from your database", no_query=True)

@@ -5,17 +5,17 @@ from __future__ import annotations
 
 from duckask.nodes._base import TracedNode
 from duckask.utils.dialogue.general import answer_general
-from duckask.utils.turn import finish
+from duckask.utils.turn import Turn, finish
 
 
 class AnswerGeneral(TracedNode):
-    def prep(self, shared):
+    def prep(self, shared: Turn):
         return shared["question"]
 
     def exec(self, text):
         example = self.ctx.examples[0].question if self.ctx.examples else None
         return answer_general(text, self.ctx.catalog, example)
 
-    def post(self, shared, text, answer):
+    def post(self, shared: Turn, text, answer):
         finish(shared, "answered", answer, "", no_query=True)
         return None

@@ -11,22 +11,22 @@ import dataclasses
 
 from duckask.nodes._base import TracedNode
 from duckask.utils.db import writes
+from duckask.utils.turn import Turn, finish
 from duckask.utils.turn import card as card_of
-from duckask.utils.turn import finish
 
 
 class ApplyWrite(TracedNode):
-    def prep(self, shared):
+    def prep(self, shared: Turn):
         return shared["write"]
 
     def exec(self, card):
         return writes.approve(dataclasses.replace(card), self.ctx.db, self.ctx.settings)
 
-    def trace_detail(self, shared):
+    def trace_detail(self, shared: Turn):
         card = shared.get("write")
         return {"outcome": card.outcome, "rows": card.actual_rows} if card else {"outcome": None, "rows": None}
 
-    def post(self, shared, card, done):
+    def post(self, shared: Turn, card, done):
         card_of(shared, done)
         finish(shared, done.status, done.summary())
         return None

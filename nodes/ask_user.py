@@ -7,11 +7,11 @@ and the clarifying question as the answer.
 from __future__ import annotations
 
 from duckask.nodes._base import TracedNode
-from duckask.utils.turn import finish, restate
+from duckask.utils.turn import Turn, finish, restate
 
 
 class AskUser(TracedNode):
-    def prep(self, shared):
+    def prep(self, shared: Turn):
         return {"clarifying_question": shared["clarification"]["question"]}
 
     def exec(self, p):
@@ -19,7 +19,7 @@ class AskUser(TracedNode):
             return None
         return (self.ctx.ask_user(p["clarifying_question"]) or "").strip() or None
 
-    def post(self, shared, p, answer):
+    def post(self, shared: Turn, p, answer):
         if answer is None:
             finish(shared, "needs_clarification", p["clarifying_question"])
             return None

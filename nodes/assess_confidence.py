@@ -16,30 +16,30 @@ from duckask.utils.llm.base import complete_many
 from duckask.utils.sql.extract import extract_sql
 from duckask.utils.sql.repair import run_repaired
 from duckask.utils.sql.tidy import tidy_sql
-from duckask.utils.sql.voting import vote
+from duckask.utils.sql.voting import Candidates, vote
 from duckask.utils.trust.confidence import assess, at_least, unsure_answer
 from duckask.utils.trust.grounding import facts_for, grounding
 from duckask.utils.trust.signals import collect
-from duckask.utils.turn import finish
+from duckask.utils.turn import Turn, finish
 
 SEEDS = 101   # drafts drawn here use seeds 101.. (a resample's are 1..): other samples than a resample's
 
 
 def _voted(shared) -> list[dict]:
     """The candidates' result groups (SQLExecutor's vote), the answer's first, then by drafts."""
-    groups, at = shared.get("candidate_groups") or [], shared.get("candidate_at", 0)
-    ballot = shared.get("vote") or []
+    voted = shared.get("candidates") or Candidates()
+    ballot = voted.ballot
     out = [{"members": list(range(sum(ballot[i]["drafts"] for i in g["members"] if i < len(ballot)))),
-            "sql": g["sql"], "df": g["outcome"].df, "answer": k == at} for k, g in enumerate(groups)]
+            "sql": g["sql"], "df": g["outcome"].df, "answer": k == voted.at} for k, g in enumerate(voted.groups)]
     return sorted(out, key=lambda g: (not g["answer"], -len(g["members"])))
 
 
 class AssessConfidence(TracedNode):
-    def prep(self, shared):
+    def prep(self, shared: Turn):
         s = self.ctx.settings
-        signals = collect(status=shared.get("status") or "answered", sql=shared.get("sql_query"),
+        signals = collect(status=(shared.get("answer") or {}).get("status") or "answered", sql=shared.get("sql_query"),
                           df=shared.get("query_result"), attempts=shared.get("attempts", []),
-                          vote=shared.get("vote") or [], grades=shared.get("grades", []),
+                          vote=list((shared.get("candidates") or Candidates()).ballot), grades=shared.get("grades", []),
                           truncated=bool(shared.get("truncated")), examples=shared.get("examples"),
                           path=shared.get("path"), intent_by=shared.get("intent_by"),
                           db_tables=len(self.ctx.catalog.tables) if self.ctx.catalog else None,
@@ -89,7 +89,7 @@ class AssessConfidence(TracedNode):
                    "answer": any(ran[j][0] == 0 for j in g)} for g in v.groups]
         return sorted(groups, key=lambda g: not g["answer"])
 
-    def post(self, shared, p, res):
+    def post(self, shared: Turn, p, res):
         conf, groups = res
         if groups:   # the drafts drawn to weigh the answer, grouped by result
             conf["drafts"] = [{"sql": g["sql"], "drafts": len(g["members"]), "answer": g["answer"],

@@ -13,11 +13,11 @@ from __future__ import annotations
 
 from duckask.nodes._base import TracedNode
 from duckask.utils.tools.route import database_values, fill_args
-from duckask.utils.turn import finish
+from duckask.utils.turn import Turn, finish
 
 
 class CallTool(TracedNode):
-    def prep(self, shared):
+    def prep(self, shared: Turn):
         return {"source": shared["source"], "question": shared["question"],
                 "typed": shared.get("original_question") or shared["question"], "history": shared.get("history") or []}
 
@@ -42,10 +42,10 @@ class CallTool(TracedNode):
                 return {"result": result, "tried": tried}
         return {"result": None, "tried": tried}
 
-    def trace_detail(self, shared):
+    def trace_detail(self, shared: Turn):
         return {"tools": [(t["tool"], t["ok"]) for t in shared.get("tool_calls") or []]}
 
-    def post(self, shared, p, res):
+    def post(self, shared: Turn, p, res):
         shared["tool_calls"] = res["tried"]
         shared["tool_result"] = res["result"]
         if res["result"] is not None:

@@ -12,10 +12,11 @@ from __future__ import annotations
 
 from duckask.nodes._base import TracedNode
 from duckask.utils.tools.route import PREFIX, by_rule, fill_args, parse_choice, prompt
+from duckask.utils.turn import Turn
 
 
 class ChooseSource(TracedNode):
-    def prep(self, shared):
+    def prep(self, shared: Turn):
         return {"question": shared["question"], "intent": shared.get("intent") or "data"}
 
     def exec(self, p):
@@ -33,10 +34,10 @@ class ChooseSource(TracedNode):
         # The model could not be asked: the database (or the general answer) loses least.
         return {"source": "database" if p["intent"] == "data" else "none", "args": {}, "by": f"fallback ({exc})"}
 
-    def trace_detail(self, shared):
+    def trace_detail(self, shared: Turn):
         return {"source": (shared.get("source") or {}).get("source"), "by": (shared.get("source") or {}).get("by")}
 
-    def post(self, shared, p, res):
+    def post(self, shared: Turn, p, res):
         shared["source"] = res
         if res["source"] in ("database", "none"):
             return res["source"]

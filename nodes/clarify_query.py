@@ -12,6 +12,7 @@ from __future__ import annotations
 from duckask.nodes._base import TracedNode
 from duckask.utils.dialogue.vague import vagueness
 from duckask.utils.llm.yaml_reply import parse_yaml
+from duckask.utils.turn import Turn
 
 PROMPT = """Database tables: {tables}
 Question: {question}
@@ -26,7 +27,7 @@ class ClarifyQuery(TracedNode):
     def __init__(self, ctx):
         super().__init__(ctx, max_retries=2)
 
-    def prep(self, shared):
+    def prep(self, shared: Turn):
         return {"question": (shared.get("question") or "").strip(), "skip": bool(shared.get("clarified")),
                 "mode": self.ctx.settings.clarify, "history": bool(shared.get("history"))}
 
@@ -50,7 +51,7 @@ class ClarifyQuery(TracedNode):
         # A model that cannot produce valid YAML must not block the question: treat it as clear.
         return None
 
-    def post(self, shared, p, found):
+    def post(self, shared: Turn, p, found):
         if found is None:
             return "clear"
         shared["clarification"] = {"needed": True, **found}

@@ -15,13 +15,13 @@ Someone to ask is the ``confirm`` callback in the Context (the CLI's prompt). Wi
 from __future__ import annotations
 
 from duckask.nodes._base import TracedNode
-from duckask.utils.turn import KEEP, ask_again, finish, mark_attempt, restate, set_query, take, tried
+from duckask.utils.turn import KEEP, Turn, ask_again, finish, mark_attempt, restate, set_query, take, tried
 
 MAX_ROUNDS = 5
 
 
 class ConfirmSQL(TracedNode):
-    def prep(self, shared):
+    def prep(self, shared: Turn):
         sql = shared.get("sql_query") or ""
         return {"sql": sql, "drafts": [d for d in shared.get("sql_candidates") or [] if d],
                 "needed": self.ctx.settings.confirm and not shared.get("generation_error") and bool(sql),
@@ -47,7 +47,7 @@ class ConfirmSQL(TracedNode):
             return {"decision": "no", "comment": comment}
         return {"decision": "declined"}
 
-    def post(self, shared, p, res):
+    def post(self, shared: Turn, p, res):
         kind = res["decision"]
         take(shared, "decision")  # a decision handed in by the Result is used once
         shared.setdefault("confirmations", []).append({"sql": p["sql"], **res})

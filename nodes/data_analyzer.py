@@ -18,14 +18,14 @@ from duckask.nodes._base import TracedNode
 from duckask.utils.dialogue.sentence import MAX_ROWS, check_sentence, prompt
 from duckask.utils.dialogue.template import derivation, template_answer
 from duckask.utils.knowledge.templates import provenance
-from duckask.utils.turn import finish
+from duckask.utils.turn import Turn, finish
 
 
 class DataAnalyzer(TracedNode):
     def __init__(self, ctx):
         super().__init__(ctx, max_retries=1)
 
-    def prep(self, shared):
+    def prep(self, shared: Turn):
         mode = self.ctx.settings.analyzer
         return {"question": shared["question"], "sql": shared["sql_query"], "df": shared["query_result"],
                 "truncated": shared.get("truncated", False), "mode": "llm" if mode == "auto" else mode,
@@ -62,7 +62,7 @@ class DataAnalyzer(TracedNode):
         return {"answer": template_answer(p["df"], p["truncated"]), "derivation": self.how(p),
                 "check": {"by": "template", "problems": [f"the LLM call failed: {exc}"]}}
 
-    def post(self, shared, p, res):
+    def post(self, shared: Turn, p, res):
         finish(shared, "answered", res["answer"], res["derivation"])
         shared["answer_check"] = res["check"]
         shared["best"] = {"sql": p["sql"], "df": p["df"], "answer": res["answer"], "derivation": res["derivation"],

@@ -13,13 +13,13 @@ from duckask.utils.sql.errors import column_hint, error_summary, value_hint
 from duckask.utils.sql.facts import SchemaFacts
 from duckask.utils.sql.repair import repair
 from duckask.utils.sql.tidy import tidy_sql
-from duckask.utils.turn import KEEP, ask_again, set_query, tried
+from duckask.utils.turn import KEEP, Turn, ask_again, set_query, tried
 
 MAX_REPAIRS = 3
 
 
 class ErrorFixer(TracedNode):
-    def prep(self, shared):
+    def prep(self, shared: Turn):
         return {"sql": shared.get("sql_query") or "", "error": shared.get("execution_error") or "",
                 "question": shared["question"],
                 "retries": shared.get("retry_count", 0), "repairs": shared.get("repair_count", 0),
@@ -55,7 +55,7 @@ class ErrorFixer(TracedNode):
         hint = column_hint(p["error"], facts.columns, tables) + value_hint(p["error"], cat.values)
         return {"action": "retry", "message": error_summary(p["error"]) + hint}
 
-    def post(self, shared, p, res):
+    def post(self, shared: Turn, p, res):
         act = res["action"]
         if res.get("budget"):
             self.stop_for_budget(shared, "a resample or retry after the error")

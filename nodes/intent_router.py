@@ -14,14 +14,14 @@ from duckask.nodes._base import TracedNode
 from duckask.utils.db.tiers import is_write
 from duckask.utils.dialogue.followup import is_follow_up
 from duckask.utils.dialogue.intent import PROMPT, classify, parse_intent, sql_of
-from duckask.utils.turn import route, set_query, tried
+from duckask.utils.turn import Turn, route, set_query, tried
 
 
 class IntentRouter(TracedNode):
     def __init__(self, ctx):
         super().__init__(ctx, max_retries=2)
 
-    def prep(self, shared):
+    def prep(self, shared: Turn):
         history = [t for t in shared.get("history") or [] if t.get("intent") in ("data", "sql")]
         return {"text": (shared.get("question") or "").strip(), "given_sql": shared.get("given_sql"),
                 "has_history": bool(history), "mode": self.ctx.settings.router}
@@ -44,10 +44,10 @@ class IntentRouter(TracedNode):
         # The LLM could not place it: attempting the question loses less than refusing it.
         return {"intent": "data", "by": f"fallback ({exc})", "follow_up": False}
 
-    def trace_detail(self, shared):
+    def trace_detail(self, shared: Turn):
         return {"intent": shared.get("intent"), "by": shared.get("intent_by")}
 
-    def post(self, shared, p, res):
+    def post(self, shared: Turn, p, res):
         route(shared, res["intent"])
         shared["intent_by"] = res["by"]
         shared["follow_up"] = res["follow_up"]

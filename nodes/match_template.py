@@ -17,7 +17,7 @@ from __future__ import annotations
 from duckask.nodes._base import TracedNode
 from duckask.utils.knowledge.templates import match
 from duckask.utils.schema.value_index import ValueIndex
-from duckask.utils.turn import answered_by, set_query, tried
+from duckask.utils.turn import Turn, answered_by, set_query, tried
 
 
 def best(question: str, examples: list, values):
@@ -27,7 +27,7 @@ def best(question: str, examples: list, values):
 
 
 class MatchTemplate(TracedNode):
-    def prep(self, shared):
+    def prep(self, shared: Turn):
         off = self.ctx.settings.templates == "off" or not self.ctx.examples
         return {"question": shared["question"], "examples": list(self.ctx.examples), "off": off,
                 "values": None if off else ValueIndex.of(self.ctx.db, self.ctx.catalog)}
@@ -45,11 +45,11 @@ class MatchTemplate(TracedNode):
     def exec_fallback(self, p, exc):       # a matcher's fault never stops the question: the normal way
         return None
 
-    def trace_detail(self, shared):
+    def trace_detail(self, shared: Turn):
         t = shared.get("template") or {}
         return {"pair": t["pair"]["id"], "slots": len(t["slots"])} if t else {}
 
-    def post(self, shared, p, res):
+    def post(self, shared: Turn, p, res):
         if res is None:
             return "none"
         shared["template"] = res

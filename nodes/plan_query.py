@@ -32,7 +32,7 @@ from duckask.utils.semantic.compile import compile_plan
 from duckask.utils.semantic.grammar import plan_grammar
 from duckask.utils.semantic.plan import PlanError, describe, filter_named, parse_plan
 from duckask.utils.sql.readable import readable
-from duckask.utils.turn import answered_by, set_query, tried
+from duckask.utils.turn import Turn, answered_by, set_query, tried
 
 PREFIX = "metrics: ["
 SYSTEM = ("You turn a question into a query plan over named metrics and dimensions. Answer with YAML only: "
@@ -62,7 +62,7 @@ def build_messages(layer, question: str, listing: bool = False) -> tuple[list[di
 
 
 class PlanQuery(TracedNode):
-    def prep(self, shared):
+    def prep(self, shared: Turn):
         layer, mode = self.ctx.semantic, self.ctx.settings.plan_path
         off = ("plan_path is off" if mode == "off" else "no semantic file in dbt's format" if layer is None
                else "the semantic file is a draft (review it, then remove draft: true)"
@@ -99,7 +99,7 @@ class PlanQuery(TracedNode):
     def exec_fallback(self, p, exc):
         return {"path": "sql", "why": f"the LLM call failed: {exc}"}
 
-    def post(self, shared, p, res):
+    def post(self, shared: Turn, p, res):
         shared["plan"] = {k: v for k, v in res.items() if k != "sql"}
         answered_by(shared, res["path"])
         if res["path"] != "plan":

@@ -20,7 +20,7 @@ from duckask.utils.db.tiers import is_write
 from duckask.utils.knowledge.examples import shown
 from duckask.utils.schema.values import hints
 from duckask.utils.sql.ast import statement_types
-from duckask.utils.turn import KEEP, finish, route, set_query, tried
+from duckask.utils.turn import KEEP, Turn, finish, route, set_query, tried
 
 PROMPT = """You maintain a DuckDB database for its administrator. The tables this request touches:
 {schema}
@@ -65,7 +65,7 @@ class ProposeWrite(TracedNode):
     def __init__(self, ctx):
         super().__init__(ctx, max_retries=2)
 
-    def prep(self, shared):
+    def prep(self, shared: Turn):
         values = shared.get("value_matches") or []
         return {"request": shared["question"], "schema": shared.get("table_schemas") or "",
                 "values": hints(values[:4]), "examples": shown((shared.get("examples") or [])[:3])}
@@ -84,10 +84,10 @@ class ProposeWrite(TracedNode):
     def exec_fallback(self, p, exc):
         return {"sql": None, "explanation": None, "write": False, "error": str(exc)}
 
-    def trace_detail(self, shared):
+    def trace_detail(self, shared: Turn):
         return {"proposed": shared.get("sql_query") if shared.get("change_request") else None}
 
-    def post(self, shared, p, res):
+    def post(self, shared: Turn, p, res):
         if not res["sql"]:
             finish(shared, "error", f"I could not turn this request into one SQL statement ({res['error']}). "
                                     "Rephrase it, or write the statement yourself (it gets the same card).")

@@ -7,11 +7,11 @@ from __future__ import annotations
 
 from duckask.nodes._base import TracedNode
 from duckask.utils.sql.errors import error_summary
-from duckask.utils.turn import KEEP, finish, grade, set_query, show_rows
+from duckask.utils.turn import KEEP, Turn, finish, grade, set_query, show_rows
 
 
 class ReportError(TracedNode):
-    def prep(self, shared):
+    def prep(self, shared: Turn):
         return {"attempts": list(shared.get("attempts", [])), "best": shared.get("best"),
                 "budget": shared.get("budget_stop")}
 
@@ -29,7 +29,7 @@ class ReportError(TracedNode):
                          f"{p['budget']['instead_of']} (the time_budget_s setting).")
         return "\n".join(lines)
 
-    def post(self, shared, p, report):
+    def post(self, shared: Turn, p, report):
         best = p["best"]
         if best:
             set_query(shared, best["sql"], candidates=KEEP)

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from duckask.nodes._base import TracedNode
 from duckask.utils.dialogue.followup import PROMPT, clean_rewrite, rewrite
-from duckask.utils.turn import restate
+from duckask.utils.turn import Turn, restate
 
 
 def _previous(history: list[dict]) -> dict | None:
@@ -30,7 +30,7 @@ class ResolveFollowUp(TracedNode):
     def __init__(self, ctx):
         super().__init__(ctx, max_retries=2)
 
-    def prep(self, shared):
+    def prep(self, shared: Turn):
         prev = _previous(shared.get("history") or [])
         return {"text": shared["question"], "follow_up": bool(shared.get("follow_up")), "previous": prev,
                 "mode": self.ctx.settings.follow_ups}
@@ -55,10 +55,10 @@ class ResolveFollowUp(TracedNode):
         # No usable rewrite: keep the turn as typed; the previous pair still goes along as context.
         return {"question": p["text"], "by": f"kept (rewrite failed: {exc})"}
 
-    def trace_detail(self, shared):
+    def trace_detail(self, shared: Turn):
         return {"resolved_question": shared.get("resolved_question"), "by": shared.get("resolved_by")}
 
-    def post(self, shared, p, res):
+    def post(self, shared: Turn, p, res):
         shared["resolved_by"] = res["by"]
         prev = p["previous"]
         if res["by"] is not None and prev and prev.get("sql") and prev.get("status") == "answered":

@@ -20,9 +20,9 @@ import pandas as pd
 from duckask.nodes._base import TracedNode
 from duckask.utils.llm.yaml_reply import parse_yaml
 from duckask.utils.sql.checks import failed_check
-from duckask.utils.sql.voting import next_group, substantive
+from duckask.utils.sql.voting import Candidates, substantive
 from duckask.utils.trust.grounding import facts_for
-from duckask.utils.turn import GIVE_UP, ask_again, fall_back, grade
+from duckask.utils.turn import GIVE_UP, Turn, ask_again, fall_back, grade
 
 PROMPT = """Question: {question}
 SQL: {sql}
@@ -50,11 +50,11 @@ class ResponseGrader(TracedNode):
     def __init__(self, ctx):
         super().__init__(ctx, max_retries=2)
 
-    def prep(self, shared):
+    def prep(self, shared: Turn):
         facts, given = facts_for(self.ctx.catalog, self.ctx.db, shared)
-        groups = shared.get("candidate_groups") or []
+        more = (shared.get("candidates") or Candidates()).next_group() is not None     # another group to move to
         return {"question": shared["question"], "sql": shared["sql_query"], "df": shared["query_result"],
-                "facts": facts, "given": given, "more": next_group(groups, shared.get("candidate_at", 0)) is not None,
+                "facts": facts, "given": given, "more": more,
                 "rounds": shared.get("grader_rounds", 0), "max": self.ctx.settings.max_grader_rounds,
                 "mode": "rules" if self.ctx.settings.grader == "auto" else self.ctx.settings.grader,  # issue 22
                 "resample": self.can_resample(shared), "user": shared.get("sql_source") == "user",
@@ -85,14 +85,14 @@ class ResponseGrader(TracedNode):
                                given_known=p["given"] is not None) if out.ok else (None, None)
         return kept == check
 
-    def trace_detail(self, shared):     # which check failed, if one did (a move to the next group says why)
+    def trace_detail(self, shared: Turn):     # which check failed, if one did (a move to the next group says why)
         g = (shared.get("grades") or [{}])[-1]
         return {"verdict": g.get("verdict"), "check": g.get("check")} if g else {}
 
     def exec_fallback(self, p, exc):  # a flaky grader never discards a good answer
         return {"verdict": "pass", "critique": "", "by": f"fallback (grader reply unusable: {exc})"}
 
-    def post(self, shared, p, res):
+    def post(self, shared: Turn, p, res):
         shared.setdefault("grades", []).append({**res, "sql": p["sql"]})
         if res["verdict"] == "pass":
             grade(shared, "pass")

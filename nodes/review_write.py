@@ -17,12 +17,12 @@ from __future__ import annotations
 
 from duckask.nodes._base import TracedNode
 from duckask.utils.db import writes
-from duckask.utils.turn import KEEP, finish, set_query, take, tried
+from duckask.utils.turn import KEEP, Turn, finish, set_query, take, tried
 from duckask.utils.turn import card as card_of
 
 
 class ReviewWrite(TracedNode):
-    def prep(self, shared):
+    def prep(self, shared: Turn):
         return {"sql": shared.get("sql_query") or "", "card": shared.get("write"), "decision": shared.get("decision"),
                 "request": shared.get("change_request") if shared.get("sql_source") == "model" else None,
                 "model_says": shared.get("change_explanation")}
@@ -49,11 +49,11 @@ class ReviewWrite(TracedNode):
             return {"card": card, "action": "edit", "sql": decision["sql"].strip().rstrip(";")}
         return {"card": card, "action": "rejected"}
 
-    def trace_detail(self, shared):
+    def trace_detail(self, shared: Turn):
         card = shared.get("write")
         return {"tier": card.tier, "decision": card.decision} if card else {"tier": None, "decision": None}
 
-    def post(self, shared, p, res):
+    def post(self, shared: Turn, p, res):
         take(shared, "decision")          # a decision handed in by the Result is used once
         card, action = res["card"], res["action"]
         card_of(shared, card)

@@ -25,10 +25,11 @@ from duckask.utils.knowledge.examples import columns_of
 from duckask.utils.schema.ddl import render_more_columns, render_schema
 from duckask.utils.schema.ranker import keep_columns, stable_order
 from duckask.utils.schema.values import ValueMatch
+from duckask.utils.turn import Turn
 
 
 class SchemaLookup(TracedNode):
-    def prep(self, shared):
+    def prep(self, shared: Turn):
         return {"tables": shared["selected_tables"], "question": shared["question"],
                 "values": [ValueMatch(**v) for v in shared.get("value_matches") or []],
                 "example_sql": [e["sql"] for e in shared.get("examples") or []]}
@@ -52,7 +53,7 @@ class SchemaLookup(TracedNode):
         extra = render_more_columns(cat, {t: cols for t, cols in more.items() if cols})
         return {"schema": stable + ("\n" + extra if extra else ""), "stable": stable}
 
-    def post(self, shared, p, res):
+    def post(self, shared: Turn, p, res):
         shared["table_schemas"] = res["schema"]
         shared["stable_schema"] = res["stable"]
         return "change" if shared.get("intent") == "change" else "default"   # a change request: ProposeWrite

@@ -18,18 +18,18 @@ from duckask.nodes._base import TracedNode
 from duckask.utils.db.database import QueryOutcome
 from duckask.utils.sql.pivot import run_pivot
 from duckask.utils.sql.repair import run_repaired
-from duckask.utils.sql.voting import next_group, vote
-from duckask.utils.turn import GIVE_UP, KEEP, answered_by, fall_back, mark_attempt, set_query, show_rows, take
+from duckask.utils.sql.voting import Candidates, vote
+from duckask.utils.turn import GIVE_UP, KEEP, Turn, answered_by, fall_back, mark_attempt, set_query, show_rows, take
 
 
 class SQLExecutor(TracedNode):
-    def prep(self, shared):
+    def prep(self, shared: Turn):
         sql = shared.get("sql_query") or ""
         # Drafts belong to this query only straight after SQLGenerator (post() consumes them, so a
         # query ErrorFixer repaired runs on its own).
         drafts = shared.get("sql_candidates") or [sql]
-        groups, at = shared.get("candidate_groups") or [], shared.get("candidate_at", 0)
-        moved = len(shared.get("candidate_moves") or []) > shared.get("candidate_served", 0)
+        voted = shared.get("candidates") or Candidates()
+        moved = voted.asked_to_move(len(shared.get("candidate_moves") or []))
         scores = ((shared.get("candidate_scores") or []) + [None] * len(drafts))[:len(drafts)]
         plan = shared.get("plan_sql") if shared.get("sql_candidates") is not None else None
         if plan:            # a plan raced with the SQL path (PlanQuery "both"): its query is one more candidate
@@ -38,13 +38,13 @@ class SQLExecutor(TracedNode):
                 ([plan["sql"]], [plan["logprob"]])
             sql = sql if fresh else plan["sql"]
         return {"sql": sql, "drafts": drafts, "generation_error": None if plan else shared.get("generation_error"),
-                "question": shared["question"], "scores": scores, "plan": (plan or {}).get("sql"),
+                "question": shared["question"], "scores": scores, "plan": plan["sql"] if plan else None,
                 "raced": (shared.get("plan") or {}).get("raced"),
-                "next": next_group(groups, at) if moved else None, "groups": groups}
+                "next": voted.next_group() if moved else None, "voted": voted}
 
     def exec(self, p):
         if p["next"] is not None:       # the grader rejected the chosen group: the next one, already run
-            return p["groups"][p["next"]]["outcome"], None
+            return p["voted"].groups[p["next"]]["outcome"], None
         if p["generation_error"]:
             return QueryOutcome(sql=p["sql"], status="error", error=p["generation_error"]), []
         if not p["sql"]:
@@ -74,26 +74,20 @@ class SQLExecutor(TracedNode):
         leads = [next((i for i in g if distinct[i] == p["plan"]), g[0]) for g in v.groups]
         groups = [{"members": g, "lead": i, "sql": outs[i].sql, "outcome": outs[i], "plan": distinct[i] == p["plan"]}
                   for g, i in zip(v.groups, leads)]
-        return outs[leads[0] if leads else v.chosen], {"ballot": ballot, "groups": groups}
+        return outs[leads[0] if leads else v.chosen], Candidates(tuple(ballot), tuple(groups))
 
-    def post(self, shared, p, res):
+    def post(self, shared: Turn, p, res):
         out, voted = res
         take(shared, "sql_candidates")
-        if voted or p["next"] is not None:
-            if voted:       # a fresh vote: its groups, the first one served
-                shared["vote"], shared["candidate_groups"] = voted["ballot"], voted["groups"]
-            at = 0 if voted else p["next"]
-            shared["candidate_at"] = at
-            shared["candidate_served"] = len(shared.get("candidate_moves") or [])
-            served = shared["candidate_groups"][at] if shared.get("candidate_groups") else {}
-            for i, b in enumerate(shared["vote"]):
-                b["chosen"], b["agrees"] = i == served.get("lead", 0), i in served.get("members", [])
+        moves = len(shared.get("candidate_moves") or [])
+        if voted or p["next"] is not None:     # a fresh vote serves its first group; a move, the next one
+            shared["candidates"] = (voted or p["voted"]).serve(0 if voted else p["next"], moves)
             mark_attempt(shared, sql=out.sql)
         else:               # one query ran (a repair, a retry): no other groups to move to
-            shared["candidate_groups"] = []
+            shared["candidates"] = p["voted"].alone()
         if p["raced"]:      # a plan raced with the SQL path: the path is the served query's
             take(shared, "plan_sql")
-            served = shared["candidate_groups"][shared["candidate_at"]] if shared["candidate_groups"] else {}
+            served = (shared.get("candidates") or Candidates()).current
             answered_by(shared, "plan" if served.get("plan") or (not voted and out.sql == p["plan"]) else "sql")
         mark_attempt(shared, status=out.status, error=out.error, ms=round(out.ms, 1))
         if shared.get("path") in GIVE_UP and not p["raced"] and (not out.ok or out.df is None or len(out.df) == 0):

@@ -21,7 +21,7 @@ from duckask.utils.sql.dialect import question_hints
 from duckask.utils.sql.extract import extract_sql
 from duckask.utils.sql.reference import lookup
 from duckask.utils.sql.tidy import tidy_sql
-from duckask.utils.turn import set_query, take, tried
+from duckask.utils.turn import Turn, set_query, take, tried
 
 MAX_VALUE_HINTS = 4
 FENCE = {"prefix": "```sql\n", "stop": ["```"], "max_tokens": 256}   # the reply is the query, nothing else
@@ -49,7 +49,7 @@ def build_messages(schema: str, question: str, values: list[dict], feedback: dic
 
 
 class SQLGenerator(TracedNode):
-    def prep(self, shared):
+    def prep(self, shared: Turn):
         selected = set(shared.get("selected_tables") or [])
         values = [v for v in shared.get("value_matches") or [] if v["table"] in selected][:MAX_VALUE_HINTS]
         s = self.ctx.settings
@@ -104,7 +104,7 @@ class SQLGenerator(TracedNode):
         # The LLM call itself failed (endpoint down, context overflow): the executor reports it.
         return {"sql": "", "candidates": [""], "error": f"the LLM call failed: {exc}", "certainty": {}}
 
-    def post(self, shared, p, res):
+    def post(self, shared: Turn, p, res):
         set_query(shared, res["sql"], candidates=res["candidates"], error=res["error"])
         shared["candidate_scores"] = res.get("scores")
         after = "resample" if p["resample"] else (p["feedback"] or {}).get("kind", "question")

@@ -26,6 +26,7 @@ from duckask.utils.knowledge.retrieve import retrieve
 from duckask.utils.llm.yaml_reply import parse_yaml
 from duckask.utils.schema.ranker import rank_tables, sure_tables, with_parents
 from duckask.utils.schema.values import match_flags, match_values
+from duckask.utils.turn import Turn
 
 PROMPT = """Tables:
 {tables}
@@ -68,7 +69,7 @@ class TableSelector(TracedNode):
     def __init__(self, ctx):
         super().__init__(ctx, max_retries=2)
 
-    def prep(self, shared):
+    def prep(self, shared: Turn):
         return {"question": shared["question"], "previous": shared.get("previous_turn")}
 
     def _rank(self, question: str, previous: dict | None) -> dict:
@@ -107,12 +108,12 @@ class TableSelector(TracedNode):
         # The LLM's pick failed twice: the pre-ranker's top 3 (and their parents).
         return {**out, "selected": with_parents(cat, [r.table for r in out["ranked"][:3]]), "by": "fallback"}
 
-    def post(self, shared, p, res):
+    def post(self, shared: Turn, p, res):
         shared["value_matches"] = [asdict(v) for v in res["values"]]
         shared["examples"] = [{**ex.as_dict(), "similarity": score} for ex, score in res["examples"]]
         shared["selected_tables"] = res["selected"]
         shared["tables_by"] = res["by"]
         return "default"
 
-    def trace_detail(self, shared):
+    def trace_detail(self, shared: Turn):
         return {"tables_by": shared.get("tables_by")}

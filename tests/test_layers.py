@@ -6,6 +6,7 @@ can walk, so the test lays the sources out as the wheel installs them (symlinks 
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -37,3 +38,21 @@ def test_the_import_contracts_are_kept(tmp_path):
     report = done.stdout + done.stderr
     assert done.returncode == 0, report
     assert "0 broken" in report and "Analyzed 1" in report         # the whole package was read, not an empty one
+
+
+MYPY = shutil.which("mypy", path=str(Path(sys.executable).parent))
+
+
+@pytest.mark.slow       # about 40 s: the checker reads every module the nodes import
+@pytest.mark.skipif(MYPY is None, reason="mypy is not installed (the test extra has it)")
+def test_the_nodes_the_wiring_and_the_turn_state_type_check(tmp_path):
+    """Every node's prep and post take the turn state as ``Turn`` (``utils/turn.py``): mypy checks each key they
+    read or write against its declared type, and each hand-off's arguments ([tool.mypy] in pyproject.toml)."""
+    tree = wheel_tree(tmp_path)
+    done = subprocess.run([MYPY, "--config-file", str(ROOT / "pyproject.toml"), "--cache-dir", str(tmp_path / ".mypy"),
+                           "--python-executable", sys.executable, "-p", "duckask.nodes", "-m", "duckask.flow",
+                           "-m", "duckask.utils.turn"], capture_output=True, text=True, cwd=tree, timeout=600)
+    report = done.stdout + done.stderr
+    assert done.returncode == 0, report
+    checked = re.search(r"no issues found in (\d+) source files", report)
+    assert checked and int(checked[1]) >= len(list((ROOT / "nodes").glob("*.py"))), report   # every node was read

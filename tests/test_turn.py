@@ -65,8 +65,8 @@ def test_the_surfaces_write_no_key_by_hand():
 
 
 def test_a_result_is_read_from_the_turn_in_one_place():
-    computed = {"question", "status", "answer", "sql", "truncated", "intent", "clarifying_question", "routing", "db",
-                "settings"}
+    computed = {"question", "status", "answer", "derivation", "vote", "sql", "truncated", "intent",
+                "clarifying_question", "routing", "db", "settings"}   # status, answer, derivation: finish's record
     for f in dataclasses.fields(Result):
         if not f.name.startswith("_"):
             assert f.name in computed or FROM_TURN.get(f.name, f.name) in OWNERS, f.name
@@ -115,5 +115,5 @@ def test_finish_ends_a_turn_and_can_clear_the_query():
     turn.set_query(shared, "SELECT 1", "user")
     turn.show_rows(shared, [1], True)
     turn.finish(shared, "answered", "one", "from the schema", no_query=True)
-    assert (shared["status"], shared["final_answer"], shared["derivation"]) == ("answered", "one", "from the schema")
+    assert shared["answer"] == {"status": "answered", "text": "one", "derivation": "from the schema"}
     assert shared["sql_query"] is None and shared["query_result"] is None and shared["sql_source"] == "user"

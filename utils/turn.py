@@ -1,18 +1,24 @@
 """The turn state: every key one turn of the graph reads and writes, declared once, typed and grouped.
 
-PocketFlow hands one dict (``shared``) from node to node; ``Turn`` says what it may hold. Each key has one
-owner, given in its annotation: the node that writes it, or one of the hand-offs below that several nodes go
-through (a turn that ends: ``finish``; a query that replaces the one before: ``set_query``; rows to show:
-``show_rows``; a retry asked of SQLGenerator: ``ask_again``; a question restated: ``restate``; a decision, a
-card, a grade, the path that answered, the turn's intent). A one-time message (``decision``, ``feedback``,
-``resample``, ``plan_sql``) is consumed by its reader with ``take``. ``start_turn`` makes the store, and
-``result_fields`` reads a Result's fields from it in one place. ``tests/test_turn.py`` reads every node's
-writes and holds them to these owners; docs/reference/store.md is generated from the declarations.
+PocketFlow hands one dict (``shared``) from node to node; ``Turn`` says what it may hold, and mypy checks every
+node's reads and writes against it (``tests/test_layers.py``). Each key has one owner, given in its annotation:
+the node that writes it, or a hand-off below that names the nodes allowed to call it (``@callers``): ``finish``
+alone sets the answer record, ``set_query`` the current query, ``show_rows`` the rows, ``ask_again`` a retry...
+A one-time message (``decision``, ``feedback``, ``resample``, ``plan_sql``) is consumed with ``take``; the vote
+is one ``Candidates`` object SQLExecutor replaces whole. ``tests/test_turn.py`` holds every write and every
+hand-off call to these owners; docs/reference/store.md is generated from the declarations.
 """
 from __future__ import annotations
 
-import sys
-from typing import Annotated, Any, TypedDict, get_type_hints
+import ast
+from typing import TYPE_CHECKING, Annotated, Any, TypedDict, cast
+
+if TYPE_CHECKING:        # for the type checker only (loading them here would pull pandas and the write path in)
+    from pandas import DataFrame
+
+    from duckask.utils.db.write_card import WriteCard
+    from duckask.utils.sql.voting import Candidates
+    from duckask.utils.tools.base import ToolResult
 
 #: Sentinel: a hand-off leaves this key as it is.
 KEEP: Any = object()
@@ -27,6 +33,29 @@ def callers(*names: str):
     return mark
 
 
+# The shapes of the records below whose keys are fixed (each key's docstring says what it holds).
+class SQLPrompt(TypedDict):
+    messages: list[dict[str, str]]
+    stable: str
+
+
+class Feedback(TypedDict):
+    kind: str
+    sql: str | None
+    message: str
+
+
+class PlanSQL(TypedDict):
+    sql: str
+    logprob: float | None
+
+
+class BudgetStop(TypedDict):
+    node: str
+    instead_of: str
+    after_s: float
+
+
 class Asked(TypedDict, total=False):
     """The question, and how the turn was routed."""
     question: Annotated[str, "restate"]
@@ -36,13 +65,13 @@ class Asked(TypedDict, total=False):
     """The turn as typed."""
     given_sql: Annotated[str | None, "start_turn"]
     """The user's own SQL handed in directly (``ask(sql=...)``, pasted SQL)."""
-    history: Annotated[list, "start_turn"]
+    history: Annotated[list[dict[str, Any]], "start_turn"]
     """Earlier turns of the conversation (``turn_record``)."""
     resolved_question: Annotated[str | None, "restate"]
     """The standalone question a follow-up or a declined query's comment became."""
     resolved_by: Annotated[str, "ResolveFollowUp"]
     """How the follow-up was resolved: the rule, ``llm`` or ``kept``."""
-    previous_turn: Annotated[dict | None, "ResolveFollowUp"]
+    previous_turn: Annotated[dict[str, Any] | None, "ResolveFollowUp"]
     """The last data turn's question, SQL and tables (an example for a follow-up)."""
     follow_up: Annotated[bool, "IntentRouter"]
     """The turn leans on the history."""
@@ -50,29 +79,29 @@ class Asked(TypedDict, total=False):
     """data, schema, general, sql, write or change."""
     intent_by: Annotated[str, "IntentRouter"]
     """The rule (or ``llm``) that set the intent."""
-    clarification: Annotated[dict, "ClarifyQuery"]
+    clarification: Annotated[dict[str, Any], "ClarifyQuery"]
     """``{needed, reason, question}``."""
     clarified: Annotated[str, "AskUser"]
     """The user's answer to the clarifying question (asked once: not again)."""
-    source: Annotated[dict, "ChooseSource"]
+    source: Annotated[dict[str, Any], "ChooseSource"]
     """Which source answers: ``database``, a tool's name or ``none``; its arguments; the rule or ``llm``."""
     change_request: Annotated[str, "ProposeWrite"]
     """The plain-English request a write was proposed from (the card's ``request``)."""
     change_explanation: Annotated[str, "ProposeWrite"]
     """The model's one-line explanation of the statement it proposed (the card's ``model_says``)."""
-    decision: Annotated[dict | None, "decide"]
+    decision: Annotated[dict[str, Any] | None, "decide"]
     """A pending turn's decision (approve, edit, reject), handed in by the Result; taken once."""
 
 
 class Drafted(TypedDict, total=False):
     """The SQL: the tables and schema the model saw, the query, its candidates and the plan."""
-    selected_tables: Annotated[list, "TableSelector"]
+    selected_tables: Annotated[list[str], "TableSelector"]
     """The tables the model sees."""
     tables_by: Annotated[str, "TableSelector"]
     """How they were chosen: all, ranker (sure), llm, fallback."""
-    value_matches: Annotated[list, "TableSelector"]
+    value_matches: Annotated[list[dict[str, str]], "TableSelector"]
     """Literal and flag matches ``{table, column, value, phrase}``."""
-    examples: Annotated[list, "TableSelector"]
+    examples: Annotated[list[dict[str, Any]], "TableSelector"]
     """The retrieved example pairs ``{question, sql, id, tables, similarity}``."""
     table_schemas: Annotated[str, "SchemaLookup"]
     """The DDL the model sees."""
@@ -82,31 +111,31 @@ class Drafted(TypedDict, total=False):
     """The current query."""
     sql_source: Annotated[str | None, "set_query"]
     """``user`` when the query is the user's own; ``model`` for a statement ProposeWrite wrote."""
-    sql_candidates: Annotated[list | None, "set_query"]
+    sql_candidates: Annotated[list[str] | None, "set_query"]
     """The drafts to run and vote on; SQLExecutor takes them once."""
-    attempts: Annotated[list, "tried"]
+    attempts: Annotated[list[dict[str, Any]], "tried"]
     """Every query tried: source, status, error, ms (a greedy LLM draft also ``min_prob``, ``mean_logprob``); the
     last one's outcome is noted by ``mark_attempt``."""
     first_sql: Annotated[str | None, "tried"]
     """The turn's first query."""
     generation_error: Annotated[str | None, "set_query"]
     """The LLM call that should have written the query failed."""
-    sql_prompt: Annotated[dict, "SQLGenerator"]
+    sql_prompt: Annotated[SQLPrompt, "SQLGenerator"]
     """The messages and stable part of the last SQL prompt (drafts are sampled from it)."""
-    candidate_scores: Annotated[list, "SQLGenerator"]
+    candidate_scores: Annotated[list[float | None], "SQLGenerator"]
     """Each draft's mean log-probability (None where unknown): ties between groups go to the likelier."""
     resampled: Annotated[bool, "SQLGenerator"]
     """The one resample of the turn was drawn."""
-    feedback: Annotated[dict | None, "ask_again"]
+    feedback: Annotated[Feedback | None, "ask_again"]
     """``{kind: error/grader, sql, message}`` for SQLGenerator's next draft; taken once."""
     resample: Annotated[bool, "ask_again"]
     """SQLGenerator is asked for fresh drafts of its first prompt; taken once."""
-    plan: Annotated[dict, "PlanQuery"]
+    plan: Annotated[dict[str, Any], "PlanQuery"]
     """PlanQuery's record: the plan, its derivation, the metrics reached, why the SQL path ran (``fallback``, noted
     by ``fall_back``)."""
-    plan_sql: Annotated[dict | None, "PlanQuery"]
+    plan_sql: Annotated[PlanSQL | None, "PlanQuery"]
     """A plan's query waiting for the SQL path's drafts (the race): its SQL and mean log-probability; taken once."""
-    template: Annotated[dict, "MatchTemplate"]
+    template: Annotated[dict[str, Any], "MatchTemplate"]
     """The kept pair a template came from (``pair``: id, question, SQL), its ``slots`` (kept literal, asked one), the
     query and whether it is ``exact``; why the SQL path ran instead (``fallback``, noted by ``fall_back``)."""
     path: Annotated[str | None, "answered_by"]
@@ -115,7 +144,7 @@ class Drafted(TypedDict, total=False):
     """Free repairs used."""
     retry_count: Annotated[int, "ErrorFixer"]
     """LLM retries used (``max_fix_retries``)."""
-    confirmations: Annotated[list, "ConfirmSQL"]
+    confirmations: Annotated[list[dict[str, Any]], "ConfirmSQL"]
     """Each confirm-before-run decision."""
     confirm_rounds: Annotated[int, "ConfirmSQL"]
     """Revisions asked for."""
@@ -123,46 +152,47 @@ class Drafted(TypedDict, total=False):
 
 class Ran(TypedDict, total=False):
     """What running it gave: rows, the vote, a tool's answer, a write's card."""
-    query_result: Annotated[Any, "show_rows"]
+    query_result: Annotated[DataFrame | None, "show_rows"]
     """The rows (a DataFrame) shown with the answer."""
     truncated: Annotated[bool, "show_rows"]
     """More rows existed than the row cap."""
     execution_error: Annotated[str | None, "SQLExecutor"]
     """DuckDB's error or the refusal."""
-    vote: Annotated[list, "SQLExecutor"]
-    """Each distinct draft, the query that ran after free repairs, positions, status, rows, chosen, agrees."""
-    candidate_groups: Annotated[list, "SQLExecutor"]
-    """The vote's result groups (members, SQL, outcome, whether the plan's query is among them), best first."""
-    candidate_at: Annotated[int, "SQLExecutor"]
-    """The group served."""
-    candidate_served: Annotated[int, "SQLExecutor"]
-    """The moves to another group served so far."""
-    candidate_moves: Annotated[list, "ResponseGrader"]
+    candidates: Annotated[Candidates | None, "SQLExecutor"]
+    """The vote (``utils/sql/voting.Candidates``): each distinct draft on the ballot (the query that ran after free
+    repairs, positions, status, rows, chosen, agrees), the result groups best first, the group served and the
+    grader's moves it answers; ``next_group()`` is the next group with a real answer."""
+    candidate_moves: Annotated[list[dict[str, str]], "ResponseGrader"]
     """Each move to the next candidate group: the query left and why (the failed check's critique)."""
-    tool_calls: Annotated[list, "CallTool"]
+    tool_calls: Annotated[list[dict[str, Any]], "CallTool"]
     """Each tool asked: ok, error, ms, arguments, sources."""
-    tool_result: Annotated[Any, "CallTool"]
+    tool_result: Annotated[ToolResult | None, "CallTool"]
     """The tool answer that worked."""
-    sources: Annotated[list, "AnswerFromTool"]
+    sources: Annotated[list[dict[str, str]], "AnswerFromTool"]
     """What a tool's answer cites (``{name, url, title}``)."""
-    write: Annotated[Any, "card"]
+    write: Annotated[WriteCard | None, "card"]
     """The write's ``WriteCard`` (``utils/db/write_card.py``): SQL, tier, estimate, decision, outcome, audit id."""
+
+
+class Answer(TypedDict, total=False):
+    """The answer record only ``finish`` sets."""
+    status: str
+    """answered, unsure, needs_clarification, error, pending, declined; a write: written, rejected, blocked,
+    rolled_back."""
+    text: str
+    derivation: str
 
 
 class Answered(TypedDict, total=False):
     """The answer, its checks and how sure it is."""
-    status: Annotated[str, "finish"]
-    """answered, unsure, needs_clarification, error, pending, declined; a write: written, rejected, blocked,
-    rolled_back."""
-    final_answer: Annotated[str, "finish"]
-    """The answer in words (or the report of what was tried)."""
-    derivation: Annotated[str, "finish"]
-    """How the answer was derived, in words."""
-    answer_check: Annotated[dict, "DataAnalyzer"]
+    answer: Annotated[Answer, "finish"]
+    """The turn's outcome, one record: its ``status``, the answer in words (``text``) and how it was derived
+    (``derivation``); a resumed turn has no status until its run ends."""
+    answer_check: Annotated[dict[str, Any], "DataAnalyzer"]
     """How the sentence was written (``llm`` or ``template``) and what its check found."""
-    best: Annotated[dict, "DataAnalyzer"]
+    best: Annotated[dict[str, Any], "DataAnalyzer"]
     """The last good answer, kept in case a later retry fails."""
-    grades: Annotated[list, "ResponseGrader"]
+    grades: Annotated[list[dict[str, Any]], "ResponseGrader"]
     """The verdict of each grading round."""
     grader_rounds: Annotated[int, "ResponseGrader"]
     """Grading rounds used."""
@@ -170,19 +200,19 @@ class Answered(TypedDict, total=False):
     """pass, retry or fail."""
     warning: Annotated[str | None, "grade"]
     """A warning shown with the answer (the grader's objection)."""
-    confidence: Annotated[dict, "AssessConfidence"]
+    confidence: Annotated[dict[str, Any], "AssessConfidence"]
     """Level, score, reasons, signals, and the drafts drawn to weigh the answer."""
-    alternatives: Annotated[list, "AssessConfidence"]
+    alternatives: Annotated[list[dict[str, Any]], "AssessConfidence"]
     """An unsure answer's candidates: SQL, rows, drafts."""
 
 
 class Spent(TypedDict, total=False):
     """What the turn cost: the trace, the LLM calls, the time."""
-    trace: Annotated[list, "TracedNode"]
+    trace: Annotated[list[dict[str, Any]], "TracedNode"]
     """Per node: action, ms, LLM calls, tokens, attempt, what it decided."""
-    llm_calls: Annotated[list, "TracedNode"]
+    llm_calls: Annotated[list[dict[str, Any]], "TracedNode"]
     """Per LLM call: node, model, tokens, ms, reused tokens."""
-    budget_stop: Annotated[dict, "TracedNode"]
+    budget_stop: Annotated[BudgetStop, "TracedNode"]
     """The time budget stopped further work: which node, what it would have done, after how many seconds."""
     seconds: Annotated[float, "clock"]
     """Seconds across the turn's runs (a pending turn's resume adds to them)."""
@@ -196,9 +226,11 @@ GROUPS = (Asked, Drafted, Ran, Answered, Spent)
 
 
 def owners() -> dict[str, str]:
-    """Each key's owner: a node's class name or the name of a hand-off in this module."""
-    hints = get_type_hints(Turn, include_extras=True, localns=vars(sys.modules[__name__]))
-    return {k: t.__metadata__[0] for k, t in hints.items()}
+    """Each key's owner, a node's class name or a hand-off's, read from the annotation's text (``Annotated[type,
+    owner]``, not evaluated: the types only the checker imports, such as a DataFrame, are not loaded)."""
+    text = {k: str(getattr(t, "__forward_arg__", t)) for k, t in Turn.__annotations__.items()}
+    return {k: ast.literal_eval(ast.parse(t, mode="eval").body.slice.elts[1])  # type: ignore[attr-defined]
+            for k, t in text.items()}
 
 
 # --------------------------------------------------------------------------- starting a turn
@@ -223,10 +255,9 @@ def finish(shared: Turn, status: str, answer: str, derivation: str | Any = KEEP,
     """End the turn's answer: its status, the answer in words and how it was derived. ``no_query``: the answer
     came from no query of the database (a tool, the catalog, small talk), so none is shown with it, only
     ``rows`` when given (the catalog's table of tables)."""
-    shared["status"] = status
-    shared["final_answer"] = answer
-    if derivation is not KEEP:
-        shared["derivation"] = derivation
+    before = shared.get("answer") or {}
+    shared["answer"] = {"status": status, "text": answer,
+                        "derivation": before.get("derivation", "") if derivation is KEEP else derivation}
     if no_query:
         set_query(shared, None, candidates=KEEP)
         show_rows(shared, None if rows is KEEP else rows)
@@ -276,7 +307,7 @@ def show_rows(shared: Turn, rows: Any, truncated: bool | Any = KEEP) -> None:
 
 
 @callers("ConfirmSQL", "ErrorFixer", "ResponseGrader")
-def ask_again(shared: Turn, feedback: dict | None | Any = KEEP, *, resample: bool | Any = KEEP) -> None:
+def ask_again(shared: Turn, feedback: Feedback | None = KEEP, *, resample: bool = KEEP) -> None:
     """Send the turn back to SQLGenerator: with ``feedback`` (an error or a critique for the next draft), or for
     a ``resample`` (fresh drafts of its first prompt). SQLGenerator takes both once."""
     if feedback is not KEEP:
@@ -309,7 +340,9 @@ def decide(shared: Turn, decision: dict) -> None:
 @callers("api")
 def reopen(shared: Turn) -> None:
     """A turn about to run (again: a pending one resumed) has no outcome yet; its run ends with ``finish``."""
-    shared.pop("status", None)
+    if "answer" in shared:
+        shared["answer"] = {"text": shared["answer"].get("text", ""),
+                            "derivation": shared["answer"].get("derivation", "")}
 
 
 @callers("ApplyWrite", "ReviewWrite")
@@ -345,7 +378,8 @@ def fall_back(shared: Turn, why: str, *, to_sql: bool = True) -> None:
     """The plan's or template's answer is given up (its query failed, found nothing, or the grader objected): the
     reason goes on that path's record (``plan``, ``template``) and, with ``to_sql``, the question goes on the SQL
     path."""
-    shared[shared["path"]]["fallback"] = why
+    record = shared["plan"] if shared["path"] == "plan" else shared["template"]
+    record["fallback"] = why
     if to_sql:
         answered_by(shared, "sql")
 
@@ -360,6 +394,7 @@ def take(shared: Turn, key: str) -> Any:
     """Read a one-time message and clear it, so that a later pass does not act on it again."""
     if key not in MESSAGES:
         raise KeyError(f"{key} is not a one-time message ({', '.join(MESSAGES)})")
-    value = shared.get(key, MESSAGES[key])
-    shared[key] = MESSAGES[key]
+    store = cast(dict, shared)       # the key is checked above; a TypedDict takes only literal keys
+    value = store.get(key, MESSAGES[key])
+    store[key] = MESSAGES[key]
     return value

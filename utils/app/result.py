@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
 #: Result fields read from a turn key of another name (every other field: the key of its own name, or computed in
 #: ``Result.from_turn``).
-FROM_TURN = {"answer": "final_answer", "sql": "sql_query", "df": "query_result", "tables": "selected_tables"}
+FROM_TURN = {"sql": "sql_query", "df": "query_result", "tables": "selected_tables"}
 
 
 @dataclass
@@ -73,8 +73,12 @@ class Result:
     def from_turn(cls, shared: dict[str, Any], *, db: str | None = None, settings: Settings | None = None) -> Result:
         """The Result of a turn, read from its state (``utils/turn.py``): each field from the key of its name,
         or of the name ``FROM_TURN`` gives; the rows and the derivation only of an answered turn."""
-        status = shared.get("status", "error")
-        values: dict[str, Any] = {"db": db, "settings": settings, "status": status}
+        outcome = shared.get("answer") or {}         # finish's record: status, text, derivation
+        status = outcome.get("status", "error")
+        voted = shared.get("candidates")
+        values: dict[str, Any] = {"db": db, "settings": settings, "status": status,
+                                  "derivation": outcome.get("derivation") or "",
+                                  "vote": list(voted.ballot) if voted else []}
         for f in fields(cls):
             key = FROM_TURN.get(f.name, f.name)
             if f.name not in values and not f.name.startswith("_") and shared.get(key) is not None:
@@ -85,7 +89,7 @@ class Result:
         clarification = shared.get("clarification") or {}
         values.update(
             question=shared.get("original_question") or shared.get("question") or "",
-            answer=shared.get("final_answer") or "", sql=shared.get("sql_query") or None,
+            answer=outcome.get("text") or "", sql=shared.get("sql_query") or None,
             truncated=bool(shared.get("truncated")), intent=shared.get("intent") or "data",
             clarifying_question=clarification.get("question") if status == "needs_clarification" else None,
             routing={"intent_by": shared.get("intent_by"), "resolved_by": shared.get("resolved_by"),

@@ -27,8 +27,10 @@ class LLMReply:
 
 
 class LLM(Protocol):
-    name: str
-    is_endpoint: bool
+    @property
+    def name(self) -> str: ...
+    @property
+    def is_endpoint(self) -> bool: ...
 
     def complete(self, messages: list[dict[str, str]], *, node: str, prefix: str = "",
                  stop: list[str] | None = None, max_tokens: int = 256,

@@ -49,7 +49,42 @@ def vote(outcomes: list[QueryOutcome], weights: list[int] | None = None,
     return Vote(chosen=groups[0][0] if groups else 0, groups=groups)
 
 
-def next_group(groups: list[dict], at: int) -> int | None:
-    """The next group after ``at`` (groups best first, each with its ``outcome``) with a real answer, if any:
-    when the checks reject one answer, an empty or all-NULL one is no better."""
-    return next((i for i in range(at + 1, len(groups)) if substantive(groups[i]["outcome"].df)), None)
+@dataclass(frozen=True)
+class Candidates:
+    """One turn's vote, as SQLExecutor left it: the ``ballot`` (each distinct draft: its SQL, the query that ran
+    after free repairs, how many drafts gave it, their positions, status, rows, and whether it is ``chosen`` or
+    ``agrees`` with the answer), the result ``groups`` best first (``members``, ``lead``, ``sql``, ``outcome``,
+    ``plan``: the plan's query is among them), the group served (``at``) and how many of ResponseGrader's moves
+    had been asked for when it was served (``served``). SQLExecutor replaces it whole (``serve``); nothing else
+    writes it."""
+    ballot: tuple[dict, ...] = ()
+    groups: tuple[dict, ...] = ()
+    at: int = 0
+    served: int = 0
+
+    def next_group(self) -> int | None:
+        """The next group after the one served with a real answer, if any: when the checks reject one answer, an
+        empty or all-NULL one is no better."""
+        return next((i for i in range(self.at + 1, len(self.groups)) if substantive(self.groups[i]["outcome"].df)),
+                    None)
+
+    def asked_to_move(self, moves: int) -> bool:
+        """ResponseGrader has asked for another group (``moves`` so far) since this one was served."""
+        return moves > self.served
+
+    @property
+    def current(self) -> dict:
+        """The group served (empty when one query ran alone)."""
+        return self.groups[self.at] if self.groups else {}
+
+    def serve(self, at: int, moves: int) -> Candidates:
+        """These candidates serving group ``at`` (after ``moves`` of the grader's): the ballot marks the draft
+        chosen and the drafts that agree with it."""
+        lead = self.groups[at] if self.groups else {}
+        ballot = tuple({**b, "chosen": i == lead.get("lead", 0), "agrees": i in lead.get("members", [])}
+                       for i, b in enumerate(self.ballot))
+        return Candidates(ballot, self.groups, at, moves)
+
+    def alone(self) -> Candidates:
+        """One query ran on its own (a repair, a retry): the ballot stays on record, no group to move to."""
+        return Candidates(self.ballot)

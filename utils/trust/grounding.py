@@ -18,6 +18,7 @@ from duckask.utils.schema.terms import split_ident
 from duckask.utils.schema.value_index import ValueIndex
 from duckask.utils.sql import answer_checks as ac
 from duckask.utils.sql import grounding_checks as gc
+from duckask.utils.turn import Turn
 
 #: The checks that tie an answer to the question's words and the data; the rest of ``sql.checks.CHECKS`` look at
 #: the result's shape.
@@ -26,7 +27,7 @@ GROUNDING = (gc.literal_not_a_value, gc.table_not_asked_about, gc.constraint_dro
 _NEED_GIVEN = {"unasked_literal", "unasked_date"}
 
 
-def facts_for(catalog, db, shared: dict) -> tuple[ac.Facts, str | None]:
+def facts_for(catalog, db, shared: Turn) -> tuple[ac.Facts, str | None]:
     """(the checks' facts, ``given``: None on the plan path, where literals are not asked where they came from)."""
     names = {w for t in catalog.tables.values() for n in [t.name, *(c.name for c in t.columns)]
              for w in split_ident(n)}
