@@ -1,5 +1,6 @@
-"""ResponseGrader's rules (``utils/sql/checks.py``): each fixture case of tests/fixtures/grain_checks.yaml gets
-exactly the check it names (or passes), and the grader sends a grain mistake back with its reason."""
+"""ResponseGrader's rules (``utils/sql/checks.py``): each fixture case of tests/fixtures/checks.yaml gets
+exactly the check it names from the one registry (or passes), and the grader sends a mistake back with its
+reason."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -8,19 +9,60 @@ import pandas as pd
 import pytest
 import yaml
 
-from duckask.utils.schema.terms import split_ident
+from duckask.utils.schema.terms import split_ident, stem
 from duckask.utils.sql import checks
 
-CASES = yaml.safe_load((Path(__file__).parent / "fixtures" / "grain_checks.yaml").read_text())
-NAMES = {w for n in ["zone", "fare", "trip", "order", "total", "avg_points", "customer", "city"]
-         for w in split_ident(n)}
+FIXTURE = yaml.safe_load((Path(__file__).parent / "fixtures" / "checks.yaml").read_text())
+CASES = FIXTURE["cases"]
+NAMES = {w for n in FIXTURE["names"] for w in split_ident(n)}
+ENTITIES = {t: ({stem(w) for w in name}, {stem(w) for w in words}) for t, (name, words) in FIXTURE["entities"].items()}
+
+
+class FixtureIndex:
+    """The fixture's tables as a value index (``schema.value_index.ValueIndex``'s two calls)."""
+
+    def __init__(self, tables: dict):
+        self.tables = tables
+
+    def columns(self, table: str) -> set[str]:
+        return {c.lower() for c in self.tables.get(table.lower(), {})}
+
+    def values(self, table: str, column: str):
+        return self.tables.get(table.lower(), {}).get(column.lower())
+
+    def time_columns(self, table: str) -> list[str]:
+        return list(FIXTURE["seasons"].get(table.lower(), {}))
+
+    def span(self, table: str, column: str) -> tuple[int, int, bool]:
+        low, high = FIXTURE["seasons"][table.lower()][column]
+        return low, high, False
+
+
+def case_result(case: dict) -> pd.DataFrame:
+    rows = case["rows"]
+    return pd.DataFrame({"v": range(rows)}) if isinstance(rows, int) else pd.DataFrame(rows, columns=case["columns"])
 
 
 @pytest.mark.parametrize("case", CASES, ids=[f"{c['check']}-{c['question'][:40]}" for c in CASES])
-def test_each_case_gets_the_check_it_names(case):
-    df = pd.DataFrame({"v": range(case["rows"])})
-    fired = next((c.__name__ for c in checks.CHECKS if c(case["question"], case["sql"], df, checks.Facts(NAMES))), None)
-    assert fired == case["check"]
+def test_each_case_gets_the_check_it_names_from_the_one_registry(case):
+    """The grader's own call (``failed_check``) over ``CHECKS``: the check the case names speaks first, with a
+    critique that says why (its start, where the case gives it); each check in ``also`` objects on its own too."""
+    named = [dict(zip(("phrase", "table", "column", "value"), n)) for n in case.get("named", [])]
+    facts = checks.Facts(NAMES, case.get("given", ""), FixtureIndex(FIXTURE["tables"]), ENTITIES, named)
+    df = case_result(case)
+    name, critique = checks.failed_check(case["question"], df, case["sql"], facts=facts, given_known=True)
+    assert name == case["check"], critique
+    if name:
+        assert len(critique.split()) > 8 and critique.startswith(case.get("says", "")), critique
+    for other in case.get("also", []):
+        check = next(c for c in checks.CHECKS if c.__name__ == other)
+        assert check(case["question"], case["sql"], df, facts), other
+
+
+def test_every_check_has_a_case_that_it_catches_and_one_it_lets_pass():
+    caught = {c["check"] for c in CASES} | {o for c in CASES for o in c.get("also", [])}
+    assert caught - {None} == {c.__name__ for c in checks.CHECKS}, "a check with no case, or a case naming none"
+    assert sum(c["check"] is None for c in CASES) >= len(checks.CHECKS)
 
 
 def test_every_check_says_what_it_catches():
@@ -40,27 +82,6 @@ def test_the_grader_sends_a_grain_mistake_back(small_db, isolated_env):
     assert r.grades[0]["verdict"] == "fail" and "for each team" in r.grades[0]["critique"]
     second = llm.calls[1]["messages"][-1]["content"]
     assert "GROUP BY the team column" in second
-
-
-ANSWER_CASES = yaml.safe_load((Path(__file__).parent / "fixtures" / "answer_checks.yaml").read_text())
-
-
-@pytest.mark.parametrize("case", ANSWER_CASES, ids=[f"{c['check']}-{c['question'][:40]}" for c in ANSWER_CASES])
-def test_each_answer_check_case(case):
-    """The answer checks (utils/sql/answer_checks.py): the named check fires first of them, or none does."""
-    from duckask.utils.sql.answer_checks import ANSWER_CHECKS
-    from duckask.utils.sql.grounding_checks import GROUNDING_CHECKS
-
-    df = pd.DataFrame(case["rows"], columns=case["columns"])
-    facts = checks.Facts(set(), case.get("given", ""))
-    fired = next((c.__name__ for c in (*ANSWER_CHECKS, *GROUNDING_CHECKS) if c(case["question"], case["sql"], df,
-                                                                                facts)), None)
-    assert fired == case["check"]
-    name, critique = checks.failed_check(case["question"], df, case["sql"], given=case.get("given", ""))
-    if case["check"]:       # the grader's list fails it (an earlier shape rule may be the one that says why)
-        assert name is not None and len(critique.split()) > 8
-    else:
-        assert name is None, critique
 
 
 def test_the_checks_page_names_every_check():
@@ -84,32 +105,7 @@ def test_the_grader_sends_a_literal_that_is_no_value_back_with_the_values(small_
         llm.calls[1]["messages"][-1]["content"]
 
 # -- issue 44: the value index and literal_not_a_value --------------------------------------------------------
-VALUE_CASES = yaml.safe_load((Path(__file__).parent / "fixtures" / "value_checks.yaml").read_text())
-
-
-class FixtureIndex:
-    """The fixture's tables as a value index (``schema.value_index.ValueIndex``'s two calls)."""
-
-    def __init__(self, tables: dict):
-        self.tables = tables
-
-    def columns(self, table: str) -> set[str]:
-        return {c.lower() for c in self.tables.get(table.lower(), {})}
-
-    def values(self, table: str, column: str):
-        return self.tables.get(table.lower(), {}).get(column.lower())
-
-
-@pytest.mark.parametrize("case", VALUE_CASES["cases"], ids=[c["sql"][:60] for c in VALUE_CASES["cases"]])
-def test_a_literal_not_a_value_of_its_column_is_sent_back_with_the_values_it_meant(case):
-    from duckask.utils.sql.answer_checks import Facts
-    from duckask.utils.sql.grounding_checks import literal_not_a_value
-
-    got = literal_not_a_value(case["question"], case["sql"], None, Facts(values=FixtureIndex(VALUE_CASES["tables"])))
-    if case["says"] is None:
-        assert got is None
-    else:
-        assert got is not None and got.startswith(case["says"]), got
+VALUE_CASES = yaml.safe_load((Path(__file__).parent / "fixtures" / "value_index.yaml").read_text())
 
 
 @pytest.mark.parametrize("literal, values, expected", VALUE_CASES["nearest"],
@@ -147,53 +143,6 @@ def test_the_value_index_reads_a_columns_values_once_and_not_a_number_or_a_huge_
         value_index.MAX_DISTINCT = old
         value_index._CACHE.clear()
 
-
-TABLES = {"players": ({"player"}, {"player", "height", "college", "position"}),
-          "referees": ({"referees"}, {"referees", "jersey"}),
-          "teams": ({"team"}, {"team", "city", "nickname"}),
-          "draft": ({"draft"}, {"draft", "pick", "round", "player"})}
-
-
-@pytest.mark.parametrize("question, sql, fires", [
-    ("List the players named Scott", "SELECT first_name FROM referees WHERE first_name = 'Scotty'", True),
-    ("Which referees worked the most games?", "SELECT nickname FROM teams ORDER BY 1 LIMIT 1", True),
-    ("List the players named Scott", "SELECT name FROM players WHERE name LIKE 'Scott%'", False),
-    ("Who was picked first in the 2003 draft?", "SELECT p.name FROM draft d JOIN players p USING (id)", False),
-    ("List the players named Scott", "SELECT first_name FROM referees WHERE first_name = 'Scott'", False),  # a value
-    ("How tall is the tallest one?", "SELECT max(height) FROM referees", False),      # no table named: no fault
-    ("Which team drafted the most players?", "SELECT team, count(*) FROM draft GROUP BY 1", False),   # a bridge
-])
-def test_a_query_about_another_entity_than_the_question_names_goes_back(question, sql, fires):
-    from duckask.utils.schema.terms import stem
-    from duckask.utils.sql.answer_checks import Facts
-    from duckask.utils.sql.grounding_checks import table_not_asked_about
-
-    tables = {t: ({stem(w) for w in n}, {stem(w) for w in a}) for t, (n, a) in TABLES.items()}
-    got = table_not_asked_about(question, sql, None, Facts(tables=tables))
-    assert (got is not None) == fires, got
-    if fires:
-        assert got.startswith("The question asks about ")
-
-
-@pytest.mark.parametrize("question, sql, named, fires", [
-    ("How many points did the Lakers score?", "SELECT sum(pts) FROM games", [("Lakers", "teams", "nickname", "Lakers")],
-     True),
-    ("How many points did the Lakers score?", "SELECT sum(pts) FROM games WHERE team = 'Lakers'",
-     [("Lakers", "teams", "nickname", "Lakers")], False),
-    ("How many points did the Lakers score?", "SELECT sum(pts) FROM games g JOIN teams t ON t.id = g.team_id WHERE "
-     "t.full_name LIKE '%lakers%'", [("Lakers", "teams", "nickname", "Lakers")], False),
-    ("How many home runs were hit?", "SELECT sum(hr) FROM batting", [("home runs", "people", "name_first", "Home Run")],
-     False),                                      # a common phrase that happens to be stored: no name, no condition
-    ("How many All-Star selections does he have?", "SELECT count(*) FROM all_star_selections",
-     [("All-Star", "awards", "award", "All-Star")], False),     # the table named after it
-])
-def test_a_value_the_question_names_that_the_query_never_uses_goes_back(question, sql, named, fires):
-    from duckask.utils.sql.answer_checks import Facts
-    from duckask.utils.sql.grounding_checks import constraint_dropped
-
-    facts = Facts(named=[dict(zip(("phrase", "table", "column", "value"), n)) for n in named])
-    got = constraint_dropped(question, sql, None, facts)
-    assert (got is not None) == fires, got
 
 
 def test_an_answer_the_grounding_checks_object_to_is_never_high_and_says_why(small_db, isolated_env):

@@ -1,6 +1,6 @@
 """Checks of an answer against its question and its own rows (issue 32): the rules that catch a result that
 looks like an answer and is not. Each is a small named function ``check(question, sql, df, facts)`` in the
-one rule list of ``sql.checks`` (``CHECKS``), with cases in ``tests/fixtures/answer_checks.yaml``:
+one registry of ``sql.checks`` (``CHECKS``), with cases in ``tests/fixtures/checks.yaml``:
 
 - ``flag_contradicts_question``: a yes/no column the question talks about reads "no" in every row
   ("Which team won the World Series in 2016?" answered by a row whose ``won_world_series`` is 'N');
@@ -194,7 +194,3 @@ def unasked_literal(question: str, sql: str, df, facts: Facts) -> str | None:
                 "(or say why it is needed).")
     return None
 
-
-#: In ``sql.checks.CHECKS`` after the result-shape rules, in this order.
-ANSWER_CHECKS = (flag_contradicts_question, grouped_by_named_flag, count_not_a_count, one_asked_many_returned,
-                 many_asked_one_kept, unasked_literal)

@@ -4,9 +4,9 @@ Each check is a small named function ``check(question, sql, df, facts) -> critiq
 the first critique wins: ResponseGrader moves to the next candidate group, or sends it back to SQLGenerator as
 the reason. ``facts.names`` are the stemmed words of the database's table and column names (a "per zone" names
 a column, "per order" in "revenue per order" may be a ratio), ``facts.given`` the text a literal may come from.
-The cases are in ``tests/fixtures/grain_checks.yaml`` and, for the checks of ``sql.answer_checks`` (an answer
-against its question and its own rows: a "no" flag, a grouped condition, a count that is not one, one asked
-and many returned or the reverse, a literal nobody gave), ``tests/fixtures/answer_checks.yaml``.
+``CHECKS`` is the one registry: the shape rules below, the checks of ``sql.answer_checks`` (an answer against
+its question and its own rows) and of ``sql.grounding_checks`` (an answer against the question's words and the
+data), in the order they speak. Every check's cases are in ``tests/fixtures/checks.yaml``, one format.
 
 - ``literal_not_a_value`` (``sql.grounding_checks``): a text literal compared with a column that does not hold it,
   when the column holds values it was likely meant as (offered in the critique: 'F' for 'Forward');
@@ -26,9 +26,10 @@ from collections.abc import Callable
 import pandas as pd
 
 from duckask.utils.schema.terms import split_ident, stem
-from duckask.utils.sql.answer_checks import ANSWER_CHECKS, Facts
+from duckask.utils.sql import answer_checks as ac
+from duckask.utils.sql import grounding_checks as gc
+from duckask.utils.sql.answer_checks import Facts
 from duckask.utils.sql.ast import parse, walk
-from duckask.utils.sql.grounding_checks import GROUNDING_CHECKS, literal_not_a_value
 from duckask.utils.sql.reads import resolve
 from duckask.utils.sql.tidy import self_comparisons
 
@@ -152,10 +153,15 @@ def per_group_without_grouping(question: str, sql: str, df, facts: Facts) -> str
             f"GROUP BY the {word} column (and select it) to get one row per {word}.")
 
 
-#: Tried in this order; the first critique wins.
-CHECKS: tuple[Check, ...] = (literal_not_a_value, no_rows, all_null, self_comparison, one_number_asked,
-                             average_without_aggregate,
-                             per_group_without_grouping, *ANSWER_CHECKS, *GROUNDING_CHECKS)
+#: Every check the grader runs, tried in this order; the first critique wins. A literal that is no value of its
+#: column first (its critique offers the values), then the result's shape, then the answer against its question
+#: and its rows, then against the question's words and the data.
+CHECKS: tuple[Check, ...] = (
+    gc.literal_not_a_value,
+    no_rows, all_null, self_comparison, one_number_asked, average_without_aggregate, per_group_without_grouping,
+    ac.flag_contradicts_question, ac.grouped_by_named_flag, ac.count_not_a_count, ac.one_asked_many_returned,
+    ac.many_asked_one_kept, ac.unasked_literal,
+    gc.count_for_a_list, gc.unasked_date, gc.table_not_asked_about, gc.constraint_dropped)
 
 
 def rule_check(question: str, df: pd.DataFrame | None, sql: str = "", names: set[str] | None = None,

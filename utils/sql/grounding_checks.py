@@ -1,5 +1,5 @@
 """The checks that tie an answer to its question's words and to the data (issue 44), in ``sql.checks.CHECKS``
-with cases in ``tests/fixtures/value_checks.yaml`` and ``answer_checks.yaml``:
+with cases in ``tests/fixtures/checks.yaml`` (the value index's own in ``value_index.yaml``):
 
 - ``literal_not_a_value``: a text literal compared with ``=``/``IN`` that is not a value of its column (or a rare
   spelling beside the codes most rows use), when the column holds what it likely meant: those values offered;
@@ -293,6 +293,3 @@ def literal_not_a_value(question: str, sql: str, df, facts: Facts) -> str | None
                 break
     return None
 
-
-#: In ``sql.checks.CHECKS`` after the answer checks (``literal_not_a_value`` runs first of all).
-GROUNDING_CHECKS = (count_for_a_list, unasked_date, table_not_asked_about, constraint_dropped)
