@@ -83,6 +83,12 @@ def test_the_readme_stays_short():
     assert len((ROOT / "docs" / "design.md").read_bytes()) <= 30_000
 
 
+def test_the_readme_installs_what_setup_installs():
+    """The README says which extras .ci/setup installs; the two say the same (they had drifted: docs, postgres)."""
+    extras = re.compile(r'-e "\.\[([a-z,]+)\]"')
+    assert extras.search((ROOT / "README.md").read_text())[1] == extras.search((ROOT / ".ci" / "setup").read_text())[1]
+
+
 def test_every_dependency_says_its_licence_and_why_and_nothing_else_does():
     """docs/dependencies.md is generated from [tool.duckask.dependencies]: each dependency of [project] (core and
     every extra; the model's parts as one) has an entry with a licence and a reason, and each entry is one."""
