@@ -42,7 +42,7 @@ class DataAnalyzer(TracedNode):
 
     def exec(self, p):
         how, df = self.how(p), p["df"]
-        template = template_answer(df, p["truncated"])
+        template = template_answer(df, p["truncated"], question=p["question"])
         one_value = df is not None and df.shape == (1, 1)
         if p["mode"] != "llm" or p["user"] or p["template"] or df is None or len(df) == 0 or len(df) > MAX_ROWS \
                 or one_value:
@@ -59,7 +59,7 @@ class DataAnalyzer(TracedNode):
         return {"answer": text, "derivation": how, "check": {"by": "llm", "problems": []}}
 
     def exec_fallback(self, p, exc):
-        return {"answer": template_answer(p["df"], p["truncated"]), "derivation": self.how(p),
+        return {"answer": template_answer(p["df"], p["truncated"], question=p["question"]), "derivation": self.how(p),
                 "check": {"by": "template", "problems": [f"the LLM call failed: {exc}"]}}
 
     def post(self, shared: Turn, p, res):

@@ -314,7 +314,7 @@ def test_grader_count_rule(run):
     assert [g["verdict"] for g in r.grades] == ["fail", "pass"]
     assert "one number" in r.grades[0]["critique"]
     assert rows(r) == [[3]]
-    assert r.answer == "The answer is 3 (n)."
+    assert r.answer == "The Lakers have 3 players."
 
 
 def test_retry_after_grader_fails_keeps_earlier_answer(run):

@@ -42,7 +42,7 @@ def test_analyzer_states_one_value_without_a_call(run):
     llm = ScriptedLLM({"SQLGenerator": ["SELECT count(*) AS n FROM players"], "DataAnalyzer": ["never asked"]})
     r = run("How many players are there?", llm, analyzer="llm")
     assert llm.count("DataAnalyzer") == 0
-    assert r.answer == f"The answer is {rows(r)[0][0]} (n)."
+    assert r.answer == f"There are {rows(r)[0][0]} players."
     assert r.answer_check["by"] == "template"
 
 

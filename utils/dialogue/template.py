@@ -1,42 +1,33 @@
 """Plain-language answers without an LLM: what the result says, and how it was derived.
 
-``template_answer(df, truncated)`` states a one-value result as a sentence and lists small results;
+``template_answer(df, truncated, question)`` answers in a sentence built from the question's words
+(``phrasing.answer_sentence``) and lists what no rule there fits;
 ``derivation(sql)`` says in words what the query read, kept, grouped, ordered and cut (``sql.describe``).
 DataAnalyzer uses both; how a Result is shown is ``utils/app/present.py``.
 """
 from __future__ import annotations
 
-import math
-
 import pandas as pd
 
+from duckask.utils.dialogue.phrasing import answer_sentence, fmt
 from duckask.utils.sql.describe import describe_sql
 
 
-def _fmt(v) -> str:
-    if v is None or (isinstance(v, float) and math.isnan(v)):
-        return "NULL"
-    if isinstance(v, float):
-        return f"{v:,.4f}".rstrip("0").rstrip(".") if abs(v) < 1e15 else f"{v:.6g}"
-    if isinstance(v, int) and not isinstance(v, bool) and abs(v) >= 10000:
-        return f"{v:,}"
-    return str(v)
-
-
-def template_answer(df: pd.DataFrame, truncated: bool = False, max_rows: int = 5) -> str:
+def template_answer(df: pd.DataFrame, truncated: bool = False, max_rows: int = 5, question: str = "") -> str:
+    """The answer without a model: a sentence from the question's words when a rule fits, else the values."""
     if df is None:
         return "No result."
     n, cols = len(df), list(df.columns)
     if n == 0:
         return "No rows match the question's conditions."
-    if n == 1 and len(cols) == 1:
-        return f"The answer is {_fmt(df.iat[0, 0])} ({cols[0]})."
+    if not truncated and (said := answer_sentence(question, df)):
+        return said
     if n == 1:
-        return "One row: " + ", ".join(f"{c} = {_fmt(df.iat[0, i])}" for i, c in enumerate(cols)) + "."
+        return ", ".join(fmt(df.iat[0, i]) for i in range(len(cols))) + "."
     head = f"{n}{'+' if truncated else ''} rows"
     shown = []
     for r in range(min(n, max_rows)):
-        vals = [_fmt(df.iat[r, i]) for i in range(len(cols))]
+        vals = [fmt(df.iat[r, i]) for i in range(len(cols))]
         shown.append(vals[0] if len(vals) == 1 else "(" + ", ".join(vals) + ")")
     more = f", and {n - max_rows} more" if n > max_rows else ""
     cap = " (capped at the row limit)" if truncated else ""

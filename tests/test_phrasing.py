@@ -1,0 +1,40 @@
+"""Answers without a model read as answers to the question (issue 47): the sentence fixtures, and no fixture's
+sentence shows a column name the question does not say or reads "The answer is"."""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import yaml
+
+from duckask.utils.dialogue.phrasing import question_words
+from duckask.utils.dialogue.template import template_answer
+
+CASES = yaml.safe_load((Path(__file__).parent / "fixtures" / "sentences.yaml").read_text())
+
+
+def raw_names(sentence: str, question: str, columns: list[str]) -> list[str]:
+    """The column names a sentence shows that the question does not say (the measure of bench/sentences.py)."""
+    said = question.lower()
+    return [c for c in columns if re.search(rf"(?<![\w]){re.escape(c.lower())}(?![\w])", sentence.lower())
+            and c.lower() not in said]
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c["question"][:50] for c in CASES])
+def test_the_answer_reads_as_an_answer_to_the_question(case):
+    df = pd.DataFrame(case["rows"], columns=case["columns"])
+    said = template_answer(df, question=case["question"])
+    assert said == case["says"]
+    assert not raw_names(said, case["question"], case["columns"]) and not said.startswith("The answer is")
+
+
+def test_the_second_question_and_the_question_mark_are_not_read():
+    assert question_words("Which player led in 2001, and how many did he hit? ") == "Which player led in 2001"
+
+
+def test_a_capped_result_is_not_said_as_if_whole():
+    df = pd.DataFrame({"name": ["A", "B"]})
+    said = template_answer(df, truncated=True, question="Which teams won?")
+    assert said == "2+ rows (capped at the row limit): A; B."
