@@ -32,6 +32,7 @@ class Context:
     examples: list[Example] = field(default_factory=list)  # verified example pairs for this database (knowledge)
     confirm: Callable[[str, list], dict] | None = None  # confirm-before-run prompt; None = end "pending"
     on_text: Callable[[str], None] | None = None      # the answer sentence, piece by piece as it is written
+    on_understood: Callable[[str], None] | None = None   # a follow-up as the standalone question it became
     approve_write: Callable[[dict], dict] | None = None  # shows a write's card, returns the decision; None: pending
     session: str | None = None                        # who is asking, for the audit log (None: this process)
     user: str | None = None                           # (None: the OS user)

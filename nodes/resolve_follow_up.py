@@ -65,4 +65,6 @@ class ResolveFollowUp(TracedNode):
             shared["previous_turn"] = {"question": prev.get("resolved_question") or prev.get("text"),
                                        "sql": prev["sql"], "tables": prev.get("tables") or []}
         restate(shared, res["question"], resolved=res["question"])
+        if self.ctx.on_understood and res["by"] is not None and res["question"] != p["text"]:
+            self.ctx.on_understood(res["question"])     # said before the answer it explains
         return "default"

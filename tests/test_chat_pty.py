@@ -21,6 +21,7 @@ DUCKASK = Path(sys.executable).parent / "duckask"
 FRANCE = "SELECT name, population FROM cities WHERE country = 'France' ORDER BY population DESC"
 GERMANY = "SELECT name, population FROM cities WHERE country = 'Germany' ORDER BY population DESC"
 BIG = "SELECT name, population FROM cities WHERE population > 1000000"
+ERASE = "\x1b[2K"        # erase the line: what a transient status line leaves behind when it stops
 
 
 def responder(body: dict):
@@ -86,6 +87,29 @@ def test_a_conversation_at_the_terminal(chat):
     child.expect(pexpect.EOF)
 
 
+def test_progress_is_one_status_line_cleared_before_the_answer(chat):
+    """Issue 47: the nodes at work show on one transient status line (not a line each), erased before the answer
+    is printed; the answer's line holds only the answer; a follow-up says how it was understood first."""
+    spawn, *_ = chat
+    child = spawn()
+    child.expect("duckask> ")
+    child.sendline("What is the population of each city in France?")
+    child.expect("duckask> ")
+    shown = child.before
+    before, _, after = shown.partition("A:")
+    assert "(SQLGenerator)" in before and "  … " not in shown          # said on the status line, as it was
+    assert ERASE in before[before.rindex("(SQLGenerator)"):]          # and erased before the answer
+    answer_line = after.split("\n", 1)[0]
+    assert "Paris is the largest" in answer_line and "(" not in answer_line and "…" not in answer_line
+    child.sendline("and in Germany?")
+    child.expect("duckask> ")
+    said = child.before
+    assert said.index("understood as: What is the population of each city in Germany?") < said.index("Berlin")
+    assert said.count("understood as:") == 1
+    child.sendline("/quit")
+    child.expect(pexpect.EOF)
+
+
 def test_confirm_yes_no_and_edit_at_the_terminal(chat):
     spawn, stub, *_ = chat
     child = spawn("--confirm")
@@ -134,5 +158,8 @@ def test_ask_on_a_terminal_streams_the_sentence_once(chat):
     out = child.before
     assert out.count("Paris is the largest, with 2,100,000 people.") == 1   # streamed, not printed twice
     assert "SQL:" in out and "Lyon" in out
+    before, _, after = out.partition("Paris is the largest")                # one status line, erased first
+    assert "(SQLGenerator)" in before and ERASE in before[before.rindex("(SQLGenerator)"):] and "  … " not in out
+    assert "(" not in after.split("\n", 1)[0]                                # nothing else on the answer's line
     child.close()
     assert child.exitstatus == 0

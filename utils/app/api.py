@@ -108,7 +108,7 @@ def new_shared(question: str, history: list[dict] | None = None, sql: str | None
 def run_turn(prep: Prepared, shared: dict[str, Any], *, ask_user: Callable[[str], str] | None = None,
              confirm: Callable[[str, list], dict] | None = None, on_node: Callable[[str], None] | None = None,
              on_text: Callable[[str], None] | None = None, entry: str = "route",
-             on_result: Callable[[Result], None] | None = None,
+             on_result: Callable[[Result], None] | None = None, on_understood: Callable[[str], None] | None = None,
              approve_write: Callable[[WriteCard], dict] | None = None, session: str | None = None,
              user: str | None = None) -> Result:
     """Run the graph on ``shared`` from ``entry`` and return the Result (a pending one can be resumed)."""
@@ -120,13 +120,14 @@ def run_turn(prep: Prepared, shared: dict[str, Any], *, ask_user: Callable[[str]
     ctx = Context(llm=MeteredLLM(prep.llm), settings=prep.settings, db=prep.database, catalog=prep.catalog,
                   ask_user=ask_user, on_node=on_node, examples=examples_for(prep.database, prep.settings),
                   confirm=confirm, on_text=on_text, approve_write=approve_write, session=session, user=user,
-                  semantic=layer_for(prep.settings), tools=prep.tools)
+                  semantic=layer_for(prep.settings), tools=prep.tools, on_understood=on_understood)
     turn.reopen(shared)
     build_flow(ctx, entry).run(shared)
     turn.clock(shared, time.perf_counter() - t0)
     result = Result.from_turn(shared, db=prep.db, settings=prep.settings)
     again = {"ask_user": ask_user, "confirm": confirm, "on_node": on_node, "on_text": on_text,
-             "on_result": on_result, "approve_write": approve_write, "session": session, "user": user}
+             "on_result": on_result, "approve_write": approve_write, "session": session, "user": user,
+             "on_understood": on_understood}
     if result.status == "pending":
         def resume(decision: dict) -> Result:
             turn.decide(shared, decision)

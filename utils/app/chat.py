@@ -84,6 +84,7 @@ def run_chat(args, options: dict[str, Any]) -> int:
     ask_user = None
     if tty:
         def ask_user(question: str) -> str:
+            ui.status.clear()
             ui.out.print(f"[bold yellow]?[/bold yellow] {escape(question)}")
             try:
                 return input("> ")
@@ -94,6 +95,7 @@ def run_chat(args, options: dict[str, Any]) -> int:
     confirm = ui.confirm if options.pop("confirm", False) else None  # the callback turns confirming on
     conv = Conversation(args.db, config=args.config, history=history, ask_user=ask_user, confirm=confirm,
                         on_node=ui.node if tty else None, on_text=ui.on_text if tty else None,
+                        on_understood=ui.understood if tty else None,
                         approve_write=ui.approve_write if tty else None, **options)
     if tty:
         ui.err.print(f"duckask chat on {conv.db}: /help for commands, an empty line or Ctrl-D to quit"

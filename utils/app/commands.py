@@ -21,13 +21,12 @@ def settings_options(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _progress(json_mode: bool):
+    """The status line on a terminal (``terminal.StatusLine``); None elsewhere (a pipe, --json)."""
     if json_mode or not sys.stderr.isatty():
         return None
+    from duckask.utils.app.terminal import StatusLine
 
-    def on_node(name: str) -> None:
-        print(f"  … {name}", file=sys.stderr, flush=True)
-
-    return on_node
+    return StatusLine()
 
 
 def _interactive_prompt(json_mode: bool):
@@ -92,15 +91,19 @@ def cmd_ask(args) -> int:
         return EXIT_USAGE
     from duckask.utils.app.terminal import Stream, confirm_prompt
 
-    stream = Stream() if not args.json and sys.stdout.isatty() else None
+    status = _progress(args.json)
+    stream = Stream(status) if not args.json and sys.stdout.isatty() else None
     options = settings_options(args)
     # --confirm: the prompt on a terminal; elsewhere the setting alone, and the Result is pending.
     confirm = (confirm_prompt(args.json) or True) if options.pop("confirm", None) else None
     from duckask.utils.app.deliver import write_prompt
 
+    clear = status.before if status else (lambda callback: callback)
     r = ask(question, db=db_or_demo(args.db), sql=args.sql, config=args.config,
-            ask_user=_interactive_prompt(args.json), confirm=confirm, approve_write=write_prompt(args.json),
-            on_node=_progress(args.json), on_text=stream, **options)
+            ask_user=clear(_interactive_prompt(args.json)), confirm=clear(confirm) if callable(confirm) else confirm,
+            approve_write=clear(write_prompt(args.json)), on_node=status, on_text=stream, **options)
+    if status:
+        status.clear()
     code = _print_result(r, args, stream.text if stream else "")
     if getattr(args, "chart", None) and r.df is not None:
         from duckask.utils.app.chart import chart_for_cli

@@ -54,14 +54,14 @@ class Conversation:
                  confirm: bool | Callable[[str, list], dict] | None = None,
                  on_node: Callable[[str], None] | None = None, on_text: Callable[[str], None] | None = None,
                  approve_write: Callable[[WriteCard], dict] | None = None, history: list[dict] | None = None,
-                 session: str | None = None, **options: Any):
+                 session: str | None = None, on_understood: Callable[[str], None] | None = None, **options: Any):
         confirm = confirm_option(confirm, options)
         self.prep: Prepared = prepare(db, llm=llm, settings=settings, config=config, **options)
         self.history: list[dict] = list(history or [])
         #: The conversation's id in the audit log of writes (one per Conversation unless given).
         self.session = session or f"chat-{uuid.uuid4().hex[:8]}"
         self.callbacks = {"ask_user": ask_user, "confirm": confirm, "on_node": on_node, "on_text": on_text,
-                          "approve_write": approve_write, "session": self.session}
+                          "approve_write": approve_write, "session": self.session, "on_understood": on_understood}
         self.last: Result | None = None
 
     @property

@@ -151,14 +151,15 @@ def text(r, max_rows: int = 20, *, streamed: str = "", trace: bool = False) -> s
 
 
 # --------------------------------------------------------------------------- rich (terminal)
-def rich_lines(r, max_rows: int = 20, *, streamed: str = "") -> list:
-    """Renderables for a rich Console, in order (strings are markup)."""
+def rich_lines(r, max_rows: int = 20, *, streamed: str = "", understood_said: bool = False) -> list:
+    """Renderables for a rich Console, in order (strings are markup). ``understood_said``: the follow-up's
+    standalone question was already shown, before the answer (``Terminal.understood``)."""
     from rich.markup import escape
     from rich.table import Table
 
     p = parts(r)
     out: list = [""] if streamed else []
-    if p.understood:
+    if p.understood and not understood_said:
         out.append(f"[dim](understood as: {escape(p.understood)})[/dim]")
     again, note = _streamed_note(p, streamed)
     if note:

@@ -22,6 +22,57 @@ def history_file() -> Path:
     return Path(base) / "duckask" / "chat_history"
 
 
+#: What each node is doing, as the status line says it.
+DOING = {"IntentRouter": "reading the question", "ResolveFollowUp": "reading it with the conversation",
+         "ChooseSource": "choosing a source", "ClarifyQuery": "checking the question is clear",
+         "MatchTemplate": "looking for a kept pair", "PlanQuery": "planning with the semantic layer",
+         "TableSelector": "choosing the tables", "SchemaLookup": "reading the schema",
+         "SQLGenerator": "writing the SQL", "ConfirmSQL": "waiting for your yes",
+         "SQLExecutor": "running the query", "ErrorFixer": "fixing the query", "DataAnalyzer": "writing the answer",
+         "ResponseGrader": "checking the answer",
+         "AssessConfidence": "weighing how sure it is", "ReportError": "saying what went wrong",
+         "CallTool": "asking the tool", "AnswerFromTool": "writing the answer", "ProposeWrite": "writing the change",
+         "ReviewWrite": "preparing the change's card", "ApplyWrite": "applying the change"}
+
+
+class StatusLine:
+    """The node at work as one transient line on stderr (rich's status), replaced as each node starts and cleared
+    before anything else is printed: no progress text stays on screen or lands on the answer's line. Called as
+    the ``on_node`` callback; ``clear()`` before printing (the answer's first piece, a prompt, the result)."""
+
+    def __init__(self, console=None) -> None:
+        from rich.console import Console
+
+        self.console = console or Console(stderr=True, highlight=False)
+        self.status = None
+        self.quiet = False
+
+    def __call__(self, name: str) -> None:
+        if self.quiet:
+            return
+        label = f"[dim]{DOING.get(name, name)} ({name})[/dim]"
+        if self.status is None:
+            self.status = self.console.status(label, spinner="dots")
+            self.status.start()
+        else:
+            self.status.update(label)
+
+    def clear(self) -> None:
+        if self.status is not None:
+            self.status.stop()
+            self.status = None
+
+    def before(self, callback):
+        """``callback`` (a prompt) with the status line cleared first; None stays None."""
+        if callback is None:
+            return None
+
+        def cleared(*args, **kwargs):
+            self.clear()
+            return callback(*args, **kwargs)
+        return cleared
+
+
 class Terminal:
     """The interactive side: readline for input, rich for output."""
 
@@ -43,6 +94,8 @@ class Terminal:
         except (ImportError, OSError):
             pass
         self.streamed = ""
+        self.status = StatusLine(self.err)
+        self.said_understood = False
 
     def lines(self, prompt: str = "duckask> ") -> Iterator[str]:
         while True:
@@ -75,22 +128,33 @@ class Terminal:
 
     def on_text(self, piece: str) -> None:
         if not self.streamed:
+            self.status.clear()
             self.out.print("[bold]A:[/bold] ", end="")
         self.streamed += piece
         self.out.print(piece, end="", markup=False)
 
     def node(self, name: str) -> None:
-        self.err.print(f"[dim]  … {name}[/dim]")
+        if not self.streamed:           # once the answer is being written, its line is the answer's alone
+            self.status(name)
+
+    def understood(self, question: str) -> None:
+        """A follow-up's standalone question, shown as soon as it is known: before the answer it explains."""
+        self.status.clear()
+        self.out.print(f"[dim](understood as: {escape(question)})[/dim]")
+        self.said_understood = True
 
     def show(self, r, max_rows: int) -> None:
         from duckask.utils.app.present import rich_lines
 
+        self.status.clear()
         streamed, self.streamed = self.streamed, ""
-        for part in rich_lines(r, max_rows, streamed=streamed):
+        said, self.said_understood = self.said_understood, False
+        for part in rich_lines(r, max_rows, streamed=streamed, understood_said=said):
             self.out.print(part)
         self.out.print()
 
     def confirm(self, sql: str, drafts: list) -> dict:
+        self.status.clear()
         self.out.print("[bold]This SQL will run:[/bold]")
         self.show_sql(sql)
         if len(set(drafts)) > 1:
@@ -106,6 +170,7 @@ class Terminal:
         """A write's card (SQL highlighted, what it does, estimated rows); only a typed "yes" approves."""
         from duckask.utils.db.writes import read_yes
 
+        self.status.clear()
         self.out.print(f"[bold red]{escape(card.text().splitlines()[0])}[/bold red]")
         self.show_sql(card.sql)
         for line in card.text().splitlines()[2:]:
@@ -134,12 +199,17 @@ def parse_confirm(reply: str, read_sql) -> dict:
 
 
 class Stream:
-    """The answer sentence on a terminal as the model writes it; ``present.text`` then skips it."""
+    """The answer sentence on a terminal as the model writes it; ``present.text`` then skips it. The status line,
+    when there is one, is cleared before the first piece."""
 
-    def __init__(self) -> None:
+    def __init__(self, status: StatusLine | None = None) -> None:
         self.text = ""
+        self.status = status
 
     def __call__(self, piece: str) -> None:
+        if not self.text and self.status is not None:
+            self.status.clear()
+            self.status.quiet = True        # the rest of the turn leaves the answer's line alone
         self.text += piece
         print(piece, end="", flush=True)
 
