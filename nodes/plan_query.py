@@ -30,7 +30,7 @@ from duckask.utils.schema.values import match_values
 from duckask.utils.semantic.catalog import catalog_text, reaches, reaches_list, value_links
 from duckask.utils.semantic.compile import compile_plan
 from duckask.utils.semantic.grammar import plan_grammar
-from duckask.utils.semantic.plan import PlanError, describe, filter_named, parse_plan
+from duckask.utils.semantic.plan import PlanError, describe, filter_named, labelled, parse_plan
 from duckask.utils.sql.readable import readable
 from duckask.utils.turn import Turn, answered_by, set_query, tried
 
@@ -93,7 +93,7 @@ class PlanQuery(TracedNode):
         except PlanError as e:
             return {"path": "sql", "why": str(e), "reached": reached, "text": text}
         return {"path": "plan", "reached": reached, "text": text, "plan": plan.as_dict(), "sql": sql,
-                "filtered": filtered,
+                "filtered": filtered, "shown": labelled(plan),
                 "derivation": describe(plan, layer), "logprob": getattr(reply, "mean_logprob", None)}
 
     def exec_fallback(self, p, exc):

@@ -75,11 +75,11 @@ CASES = [
     ("no result at all", signals(status="error", rows=None), "low", "no answer: the question ended without a result"),
     # a plan is as right as its semantic file: high only when a second candidate confirmed it
     ("a plan confirmed by its candidates", signals(path="plan", drafts=5, agree=5), "high",
-     "a plan over named metrics (as right as its semantic file)"),
+     "a plan over named metrics, as right as its semantic file"),
     ("a plan no candidate confirmed", signals(path="plan"), "medium",
      "not high: a plan over named metrics, not confirmed by a second candidate"),
     ("a plan whose signals are poor is low, as any answer", signals(path="plan", repairs=3, resampled=True), "low",
-     "a plan over named metrics (as right as its semantic file)"),
+     "a plan over named metrics, as right as its semantic file"),
     ("a plan that found nothing", signals(path="plan", rows=0, empty=True), "low", "empty result"),
     # candidates that ran and gave another result: never high, whatever the rest says
     ("4 of 5 candidates agree, 1 gives another result", signals(drafts=5, agree=4, dissent=1), "medium",
@@ -121,14 +121,14 @@ def test_no_examples_is_not_a_far_example():
     assert assess(signals(), w)["score"] == assess(signals(example_similarity=0.5), w)["score"]
     assert assess(signals(example_similarity=0.95), w)["score"] > assess(signals(), w)["score"]
     near = assess(signals(example_similarity=0.95), w)["reasons"]
-    assert "the closest verified example is a near match (0.95)" in near
+    assert "the closest verified example is a near match, 0.95 alike" in near
 
 
 def test_unmeasured_signals_take_the_fit_sets_value():
     w = {**FIXED, "coef": [1.0 if f.name == "hesitation" else 0.0 for f in FEATURES], "impute": {"hesitation": 2.0}}
     unsure = assess(signals(min_prob=math.exp(-2.0)), w)["score"]
     assert assess(signals(), w)["score"] == pytest.approx(unsure, abs=1e-3)   # missing: the imputed 2.0
-    assert "the model hesitated over part of the query (lowest token probability 0.14)" in \
+    assert "the model hesitated over part of the query: one token at probability 0.14" in \
         assess(signals(min_prob=math.exp(-2.0)), {**w, "coef": [-1.0 if f.name == "hesitation" else 0.0
                                                                 for f in FEATURES]})["reasons"]
 
@@ -250,7 +250,8 @@ def test_drafts_that_agree_can_lift_an_answer_over_the_minimum(run):
 # --------------------------------------------------------------------------- every surface, one layer
 def test_every_surface_shows_the_confidence(run):
     r = run(LAKERS_Q, ScriptedLLM({"SQLGenerator": [LAKERS_SQL]}))
-    line = "Confidence: high (" + "; ".join(r.confidence["reasons"]) + ")"
+    line = "Confidence: high — " + "; ".join(r.confidence["reasons"])
+    assert "(" not in line                                               # words, no parentheses in parentheses
     assert line in present.text(r)                                     # CLI, chat (piped)
     assert any(line in str(x) for x in present.rich_lines(r))          # CLI, chat (terminal)
     page = present.html(r)                                             # notebook

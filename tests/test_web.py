@@ -261,3 +261,27 @@ def test_wrong_fix_compare_keep_then_the_next_team_is_answered_from_the_fix_and_
         page.click("#right")
         page.wait_for_selector("#teach-status:has-text('Kept as pair')", timeout=10_000)
         assert page.locator("#right").is_disabled() and not page.errors, page.errors
+
+
+def test_the_plan_box_reads_as_labels_with_the_raw_plan_behind_a_toggle_and_the_time_is_rounded(isolated_env):
+    """Issue 47: a plan's names shown as labels ("player's full name"), the plan as the model wrote it behind a
+    toggle, and "done in 1.2 s" (not "done in 1.234 s"); the answer a sentence from the question's words."""
+    from duckask.data.lahman import db_or_demo
+
+    plan = "home_runs]\ngroup_by: [full_name]\nwhere: [year = 2019]\norder_by: [-home_runs]\nlimit: 1"
+    app = create_app(db_or_demo(None), llm=ScriptedLLM({"PlanQuery": [plan]}), analyzer="template",
+                     resample_drafts=0)
+    with browsing(app, {"width": 1100, "height": 900}) as (page, _url):
+        page.fill("#question", "Who hit the most home runs in 2019?")
+        page.click("#go")
+        page.wait_for_selector("#planbox:not(.hidden)", timeout=60_000)
+        shown = page.inner_text("#plan")
+        assert "measures: home runs" in shown and "by: player's full name" in shown
+        assert "__" not in shown and "player__full_name" not in page.inner_text("#planbox")   # raw: folded away
+        page.click("#planraw summary")
+        assert "group_by: [player__full_name]" in page.inner_text("#planrawtext")
+        assert page.inner_text("#answer").startswith("Pete Alonso hit the most home runs in 2019")
+        done = page.inner_text("#progress")
+        assert done.startswith("done in ") and done.endswith(" s") and len(done.split()[2].split(".")[-1]) <= 1
+        page.screenshot(path=str(ROOT / "docs" / "img" / "plan-labels.png"))
+        assert not page.errors

@@ -69,7 +69,7 @@ class Parts:
     trace: str                      # the trace table
     llm: dict = field(default_factory=dict)
     plan: str | None = None         # the plan MetricFlow compiled, when the plan path answered
-    confidence: str | None = None   # "Confidence: medium (reasons)" (utils/app/trust_view.py)
+    confidence: str | None = None   # "Confidence: medium — reasons" (utils/app/trust_view.py)
 
     def more(self, shown: int) -> str | None:
         """"... N rows" when more rows exist than ``shown``."""
@@ -101,16 +101,23 @@ def parts(r) -> Parts:
                  derivation=r.derivation, warning=r.warning, sql=r.sql if r.intent in SQL_INTENTS else None,
                  df=r.df if r.df is not None else pd.DataFrame(), truncated=r.truncated,
                  card=r.write.text() if r.write and r.status == "pending" else None,
-                 stats=f"{r.seconds:.1f}s, {len(r.llm_calls)} LLM calls", trace=trace_table(r.trace),
+                 stats=f"{seconds_said(r.seconds)}, {len(r.llm_calls)} LLM calls", trace=trace_table(r.trace),
                  llm=llm_totals(r), plan=plan_text(r), confidence=tv.confidence_line(r.confidence))
 
 
 def plan_text(r) -> str | None:
-    """The plan that answered, one key a line ("metrics: [home_runs]"), or None on the SQL path."""
+    """The plan that answered, one part a line, its names as labels ("by: player's full name"; the plan as the
+    model wrote it where a record has no labels), or None on the SQL path."""
     if r.path != "plan" or not r.plan or not r.plan.get("plan"):
         return None
-    return "\n".join(f"{k}: " + (f"[{', '.join(map(str, v))}]" if isinstance(v, list) else str(v))
-                     for k, v in r.plan["plan"].items() if v not in (None, [], ""))
+    plan = r.plan.get("shown") or r.plan["plan"]
+    return "\n".join(f"{k}: " + (", ".join(map(str, v)) if isinstance(v, list) else str(v))
+                     for k, v in plan.items() if v not in (None, [], ""))
+
+
+def seconds_said(seconds: float) -> str:
+    """Time as people say it: "85 s" from ten seconds up, "1.2 s" below."""
+    return f"{seconds:.0f} s" if seconds >= 10 else f"{seconds:.1f} s"
 
 
 # --------------------------------------------------------------------------- plain text
@@ -145,7 +152,7 @@ def text(r, max_rows: int = 20, *, streamed: str = "", trace: bool = False) -> s
     out += tv.candidates_text(r, max_rows)
     if trace:
         t = p.llm
-        out += ["", p.trace, f"total: {r.seconds:.2f}s, {t['calls']} LLM calls, {t['prompt_tokens']} prompt + "
+        out += ["", p.trace, f"total: {seconds_said(r.seconds)}, {t['calls']} LLM calls, {t['prompt_tokens']} prompt + "
                              f"{t['completion_tokens']} completion tokens"]
     return "\n".join(out)
 

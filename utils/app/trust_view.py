@@ -15,10 +15,11 @@ BADGE = {"high": "#1a7f37", "medium": "#9a6700", "low": "#cf222e"}
 
 
 def confidence_line(conf: dict | None) -> str | None:
-    """"Confidence: medium (needed a repair; joins 3 tables)", or None when the answer was not assessed."""
+    """"Confidence: medium — needed a repair; joins 3 tables", or None when the answer was not assessed (the
+    reasons read as words, with no parentheses in parentheses)."""
     if not conf:
         return None
-    return f"Confidence: {conf['level']} ({'; '.join(conf['reasons'])})"
+    return f"Confidence: {conf['level']} — {'; '.join(conf['reasons'])}"
 
 
 def public(conf: dict | None) -> dict | None:

@@ -245,6 +245,24 @@ def label(name: str) -> str:
     return attr.replace("_", " ")
 
 
+def field_label(name: str) -> str:
+    """A metric's or dimension's name as a person reads it in a plan: ``home_runs`` → "home runs",
+    ``player__full_name`` → "player's full name"."""
+    entity, _, attr = name.rpartition("__")
+    words = attr.replace("_", " ")
+    return f"{entity.replace('_', ' ')}'s {words}" if entity else words
+
+
+def labelled(plan: Plan) -> dict[str, list[str]]:
+    """The plan with each name as its label (the page's plan box, the CLI's plan lines); the plan as the model
+    wrote it stays in ``as_dict()`` for those who want it."""
+    return {"measures": [field_label(m) for m in plan.metrics], "by": [field_label(g) for g in plan.group_by],
+            "where": [f"{field_label(d)} {OPERATOR_WORDS.get(op, op)} {v}" for d, op, v in plan.where],
+            "order": [f"{field_label(o.lstrip('-'))}, {'highest' if o.startswith('-') else 'lowest'} first"
+                      for o in plan.order_by],
+            "limit": [str(plan.limit)] if plan.limit else []}
+
+
 def _filter_words(d: str, op: str, v: str) -> str:
     if d in ("year", "metric_time__year") and op == "=":
         return f"in {v}"

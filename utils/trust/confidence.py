@@ -70,7 +70,7 @@ FEATURES: list[Feature] = [
     Feature("llm_grader_passed", lambda s: float(s["grader"] == "pass" and s.get("grader_by") == "llm"),
             lambda s: "the grader checked the result and agreed"),
     Feature("hesitation", lambda s: _nll(s.get("min_prob")),
-            lambda s: (f"the model hesitated over part of the query (lowest token probability {s['min_prob']:.2f})"
+            lambda s: (f"the model hesitated over part of the query: one token at probability {s['min_prob']:.2f}"
                        if s["min_prob"] < 0.5 else "the model was sure of every part of the query"), True),
     Feature("mean_nll", lambda s: None if s.get("mean_logprob") is None else -s["mean_logprob"],
             lambda s: "the model was unsure of the query overall" if s["mean_logprob"] < -0.15
@@ -82,9 +82,9 @@ FEATURES: list[Feature] = [
     # None without verified examples (not 0: Spider has none, and "none" must not read as "far")
     Feature("example_similarity", lambda s: s.get("example_similarity"),
             lambda s: ("no verified examples to compare with" if s.get("example_similarity") is None else
-                       f"the closest verified example is a near match ({s['example_similarity']:.2f})"
+                       f"the closest verified example is a near match, {s['example_similarity']:.2f} alike"
                        if s["example_similarity"] >= 0.8 else
-                       f"no verified example is close (best {s['example_similarity']:.2f})"), True),
+                       f"no verified example is close, the best {s['example_similarity']:.2f} alike"), True),
     Feature("moved", lambda s: float(min(s.get("moved") or 0, 2)),
             lambda s: f"the checks rejected {s['moved']} other answer{'s' * (s['moved'] != 1)} first"),
     Feature("rows_log", lambda s: math.log10(1 + (s["rows"] or 0)),
@@ -152,7 +152,7 @@ def assess(signals: dict[str, Any], weights: dict[str, Any] | None = None, *, ma
     dissent = signals.get("dissent") or 0
     confirmed = signals["drafts"] >= 2 and signals["agree"] >= 2
     cap = ("" if level != "high" else
-           "nothing found, or an objection left standing (or the answer is not tied to the question)" if doubted else
+           "nothing found, an objection left standing, or an answer not tied to the question" if doubted else
            f"{dissent} of {signals['drafts']} candidates give another result" if dissent else
            "a plan over named metrics, not confirmed by a second candidate"
            if signals["path"] == "plan" and not confirmed else "")
@@ -179,9 +179,9 @@ def assess(signals: dict[str, Any], weights: dict[str, Any] | None = None, *, ma
     if signals.get("moved") and not any(r.startswith("the checks rejected") for r in reasons):
         reasons.append(next(f.words(signals) for f in FEATURES if f.name == "moved"))
     if signals["path"] == "plan":
-        reasons.insert(0, "a plan over named metrics (as right as its semantic file)")
+        reasons.insert(0, "a plan over named metrics, as right as its semantic file")
     if signals["path"] == "template":
-        reasons.insert(0, "a kept pair's query, with the question's values (each a value of its column)")
+        reasons.insert(0, "a kept pair's query with the question's values, each a value of its column")
     if cap and cap not in reasons:
         reasons.insert(0, f"not high: {cap}")
     return {"level": level, "score": round(p, 3), "reasons": reasons or ["nothing stood out"], "signals": signals}
