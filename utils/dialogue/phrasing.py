@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import re
+from decimal import Decimal
 
 import numpy as np
 import pandas as pd
@@ -19,6 +20,8 @@ import pandas as pd
 #: Words that, after a wh-word, make it the object of the question, not its subject ("what did ...").
 AUX = {"is", "are", "was", "were", "has", "have", "had", "did", "does", "do", "can", "could", "will", "would",
        "should", "'s"}
+#: After the wh-phrase, these make it the object ("which team did they beat"), not the subject.
+OBJECT_AUX = {"did", "does", "do", "can", "could", "will", "would", "should", "'s"}
 #: Words that end a noun phrase ("the most home runs in 2018": "home runs").
 STOP = {"in", "of", "for", "during", "by", "with", "at", "on", "from", "since", "between", "before", "after",
         "the", "a", "an", "and", "or", "than", "to", "as", "per", "each", "that", "who", "which", "over", "under"}
@@ -31,6 +34,7 @@ IRREGULAR = {"win": "won", "hit": "hit", "lose": "lost", "make": "made", "get": 
              "shoot": "shot", "hold": "held", "keep": "kept", "leave": "left", "meet": "met", "sit": "sat",
              "sink": "sank", "swing": "swung", "strike": "struck", "choose": "chose", "bring": "brought"}
 MAX_LISTED = 5
+NUMBER = re.compile(r"-?[\d,]*\.?\d+")
 
 
 def fmt(v) -> str:
@@ -53,15 +57,32 @@ def _listed(values: list[str]) -> str:
 
 
 def _numeric(df: pd.DataFrame, i: int) -> bool:
-    return df.dtypes.iloc[i].kind in "iuf"
+    """A column of numbers (a DECIMAL comes from DuckDB as Python Decimals: numbers too)."""
+    col = df.iloc[:, i]
+    if col.dtype.kind in "iuf":
+        return True
+    vals = col.dropna()        # numbers kept as text (a warehouse's '100.7') read as numbers too
+    return len(vals) > 0 and all(isinstance(v, Decimal) or (isinstance(v, str) and NUMBER.fullmatch(v.strip()))
+                                 for v in vals)
 
 
-def _lead(df: pd.DataFrame) -> tuple[str | None, list[str]]:
-    """One row: the value that answers "who"/"which" (its first text column) and the numbers beside it."""
-    text = [i for i in range(df.shape[1]) if not _numeric(df, i)]
-    lead = fmt(df.iat[0, text[0]]) if text else None
-    extras = [fmt(df.iat[0, i]) for i in range(df.shape[1]) if i != (text[0] if text else -1) and _numeric(df, i)]
-    return lead, extras
+def _name_parts(columns: list[str]) -> bool:
+    """The text columns are a name's parts (first and last), said together as one name."""
+    low = " ".join(c.lower() for c in columns)
+    return len(columns) == 2 and "first" in low and "last" in low
+
+
+def _lead(df: pd.DataFrame) -> tuple[str | None, list[str], list[str]]:
+    """One row: the value that answers "who"/"which" (its text, a name's parts as one name), the numbers beside it,
+    and the other values (a date), so that nothing of the row is dropped."""
+    text = [i for i in range(df.shape[1]) if not _numeric(df, i) and df.dtypes.iloc[i].kind not in "mM"]
+    if not text:
+        return None, [], []
+    lead_cols = text if _name_parts([str(df.columns[i]) for i in text]) else text[:1]
+    lead = " ".join(fmt(df.iat[0, i]) for i in lead_cols)
+    numbers = [fmt(df.iat[0, i]) for i in range(df.shape[1]) if i not in lead_cols and _numeric(df, i)]
+    others = [fmt(df.iat[0, i]) for i in range(df.shape[1]) if i not in lead_cols and not _numeric(df, i)]
+    return lead, numbers, others
 
 
 def _noun_after(words: str, pattern: str) -> str | None:
@@ -98,7 +119,8 @@ def copula(words: str, df: pd.DataFrame) -> str | None:
         return None
     verb, subject = m.group(1).lower(), m.group(2)
     if df.shape == (1, 1) or (len(df) == 1 and _lead(df)[0]):
-        lead, extras = _lead(df) if df.shape[1] > 1 else (fmt(df.iat[0, 0]), [])
+        lead, numbers, others = _lead(df) if df.shape[1] > 1 else (fmt(df.iat[0, 0]), [], [])
+        extras = [v for v in (fmt(x) for x in df.iloc[0]) if v in numbers + others]     # in the columns' order
         return f"{_cap(subject)} {verb} {lead}" + (f" ({', '.join(extras)})" if extras else "") + "."
     values = _column(df)
     return f"{_cap(subject)} {verb} {_several(values)}." if values else None
@@ -107,20 +129,30 @@ def copula(words: str, df: pd.DataFrame) -> str | None:
 def subject_wh(words: str, df: pd.DataFrame) -> str | None:
     """"Which team won the World Series in 2016?" -> "Chicago Cubs won the World Series in 2016."; "Who hit the
     most home runs in 2018?" -> "Khris Davis hit the most home runs in 2018, with 48 home runs."; several rows
-    -> the values listed as the subject."""
-    m = re.fullmatch(r"(who|which\s+(\w+)|what\s+(\w+))\s+(\S+)(.*)", words, re.I)
-    if not m or m.group(4).lower() in AUX or (m.group(2) or m.group(3) or "").lower() in AUX:
+    -> the values listed as the subject. Not for a question whose wh-word is the object ("who did they beat")."""
+    m = re.fullmatch(r"(who|which|what)\s+(.+)", words, re.I)
+    if not m:
         return None
-    rest = m.group(4) + m.group(5)
+    rest = m.group(2).split()
+    if m.group(1).lower() != "who":        # "which Canadian player scored": the noun, and an adjective before it
+        while len(rest) > 1 and rest[0][:1].isupper() and rest[0].lower() not in AUX:
+            rest = rest[1:]
+        rest = rest[1:]
+    # "which model of the car ...": the noun goes on; "which team did they beat": the object. Asked as it was.
+    if not rest or rest[0].lower() in OBJECT_AUX | STOP:
+        return None
+    said = " ".join(rest)
     if len(df) == 1:
-        lead, extras = _lead(df) if df.shape[1] > 1 else (fmt(df.iat[0, 0]), [])
-        if lead is None:
+        lead, numbers, others = _lead(df) if df.shape[1] > 1 else (
+            (fmt(df.iat[0, 0]), [], []) if not _numeric(df, 0) else (None, [], []))
+        if lead is None:            # a number is no answer to "who" or "which": said with the question instead
             return None
-        counted = _noun_after(rest, r"(?:most|fewest|least|highest|lowest|more|fewer)")
-        more = f", with {_listed([f'{x} {counted}' if counted else x for x in extras])}" if extras else ""
-        return f"{lead} {rest}{more}."
+        counted = _noun_after(said, r"(?:most|fewest|least|highest|lowest|more|fewer)")
+        counts = [f"{numbers[0]} {counted}"] if counted and len(numbers) == 1 else numbers   # whose noun, if many?
+        return (f"{lead}" + (f" ({', '.join(others)})" if others else "") + f" {said}"
+                + (f", with {_listed(counts)}" if counts else "") + ".")
     values = _column(df)
-    return f"{_cap(_several(values))} {rest}." if values else None
+    return f"{_cap(_several(values))} {said}." if values and not _numeric(df, 0) else None
 
 
 def how_many_aux(words: str, df: pd.DataFrame) -> str | None:
@@ -128,6 +160,8 @@ def how_many_aux(words: str, df: pd.DataFrame) -> str | None:
     m = re.fullmatch(r"how\s+many\s+(.+?)\s+(are|were|is|was|have|has|had)\b(.*)", words, re.I)
     if not m or df.shape != (1, 1) or not _numeric(df, 0) or set(m.group(1).lower().split()) & AUX:
         return None
+    if re.match(r"\s+(?:the\s+|a\s+|[A-Z])", m.group(3)):    # "how many times has LeBron James been ...": asked
+        return None                                             # the other way round
     noun, verb, rest = m.group(1), m.group(2).lower(), m.group(3)
     n = df.iat[0, 0]
     if n == 1:
@@ -162,6 +196,10 @@ def how_many_did(words: str, df: pd.DataFrame) -> str | None:
     if not m or df.shape != (1, 1) or not _numeric(df, 0):
         return None
     noun, aux, subject, verb, rest = m.group(1), m.group(2).lower(), m.group(3), m.group(4).lower(), m.group(5)
+    named = re.fullmatch(r"((?:the\s+)?(?:[A-Z][\w.'-]*\s+)*[A-Z][\w.'-]*|we|they|you|he|she|it|I)\s+([a-z]+)(.*)",
+                         f"{subject} {verb}{rest}")
+    if named:               # "did the Lakers win this season": the subject is the name, the verb the word after it
+        subject, verb, rest = named.group(1), named.group(2), named.group(3)
     if subject.split()[-1].lower() in STOP:
         return None
     said = _past(verb) if aux == "did" else _present(verb) if aux == "does" else verb
@@ -169,23 +207,29 @@ def how_many_did(words: str, df: pd.DataFrame) -> str | None:
 
 
 def head_and_value(words: str, df: pd.DataFrame) -> str | None:
-    """Any other answer of one row or one column: the question's head, then the values: "Total payroll of the
-    Yankees in 2016: 213,472,857."; "The names of all singers: Joe Sharp, Timbaland and Justin Brown."."""
+    """Any other answer of one row or one column: an instruction or "what is" as its head, then the values
+    ("Total payroll of the Yankees in 2016: 213,472,857."; "The names of all singers (3): Joe Sharp, Timbaland and
+    Justin Brown."); another question as it was asked, then the values ("On what date was it played? 2016-05-10.")."""
     values = [fmt(df.iat[0, i]) for i in range(df.shape[1])] if len(df) == 1 else _column(df)
-    head = re.sub(r"^(?:what(?:'s| is| was| are| were)?|show(?: me)?|give(?: me)?|tell me|list|find|get|"
-                  r"how (?:many|much)|which|who)\s+", "", words, flags=re.I)
-    if not (head and values):
+    if not values:
         return None
-    return f"{_cap(head)} ({len(df)}): {_several(values)}." if len(df) > 1 else f"{_cap(head)}: {', '.join(values)}."
+    shown = _several(values) if len(df) > 1 else ", ".join(values)
+    head = re.sub(r"^(?:what(?:'s| is| was| are| were)|show(?: me)?|give(?: me)?|tell me|list|find|get|return|count)"
+                  r"\s+", "", words, flags=re.I)
+    if head == words and re.match(r"(?:who|which|what|when|where|how|on|in|at|for|did|does|do|is|are|was|were)\b",
+                                  words, re.I):
+        return f"{_cap(words)}? {shown}."
+    return f"{_cap(head)} ({len(df)}): {shown}." if len(df) > 1 else f"{_cap(head)}: {shown}."
 
 
 RULES = (copula, subject_wh, how_many_aux, how_many_did, head_and_value)
 
 
 def question_words(question: str) -> str:
-    """The question as the rules read it: one line, no question mark, no second question after ", and"."""
-    words = " ".join((question or "").split()).rstrip("?.! ")
-    return re.sub(r",?\s+and\s+(?:how|what|who|which|when|where)\b.*$", "", words, flags=re.I)
+    """The question as the rules read it: one line, its first sentence, no question mark, no second question after
+    ", and" ("..., and in which season?")."""
+    words = re.split(r"(?<=\?)\s+", " ".join((question or "").split()))[0].rstrip("?.! ")   # the first sentence
+    return re.sub(r",?\s+and\s+(?:\w+\s+)?(?:how|what|who|whom|which|when|where)\b.*$", "", words, flags=re.I)
 
 
 def answer_sentence(question: str, df: pd.DataFrame) -> str | None:
