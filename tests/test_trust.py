@@ -344,3 +344,16 @@ def test_the_llm_graders_verdict_through_an_endpoint_is_a_signal(small_db, isola
     assert len(graded) == 1 and r.grades[-1]["by"] == "llm"
     assert r.confidence["signals"]["grader_by"] == "llm" and r.confidence["level"] == level
     assert reason in r.confidence["reasons"]
+
+
+@pytest.mark.parametrize("extra", [{}, {"min_prob": 0.2, "mean_logprob": -0.5}, {"example_similarity": 0.9},
+                                   {"example_similarity": 0.4}, {"moved": 2, "path": "plan"}, {"path": "template"},
+                                   {"retries": 2, "repairs": 1, "resampled": True, "drafts": 5, "agree": 2,
+                                    "dissent": 3, "ungrounded": ["constraint_dropped"], "grader": "fail"}])
+def test_every_reason_reads_as_words_with_no_parentheses(extra):
+    """Issue 47: 'medium (a plan over named metrics (as right as its semantic file))' read badly; a reason is words."""
+    from duckask.utils.app.trust_view import confidence_line
+
+    conf = assess(signals(**extra), load_weights())      # the shipped model: its reasons are what people read
+    assert conf["reasons"] and not any("(" in r or ")" in r for r in conf["reasons"]), conf["reasons"]
+    assert confidence_line(conf).count("(") == 0
