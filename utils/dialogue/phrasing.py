@@ -17,7 +17,7 @@ from decimal import Decimal
 import numpy as np
 import pandas as pd
 
-#: Words that, after a wh-word, make it the object of the question, not its subject ("what did ...").
+#: Auxiliary verbs: where a question's noun phrase ends ("how many players | were inducted").
 AUX = {"is", "are", "was", "were", "has", "have", "had", "did", "does", "do", "can", "could", "will", "would",
        "should", "'s"}
 #: After the wh-phrase, these make it the object ("which team did they beat"), not the subject.
