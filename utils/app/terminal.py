@@ -29,8 +29,8 @@ DOING = {"IntentRouter": "reading the question", "ResolveFollowUp": "reading it 
          "TableSelector": "choosing the tables", "SchemaLookup": "reading the schema",
          "SQLGenerator": "writing the SQL", "ConfirmSQL": "waiting for your yes",
          "SQLExecutor": "running the query", "ErrorFixer": "fixing the query", "DataAnalyzer": "writing the answer",
-         "ResponseGrader": "checking the answer",
-         "AssessConfidence": "weighing how sure it is", "ReportError": "saying what went wrong",
+         "ResponseGrader": "checking the answer", "AssessConfidence": "weighing how sure it is",
+         "ReportError": "saying what went wrong",
          "CallTool": "asking the tool", "AnswerFromTool": "writing the answer", "ProposeWrite": "writing the change",
          "ReviewWrite": "preparing the change's card", "ApplyWrite": "applying the change"}
 
@@ -61,6 +61,11 @@ class StatusLine:
         if self.status is not None:
             self.status.stop()
             self.status = None
+
+    def hush(self) -> None:
+        """The answer has begun: cleared, and silent for the rest of the turn (its line is the answer's alone)."""
+        self.clear()
+        self.quiet = True
 
     def before(self, callback):
         """``callback`` (a prompt) with the status line cleared first; None stays None."""
@@ -128,14 +133,13 @@ class Terminal:
 
     def on_text(self, piece: str) -> None:
         if not self.streamed:
-            self.status.clear()
+            self.status.hush()
             self.out.print("[bold]A:[/bold] ", end="")
         self.streamed += piece
         self.out.print(piece, end="", markup=False)
 
     def node(self, name: str) -> None:
-        if not self.streamed:           # once the answer is being written, its line is the answer's alone
-            self.status(name)
+        self.status(name)
 
     def understood(self, question: str) -> None:
         """A follow-up's standalone question, shown as soon as it is known: before the answer it explains."""
@@ -147,6 +151,7 @@ class Terminal:
         from duckask.utils.app.present import rich_lines
 
         self.status.clear()
+        self.status.quiet = False       # the next turn shows its progress again
         streamed, self.streamed = self.streamed, ""
         said, self.said_understood = self.said_understood, False
         for part in rich_lines(r, max_rows, streamed=streamed, understood_said=said):
@@ -208,8 +213,7 @@ class Stream:
 
     def __call__(self, piece: str) -> None:
         if not self.text and self.status is not None:
-            self.status.clear()
-            self.status.quiet = True        # the rest of the turn leaves the answer's line alone
+            self.status.hush()
         self.text += piece
         print(piece, end="", flush=True)
 
