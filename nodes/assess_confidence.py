@@ -16,7 +16,7 @@ from duckask.utils.llm.base import complete_many
 from duckask.utils.sql.extract import extract_sql
 from duckask.utils.sql.repair import run_repaired
 from duckask.utils.sql.tidy import tidy_sql
-from duckask.utils.sql.voting import Candidates, vote
+from duckask.utils.sql.voting import vote
 from duckask.utils.trust.confidence import assess, at_least, unsure_answer
 from duckask.utils.trust.grounding import facts_for, grounding
 from duckask.utils.trust.signals import collect
@@ -27,7 +27,7 @@ SEEDS = 101   # drafts drawn here use seeds 101.. (a resample's are 1..): other 
 
 def _voted(shared) -> list[dict]:
     """The candidates' result groups (SQLExecutor's vote), the answer's first, then by drafts."""
-    voted = shared.get("candidates") or Candidates()
+    voted = shared["candidates"]
     ballot = voted.ballot
     out = [{"members": list(range(sum(ballot[i]["drafts"] for i in g["members"] if i < len(ballot)))),
             "sql": g["sql"], "df": g["outcome"].df, "answer": k == voted.at} for k, g in enumerate(voted.groups)]
@@ -39,7 +39,7 @@ class AssessConfidence(TracedNode):
         s = self.ctx.settings
         signals = collect(status=(shared.get("answer") or {}).get("status") or "answered", sql=shared.get("sql_query"),
                           df=shared.get("query_result"), attempts=shared.get("attempts", []),
-                          vote=list((shared.get("candidates") or Candidates()).ballot), grades=shared.get("grades", []),
+                          vote=list(shared["candidates"].ballot), grades=shared.get("grades", []),
                           truncated=bool(shared.get("truncated")), examples=shared.get("examples"),
                           path=shared.get("path"), intent_by=shared.get("intent_by"),
                           db_tables=len(self.ctx.catalog.tables) if self.ctx.catalog else None,

@@ -20,7 +20,7 @@ import pandas as pd
 from duckask.nodes._base import TracedNode
 from duckask.utils.llm.yaml_reply import parse_yaml
 from duckask.utils.sql.checks import failed_check
-from duckask.utils.sql.voting import Candidates, substantive
+from duckask.utils.sql.voting import substantive
 from duckask.utils.trust.grounding import facts_for
 from duckask.utils.turn import GIVE_UP, Turn, ask_again, fall_back, grade
 
@@ -52,7 +52,7 @@ class ResponseGrader(TracedNode):
 
     def prep(self, shared: Turn):
         facts, given = facts_for(self.ctx.catalog, self.ctx.db, shared)
-        more = (shared.get("candidates") or Candidates()).next_group() is not None     # another group to move to
+        more = shared["candidates"].next_group() is not None     # another group to move to
         return {"question": shared["question"], "sql": shared["sql_query"], "df": shared["query_result"],
                 "facts": facts, "given": given, "more": more,
                 "rounds": shared.get("grader_rounds", 0), "max": self.ctx.settings.max_grader_rounds,

@@ -28,7 +28,7 @@ class SQLExecutor(TracedNode):
         # Drafts belong to this query only straight after SQLGenerator (post() consumes them, so a
         # query ErrorFixer repaired runs on its own).
         drafts = shared.get("sql_candidates") or [sql]
-        voted = shared.get("candidates") or Candidates()
+        voted = shared["candidates"]
         moved = voted.asked_to_move(len(shared.get("candidate_moves") or []))
         scores = ((shared.get("candidate_scores") or []) + [None] * len(drafts))[:len(drafts)]
         plan = shared.get("plan_sql") if shared.get("sql_candidates") is not None else None
@@ -87,7 +87,7 @@ class SQLExecutor(TracedNode):
             shared["candidates"] = p["voted"].alone()
         if p["raced"]:      # a plan raced with the SQL path: the path is the served query's
             take(shared, "plan_sql")
-            served = (shared.get("candidates") or Candidates()).current
+            served = shared["candidates"].current
             answered_by(shared, "plan" if served.get("plan") or (not voted and out.sql == p["plan"]) else "sql")
         mark_attempt(shared, status=out.status, error=out.error, ms=round(out.ms, 1))
         if shared.get("path") in GIVE_UP and not p["raced"] and (not out.ok or out.df is None or len(out.df) == 0):

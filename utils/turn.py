@@ -25,8 +25,7 @@ KEEP: Any = object()
 
 
 def callers(*names: str):
-    """Declare who may call a hand-off: node class names, or ``api`` (``utils/app/api.py``, which starts, resumes and
-    times a turn). ``tests/test_turn.py`` holds every call to it, as it holds every write, to this list."""
+    """Declare who may call a hand-off: node class names, or ``api`` (``utils/app/api.py``, which starts a turn)."""
     def mark(f):
         f.callers = frozenset(names)
         return f
@@ -158,7 +157,7 @@ class Ran(TypedDict, total=False):
     """More rows existed than the row cap."""
     execution_error: Annotated[str | None, "SQLExecutor"]
     """DuckDB's error or the refusal."""
-    candidates: Annotated[Candidates | None, "SQLExecutor"]
+    candidates: Annotated[Candidates, "SQLExecutor"]
     """The vote (``utils/sql/voting.Candidates``): each distinct draft on the ballot (the query that ran after free
     repairs, positions, status, rows, chosen, agrees), the result groups best first, the group served and the
     grader's moves it answers; ``next_group()`` is the next group with a real answer."""
@@ -237,8 +236,9 @@ def owners() -> dict[str, str]:
 @callers("api")
 def start_turn(question: str, history: list[dict] | None = None, sql: str | None = None) -> Turn:
     """A fresh store: only the question, the given SQL and the conversation's history come in."""
+    from duckask.utils.sql.voting import Candidates  # here, not at the top: declaring the state loads nothing
     return {"question": question, "original_question": question, "given_sql": sql, "history": list(history or []),
-            "retry_count": 0, "grader_rounds": 0, "trace": [], "attempts": []}
+            "retry_count": 0, "grader_rounds": 0, "trace": [], "attempts": [], "candidates": Candidates()}
 
 
 @callers("api")
