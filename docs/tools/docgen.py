@@ -218,12 +218,9 @@ def nodes_table(root: Path = ROOT) -> str:
     from duckask.utils import turn
 
     order, edges = _edges(root / "flow" / "flow.py")
-    files = {name: tree for name, tree in node_files(root).items()}
-    paths = {}
-    for path in sorted((root / "nodes").glob("*.py")):
-        for name in files:
-            if f"class {name}(" in path.read_text():
-                paths[name] = path.name
+    files = node_files(root)
+    paths = {name: path.name for path in (root / "nodes").glob("*.py") for name in files
+             if f"class {name}(" in path.read_text()}
     handoffs = {f.__name__: f.callers for f in vars(turn).values() if callable(f) and hasattr(f, "callers")}
     rows = ["| node | what it does | actions → next | writes (through) |", "|---|---|---|---|"]
     for name in order:
@@ -235,7 +232,7 @@ def nodes_table(root: Path = ROOT) -> str:
                           for a, b in by_action.items()) or "end"
         own = sorted(writes(files[name]))
         via = sorted(h for h, who in handoffs.items() if name in who)
-        written = ", ".join(f"`{k}`" for k in own) + ("; " if own and via else "") + ", ".join(f"{h}" for h in via)
+        written = ", ".join(f"`{k}`" for k in own) + ("; " if own and via else "") + ", ".join(via)
         rows.append(f"| `{name}` (`{paths[name]}`) | {_cell(doc)} | {leads} | {written or '—'} |")
     return "\n".join(rows) + "\n"
 
