@@ -100,7 +100,7 @@ def cmd_ask(args) -> int:
 
     clear = status.before if status else (lambda callback: callback)
     r = ask(question, db=db_or_demo(args.db), sql=args.sql, config=args.config,
-            ask_user=clear(_interactive_prompt(args.json)), confirm=clear(confirm) if callable(confirm) else confirm,
+            ask_user=clear(_interactive_prompt(args.json)), confirm=clear(confirm),
             approve_write=clear(write_prompt(args.json)), on_node=status, on_text=stream, **options)
     if status:
         status.clear()

@@ -68,9 +68,9 @@ class StatusLine:
         self.quiet = True
 
     def before(self, callback):
-        """``callback`` (a prompt) with the status line cleared first; None stays None."""
-        if callback is None:
-            return None
+        """``callback`` (a prompt) with the status line cleared first; None or a setting (``True``) stays as it is."""
+        if not callable(callback):
+            return callback
 
         def cleared(*args, **kwargs):
             self.clear()
