@@ -140,4 +140,4 @@ def test_the_write_card_escapes_what_an_agent_wrote():
     assert not [c for c in text if (ord(c) < 0x20 and c != "\n") or 0x7f <= ord(c) <= 0x9f
                 or 0x202a <= ord(c) <= 0x202e or 0x2066 <= ord(c) <= 0x2069]
     assert r"\x1b[2J\u202eevil" in text and r"drop\x1b[1A\u202d it" in text and r"\x0d\x0afake line" in text
-    assert len(text.splitlines()) == 7
+    assert len(text.splitlines()) == 8      # the header, asked, model says, SQL, runs, what it does, rows, entry

@@ -191,6 +191,7 @@ def cmd_eval(args) -> int:
 
 def cmd_teach(args) -> int:
     from duckask.utils.config import load_settings
+    from duckask.utils.db.audit import printable
     from duckask.utils.knowledge import ExampleError, teach
 
     try:
@@ -201,7 +202,7 @@ def cmd_teach(args) -> int:
     if args.json:
         print(json.dumps(ex.as_dict()))
     else:
-        print(f"stored example {ex.id} (tables: {', '.join(ex.tables)}): {ex.question}")
+        print(f"stored example {ex.id} (tables: {', '.join(ex.tables)}): {printable(ex.question)}")
     return EXIT_OK
 
 
@@ -225,8 +226,10 @@ def cmd_examples(args) -> int:
     if args.json:
         print(json.dumps([e.as_dict() for e in shown]))
         return EXIT_OK
-    for e in shown:
-        print(f"{e.id:>8}  {e.question}\n          {' '.join(e.sql.split())}")
+    from duckask.utils.db.audit import printable
+
+    for e in shown:      # escaped as the audit is: a kept question cannot drive the terminal that lists it
+        print(f"{printable(e.id):>8}  {printable(e.question)}\n          {printable(' '.join(e.sql.split()))}")
     if not shown:
         print(f"no examples for {key}: add some with `duckask teach --db {db} \"question\" \"SQL\"` "
               "or an --examples FILE", file=sys.stderr)

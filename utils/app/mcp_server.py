@@ -163,8 +163,9 @@ class AnswerBeforeEnd:
 
     - answers every line the SDK would drop or die on itself, with JSON-RPC's error and never passes it on
       (``refusal``): not JSON (-32700), nested past ``wire.MAX_DEPTH``, a batch, or a message without
-      ``"jsonrpc": "2.0"``, a method, or an id that is a string or a whole number (-32600), params that are not
-      an object (-32602); a malformed notification (no id) is dropped, as JSON-RPC says;
+      ``"jsonrpc": "2.0"``, a method, or an id that is a string or a whole number, or one holding a lone surrogate
+      escape anywhere (-32600), params that are not an object (-32602); a malformed notification (no id) is dropped,
+      as JSON-RPC says;
     - passes the end of stdin on only once every request read before it has been answered (the SDK stops
       serving at the end of stdin and drops the requests still in flight), waiting at most ``EOF_PATIENCE_S``
       with no reply written: the server always exits after stdin closes."""
@@ -246,6 +247,13 @@ def refusal(line: str) -> tuple[dict | None, dict | None]:
         return None, _error(-32700, f"Parse error: the line is not JSON ({e})")
     if isinstance(message, list):
         return None, _error(-32600, "Invalid Request: batches are not accepted; send one message a line")
+    if not _encodable(message):     # a lone surrogate ("\ud800") parses, but the SDK can neither read nor answer it
+        if isinstance(message, dict) and "id" not in message:
+            return None, {}                     # a notification: no answer, as JSON-RPC says
+        request_id = message.get("id") if isinstance(message, dict) and _encodable(message.get("id")) else None
+        return None, _error(-32600, "Invalid Request: the message holds a lone surrogate escape (such as \\ud800), "
+                                    "which is not text: send valid UTF-16 pairs", request_id if _valid_id(request_id)
+                            else None)
     if not isinstance(message, dict):
         return None, _error(-32600, "Invalid Request: a message is a JSON object")
     has_id = "id" in message
@@ -264,6 +272,15 @@ def refusal(line: str) -> tuple[dict | None, dict | None]:
         return None, _error(-32600, "Invalid Request: a method, or a result or error for an id, is needed",
                             request_id) if has_id else {}
     return message, None
+
+
+def _encodable(value) -> bool:
+    """Whether ``value`` (parsed JSON) is text all the way down: no lone surrogate in a key or a string."""
+    try:
+        json.dumps(value, ensure_ascii=False).encode("utf-8")
+    except (UnicodeEncodeError, ValueError, RecursionError):
+        return False
+    return True
 
 
 def _parse(line: str):

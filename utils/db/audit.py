@@ -60,10 +60,13 @@ CREATE TABLE IF NOT EXISTS writes (
 ALTER TABLE writes ADD COLUMN IF NOT EXISTS request VARCHAR;       -- the plain-English request the model proposed from
 ALTER TABLE writes ADD COLUMN IF NOT EXISTS proposed_by VARCHAR;   -- user (typed SQL) | model (from a request)
 ALTER TABLE writes ADD COLUMN IF NOT EXISTS decided_by VARCHAR;    -- who approved or rejected it
+ALTER TABLE writes ADD COLUMN IF NOT EXISTS runs VARCHAR;          -- every write it runs, as bound ("INSERT on teams")
+ALTER TABLE writes ADD COLUMN IF NOT EXISTS user_id VARCHAR;       -- the proposer's identity (a key's, or a name's)
+ALTER TABLE writes ADD COLUMN IF NOT EXISTS db_id VARCHAR;         -- the database file's identity (not its path)
 """
 COLUMNS = ("id", "proposed_at", "decided_at", "finished_at", "session", "user", "db", "tier", "kind", "sql",
            "explanation", "estimated_rows", "actual_rows", "decision", "outcome", "detail", "request", "proposed_by",
-           "decided_by")
+           "decided_by", "runs", "user_id", "db_id")
 _WRITABLE = set(COLUMNS) - {"id"}
 #: The decisions that close an entry: each is written only over ``pending`` (a write is decided once).
 DECIDED = ("approved", "rejected", "expired")
@@ -249,6 +252,8 @@ def render(entries: list[dict[str, Any]]) -> str:
         if e.get("request") and e["kind"] != "example":
             lines.append(f"    asked: \"{e['request']}\" (proposed by the model)")
         lines.append(f"    {e['sql']}")
+        if e.get("runs") and e["kind"] != "example":
+            lines.append(f"    runs: {e['runs']}")
         if e.get("decided_by") and e["decided_by"] != e["user"]:
             lines.append(f"    {e['decision']} by {e['decided_by']}")
         if e["detail"]:

@@ -12,6 +12,11 @@ bound, nothing runs) and collects each ``LOGICAL_GET``:
   ``information_schema.tables`` and ``pg_settings`` all become ``system.main.duckdb_*`` functions, whatever a
   user table of the same bare name is called elsewhere.
 
+Every operator that changes something (``LOGICAL_INSERT``, ``LOGICAL_DELETE``, ``LOGICAL_UPDATE``, ``LOGICAL_MERGE_INTO``,
+``LOGICAL_CREATE_*``, ``LOGICAL_ALTER``, ``LOGICAL_DROP``, ``LOGICAL_COPY_*``, ...) is collected too, with the table it
+writes (``Bound.writes``): the binder binds writes as well as reads, so a data-modifying ``WITH`` below a SELECT or an
+INSERT is seen as the engine will run it (``tiers.engine_writes``, ``safety.outside_data``).
+
 Names compare in DuckDB's own case folding (``sql.reads.fold``: ASCII letters only).
 """
 from __future__ import annotations
@@ -30,13 +35,38 @@ Qualified = tuple[str, str, str]          # (catalog, schema, table), folded
 class Bound:
     tables: frozenset[Qualified] = frozenset()                  # scanned tables, views expanded
     functions: frozenset[tuple[str, ...]] = field(default_factory=frozenset)   # other table functions, full path
+    writes: tuple[tuple[str, str], ...] = ()    # (operator without LOGICAL_, the table it writes) in plan order
 
     def system(self) -> list[str]:
         """The table functions of DuckDB's ``system`` catalog this reads (its views resolve to them)."""
         return sorted(".".join(p) for p in self.functions if p and p[0] == "system" and len(p) > 1)
 
 
-def _gets(x, tables: set[Qualified], functions: set[tuple[str, ...]]) -> None:
+#: Plan operators that read or compute; every other operator writes something (a table, a file, the catalog).
+_READ_OPERATORS = {
+    "LOGICAL_GET", "LOGICAL_PROJECTION", "LOGICAL_FILTER", "LOGICAL_AGGREGATE_AND_GROUP_BY", "LOGICAL_WINDOW",
+    "LOGICAL_UNNEST", "LOGICAL_LIMIT", "LOGICAL_ORDER_BY", "LOGICAL_TOP_N",
+    "LOGICAL_DISTINCT", "LOGICAL_SAMPLE", "LOGICAL_PIVOT", "LOGICAL_COMPARISON_JOIN", "LOGICAL_ANY_JOIN",
+    "LOGICAL_CROSS_PRODUCT", "LOGICAL_POSITIONAL_JOIN", "LOGICAL_ASOF_JOIN", "LOGICAL_DEPENDENT_JOIN",
+    "LOGICAL_DELIM_JOIN", "LOGICAL_UNION", "LOGICAL_EXCEPT", "LOGICAL_INTERSECT", "LOGICAL_RECURSIVE_CTE",
+    "LOGICAL_MATERIALIZED_CTE", "LOGICAL_CTE_REF", "LOGICAL_CHUNK_GET", "LOGICAL_DELIM_GET",
+    "LOGICAL_EXPRESSION_GET", "LOGICAL_DUMMY_SCAN", "LOGICAL_EMPTY_RESULT", "LOGICAL_EXPLAIN",
+}
+
+
+def _written(x: dict) -> str:
+    """The table (or file, object) a writing operator changes, as the binder names it."""
+    for key in ("table_info", "info"):
+        info = x.get(key)
+        if isinstance(info, dict):
+            path = (info.get("qualified_name") or {}).get("path") or [info.get(k) for k in ("catalog", "schema", "name")
+                                                                     if info.get(k)]
+            if path:
+                return ".".join(fold(str(p)) for p in path)
+    return str(x.get("file_path") or "?")
+
+
+def _gets(x, tables: set[Qualified], functions: set[tuple[str, ...]], writes: list[tuple[str, str]]) -> None:
     stack = [x]
     while stack:                    # iterative: a deeply nested plan never exhausts Python's stack
         x = stack.pop()
@@ -45,7 +75,10 @@ def _gets(x, tables: set[Qualified], functions: set[tuple[str, ...]]) -> None:
             continue
         if not isinstance(x, dict):
             continue
-        if x.get("type") == "LOGICAL_GET":
+        kind = x.get("type")
+        if isinstance(kind, str) and kind.startswith("LOGICAL_") and kind not in _READ_OPERATORS:
+            writes.append((kind.removeprefix("LOGICAL_"), _written(x)))
+        if kind == "LOGICAL_GET":
             path = tuple(fold(p) for p in ((x.get("qname") or {}).get("path") or []))
             data = x.get("function_data")
             scanned = ((data.get("qualified_name") or {}).get("path") if isinstance(data, dict) else None) or []
@@ -53,13 +86,12 @@ def _gets(x, tables: set[Qualified], functions: set[tuple[str, ...]]) -> None:
                 tables.add(tuple(fold(p) for p in scanned))          # type: ignore[arg-type]
             else:
                 functions.add(path or ("?",))
-        stack.extend(v for v in x.values() if isinstance(v, dict | list))
+        stack.extend(reversed([v for v in x.values() if isinstance(v, dict | list)]))
 
 
 def bind(cur: duckdb.DuckDBPyConnection, sql: str) -> Bound | None:
-    """What ``sql`` (one SELECT) reads once bound on ``cur``, or None when DuckDB cannot bind it (a wrong
-    column, a statement that is not a query): callers then decide from the parse alone, and running it fails
-    the same way."""
+    """What ``sql`` (one statement: a SELECT, or a write) reads and writes once bound on ``cur``, or None when DuckDB
+    cannot bind it (a wrong column): callers then decide from the parse alone, and running it fails the same way."""
     try:
         raw = cur.execute("SELECT json_serialize_plan(?::VARCHAR)", [sql]).fetchone()[0]
         doc = json.loads(raw)
@@ -69,8 +101,9 @@ def bind(cur: duckdb.DuckDBPyConnection, sql: str) -> Bound | None:
         return None
     tables: set[Qualified] = set()
     functions: set[tuple[str, ...]] = set()
-    _gets(doc["plans"], tables, functions)
-    return Bound(frozenset(tables), frozenset(functions))
+    writes: list[tuple[str, str]] = []
+    _gets(doc["plans"], tables, functions, writes)
+    return Bound(frozenset(tables), frozenset(functions), tuple(writes))
 
 
 def user_table_names(cur: duckdb.DuckDBPyConnection) -> frozenset[str]:

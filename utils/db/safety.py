@@ -69,6 +69,8 @@ def reads_server(sql: str, scope: Scope | None = None) -> str | None:
     reads = resolve(sql)
     if reads is None:
         return None      # not a SELECT DuckDB can serialize: check_sql's statement check and the executor decide
+    if reads.writes:
+        return modifies(reads.writes[0][0], str(reads.writes[0][1]))
     for fn in reads.table_functions:
         if server_function(fn):
             return f"refused: {fn}() is a system function, {_WHY}"
@@ -99,10 +101,19 @@ def _is_data(scope: Scope, ref: TableRef) -> bool:
     return bound is not None and outside_data(bound, scope.catalog) is None
 
 
+def modifies(verb: str, table: str) -> str:
+    """The refusal of a read that holds a write (a data-modifying ``WITH``: DuckDB runs it even where nothing reads
+    its result)."""
+    return (f"refused: this runs a {verb.replace('_', ' ')} on {table} inside the query (a data-modifying WITH); a "
+            "question only reads: send a change as a write of its own, which shows it on a card for approval")
+
+
 def outside_data(bound: Bound, catalog: str, shows_data: bool = False) -> str | None:
     """Why a bound statement reads past the database's own tables (a system view or function, another
-    catalog), or None. ``shows_data``: the statement is ``SHOW t`` of a table of the database's own (DuckDB binds
-    it to ``pragma_show``, which describes that table's columns, as DESCRIBE does)."""
+    catalog, a write the binder found inside it), or None. ``shows_data``: the statement is ``SHOW t`` of a table of
+    the database's own (DuckDB binds it to ``pragma_show``, which describes that table's columns, as DESCRIBE does)."""
+    if bound.writes:
+        return modifies(*bound.writes[0])
     for path in sorted(bound.functions):
         name = path[-1]
         if shows_data and path == ("system", "main", "pragma_show"):

@@ -18,6 +18,14 @@ T3     everything else: DROP, TRUNCATE, ALTER ... DROP  always blocked, approved
        statements, anything that cannot be classified
 =====  =============================================  =========================================
 
+A statement runs every write in its tree: DuckDB runs ``WITH d AS (DELETE FROM salaries RETURNING 1) INSERT INTO
+teams ...`` whole, the DELETE too, even where nothing reads ``d``. So any data-modifying node *below* the root
+(``nested_writes``: INSERT, UPDATE, DELETE, MERGE, COPY, CREATE, DROP, ALTER, TRUNCATE, a bare command) makes the
+statement T3, and the card of a T1/T2 names the one write it runs (``Classification.runs``). The engine's binder
+reads the statement a third time when it is proposed and again inside the write's transaction (``engine_writes``:
+``json_serialize_plan`` binds writes too): more than one writing operator, or one on another table than the card
+names, is blocked as well.
+
 Two parsers must agree: DuckDB's own (``duckdb.extract_statements``: the statement type) and
 sqlglot's DuckDB dialect (the tree: which table, which kind of CREATE, which ALTER action; DuckDB
 serializes only SELECTs to JSON). A statement either parser cannot read, or on which they disagree
@@ -72,6 +80,13 @@ class Classification:
     reason: str                     # why this tier (for T3: why it is blocked)
     target: str | None = None       # the table (or view, index) the statement writes
     tree: exp.Expression | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def runs(self) -> list[str]:
+        """Every write the statement runs, as the card names it ("INSERT on teams"): one for a T1/T2 (a statement
+        with a second write inside is T3), none for a read or a blocked statement."""
+        on = " " if self.kind.endswith(" ON") else " on "
+        return [f"{self.kind}{on}{self.target}" if self.target else self.kind] if self.tier in (1, 2) else []
 
     @property
     def tier_name(self) -> str:
@@ -142,6 +157,41 @@ def alter_table(duck: str, tree: exp.Expression) -> tuple[int, str, str] | None:
 RULES: list[Rule] = [data_change, create_object, alter_table]
 
 
+#: sqlglot's nodes for statements that change something; below the root, each is a second write the card would hide.
+_WRITE_NODES = (exp.Insert, exp.Update, exp.Delete, exp.Merge, exp.Copy, exp.Create, exp.Drop, exp.TruncateTable,
+                exp.Alter, exp.Command, exp.Set, exp.Pragma)
+
+
+def nested_writes(tree: exp.Expression) -> list[str]:
+    """Every write below the root of ``tree`` ("DELETE on salaries"): a data-modifying ``WITH``, a write in a
+    subquery, an ``INSERT ... BY NAME`` whose query holds one. The root's own write is the card's."""
+    out = []
+    own = {id(n) for a in (tree.args.get("actions") or []) if isinstance(tree, exp.Alter) for n in a.walk()}
+    for node in tree.find_all(*_WRITE_NODES):
+        if node is not tree and id(node) not in own:     # ALTER's own actions (DROP COLUMN, SET DEFAULT) are its write
+            verb = type(node).__name__.upper().replace("TRUNCATETABLE", "TRUNCATE")
+            table = _name(node.this) if isinstance(node.this, exp.Expression) else None
+            out.append(f"{verb} on {table}" if table else verb)
+    return out
+
+
+def engine_writes(bound, c: Classification) -> str | None:
+    """Why the engine's binding of a T1/T2 statement (``binder.Bound.writes``) does not match its card: more than
+    one writing operator, or a data change of another table than ``c.target`` (a schema change names what it
+    creates: ADD PRIMARY KEY binds as the index it makes); None when it matches or could not be bound
+    (then running it fails the same way)."""
+    if bound is None or c.tier not in (1, 2):
+        return None
+    ops = [f"{op.replace('_', ' ')} on {table}" for op, table in bound.writes]
+    if len(ops) > 1:
+        return (f"DuckDB's binder reads {len(ops)} changes in it ({'; '.join(ops)}), and a card names one write: send "
+                "each change as a statement of its own")
+    if ops and c.tier == 1 and c.target and \
+            bound.writes[0][1].split(".")[-1] != c.target.split(".")[-1].lower().strip('"'):
+        return f"DuckDB's binder reads it as {ops[0]}, not a change of {c.target}"
+    return None
+
+
 def server_reach(tree: exp.Expression) -> str | None:
     """Why a write reaches the server's state, read from its whole tree: a call of a system function
     (``current_setting``, ``duckdb_*``, ...) anywhere in it (a default, a check, RETURNING, a view's query)
@@ -182,6 +232,12 @@ def classify(sql: str) -> Classification:
             tree = sqlglot.parse_one(statement, dialect="duckdb")
     except sqlglot.errors.SqlglotError as e:
         return Classification(3, duck, statement, f"it cannot be classified ({str(e).splitlines()[0]})")
+    inside = nested_writes(tree)
+    if inside:
+        return Classification(3, duck, statement, f"it runs {', '.join(inside)} inside the {duck} (a data-modifying "
+                              "WITH or subquery): a card would name one write and run more; send each change as a "
+                              "statement of its own", _name(tree.this) if isinstance(tree.this, exp.Expression)
+                              else None, tree)
     for rule in RULES:
         placed = rule(duck, tree)
         if placed:

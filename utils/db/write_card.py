@@ -5,7 +5,7 @@ approval and the server that holds it until it is decided; ``public()`` is its J
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 
@@ -36,6 +36,7 @@ class WriteCard:
     decided_by: str | None = None            # who approved or rejected it
     db_id: str = ""                          # the database file's identity (``database.file_identity``)
     proposer_id: str = ""                    # the proposer's identity (``access.User.id``: from the key's hash)
+    runs: list[str] = field(default_factory=list)   # every write it runs ("INSERT on teams"): one, or none if blocked
 
     @property
     def owner(self) -> str:
@@ -49,7 +50,7 @@ class WriteCard:
         from duckask.utils.db.write_plan import checks_rows
 
         return cls(sql=c.statement or sql.strip(), tier=c.tier, tier_name=c.tier_name, kind=c.kind, target=c.target,
-                   reason=c.reason, checks_rows=c.tier < 3 and checks_rows(c), **fields)
+                   reason=c.reason, checks_rows=c.tier < 3 and checks_rows(c), runs=c.runs, **fields)
 
     @classmethod
     def from_entry(cls, entry: dict[str, Any], db: str) -> WriteCard:
@@ -105,6 +106,7 @@ class WriteCard:
             f"── write: {self.tier_name} ({self.kind}{' on ' + p(self.target) if self.target else ''}) ──",
             *asked,
             f"SQL:            {p(' '.join(self.sql.split()))}",
+            f"runs:           {p('; '.join(self.runs) or 'nothing (blocked)')}",
             f"what it does:   {p(self.explanation)}",
             f"estimated rows: {estimate}",
             f"audit entry:    #{self.id}",

@@ -29,7 +29,8 @@ import duckdb
 from duckask.utils.config import Settings
 from duckask.utils.db.audit import AuditLog, database_key, os_user
 from duckask.utils.db.database import Database
-from duckask.utils.db.tiers import classify
+from duckask.utils.db.binder import bind
+from duckask.utils.db.tiers import classify, engine_writes
 from duckask.utils.db.write_card import WriteCard
 from duckask.utils.db.write_plan import counted_rows, estimate_sql, explain, reads_sql
 from duckask.utils.state import audit_log
@@ -110,18 +111,29 @@ def propose(sql: str, database: Database, settings: Settings, *, session: str | 
         blocked = (f"refused: writes are off ({c.tier_name}: {c.kind}); turn them on with --allow-writes (or "
                    "allow_writes: true in the config), and each write then waits for your approval")
     else:
-        blocked = not_writable(database) or _created_exists(c, database)
+        blocked = not_writable(database) or _created_exists(c, database) or _engine_refusal(c, database)
+        if blocked and blocked.startswith("refused: T3"):
+            card.tier, card.tier_name, card.runs = 3, "T3 blocked", []
         if not blocked:
             card.estimated_rows, card.matched_rows, blocked = _estimate(c, database)
     card.explanation = explain(c, card.estimated_rows)
     card.blocked, card.detail = blocked, blocked
     card.decision, card.outcome = ("blocked", "not_run") if blocked else ("pending", None)
     log = audit or audit_log(settings)
-    card.id = log.record(session=card.session, user=card.user, db=_identity(database), tier=c.tier,
+    card.id = log.record(session=card.session, user=card.user, db=_identity(database), tier=card.tier,
                          kind=c.kind, sql=card.sql, explanation=card.explanation,
                          estimated_rows=card.estimated_rows, decision=card.decision,
-                         outcome=card.outcome, detail=blocked, request=request, proposed_by=card.proposed_by)
+                         outcome=card.outcome, detail=blocked, request=request, proposed_by=card.proposed_by,
+                         runs="; ".join(card.runs) or None)
     return card
+
+
+def _engine_refusal(c, database: Database) -> str | None:
+    """Why DuckDB's own binder, on this database, reads the statement as more (or other) writes than its card names
+    (``tiers.engine_writes``), or None."""
+    with database.scope() as scope:
+        why = engine_writes(scope.bind(c.statement), c)
+    return f"refused: T3, always blocked: {why}" if why else None
 
 
 def _identity(database: Database) -> str:
@@ -221,6 +233,10 @@ def _apply(card: WriteCard, database: Database, settings: Settings) -> tuple[str
         timer.daemon = True
         try:
             con.execute("BEGIN TRANSACTION")
+            why = engine_writes(bind(con, card.sql), classify(card.sql))     # bound again where it runs
+            if why or classify(card.sql).runs != card.runs:
+                con.execute("ROLLBACK")
+                return "error", None, f"not run: {why or 'the statement no longer reads as its card'}"
             timer.start()
             actual = _affected(con.execute(card.sql))
             timer.cancel()

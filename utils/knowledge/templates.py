@@ -33,7 +33,7 @@ from duckask.utils.sql.answer_checks import parse_duckdb
 from duckask.utils.sql.grounding_checks import tables_of_column
 
 _WORD = re.compile(r"\w+(?:[.'-]\w+)*")
-_NUMBER = re.compile(r"^-?\d+(\.\d+)?$")
+_NUMBER = re.compile(r"^-?[0-9]+(\.[0-9]+)?$")     # ASCII digits only: '٢٠٠٨' is no number to put into SQL
 MAX_SLOT = 4            # words a slot may have (a value's name); a longer difference is another question
 
 
@@ -53,7 +53,12 @@ def _fold(word: str) -> str:
 
 
 def _is_year(text: str) -> bool:
-    return text.isdigit() and 1800 <= int(text) <= 2200
+    return text.isascii() and text.isdigit() and 1800 <= int(text) <= 2200
+
+
+def _number(text: str) -> str:
+    """The SQL literal of a number slot, built from the parsed number (never the question's characters)."""
+    return str(float(text)) if "." in text else str(int(text))
 
 
 def _slots(old: list[str], new: list[str]) -> list[tuple[int, int, int, int]] | None:
@@ -192,7 +197,7 @@ def match(question: str, example, values) -> Template | None:
         covered.append(span)
     for hits, _, value in swaps:
         for lit in hits:
-            lit.replace(exp.Literal.string(value) if lit.is_string else exp.Literal.number(value))
+            lit.replace(exp.Literal.string(value) if lit.is_string else exp.Literal.number(_number(value)))
     return Template(tree.sql(dialect="duckdb"), example.id, [(a, b) for _, a, b in swaps])
 
 

@@ -55,6 +55,7 @@ class Reads:
     functions: list[str] = field(default_factory=list)        # scalar and aggregate function names
     types: list[str] = field(default_factory=list)            # named types of casts, "schema.name" (folded)
     shown: list[TableRef] = field(default_factory=list)       # the tables SHOW / DESCRIBE t name
+    writes: list[tuple[str, TableRef]] = field(default_factory=list)   # data-modifying nodes inside: (verb, table)
 
     @property
     def names(self) -> set[str]:
@@ -70,6 +71,20 @@ def _add(items: list, item) -> None:
 def _table(d: dict) -> TableRef:
     return TableRef(fold(d.get("table_name") or ""), fold(d.get("schema_name") or ""),
                     fold(d.get("catalog_name") or ""))
+
+
+#: The query nodes a read may hold; any other (``DELETE_QUERY_NODE`` in ``WITH d AS (DELETE ... RETURNING *)``,
+#: ``INSERT_QUERY_NODE``, ``UPDATE_QUERY_NODE``, a kind a later DuckDB adds) changes data, and DuckDB runs it even
+#: where nothing reads ``d``.
+READ_NODES = {"SELECT_NODE", "SET_OPERATION_NODE", "RECURSIVE_CTE_NODE", "CTE_NODE"}
+
+
+def _written(x: dict) -> TableRef:
+    """The table a data-modifying query node writes (its ``table``: a BASE_TABLE dict or the name)."""
+    table = x.get("table")
+    if isinstance(table, dict):
+        return _table(table)
+    return TableRef(fold(str(table or "?")), fold(x.get("schema") or ""), fold(x.get("catalog") or ""))
 
 
 def _visit(x, visible: frozenset[str], out: Reads) -> None:
@@ -91,6 +106,9 @@ def _visit(x, visible: frozenset[str], out: Reads) -> None:
     if x.get("type") == "RECURSIVE_CTE_NODE":    # only the recursive branch sees the CTE's own name
         _visit(x.get("right"), visible | {fold(x.get("cte_name") or "")}, out)
         skip.add("right")
+    kind = x.get("type")
+    if isinstance(kind, str) and kind.endswith("_NODE") and kind not in READ_NODES:
+        _add(out.writes, (kind.removesuffix("_NODE").removesuffix("_QUERY"), _written(x)))
     if x.get("type") == "BASE_TABLE":
         ref = _table(x)
         if ref.qualified or ref.name not in visible:

@@ -49,6 +49,10 @@ SCHEMA = [
         shown TEXT NOT NULL, FOREIGN KEY (db, asker, session) REFERENCES duckask.threads ON DELETE CASCADE)""",
     "CREATE INDEX IF NOT EXISTS thread_turns_by_thread ON duckask.thread_turns (db, asker, session, id)",
     "ALTER TABLE duckask.thread_turns ADD COLUMN IF NOT EXISTS bytes INTEGER NOT NULL DEFAULT 0",
+    "ALTER TABLE duckask.writes ADD COLUMN IF NOT EXISTS runs TEXT",
+    "ALTER TABLE duckask.writes ADD COLUMN IF NOT EXISTS user_id TEXT",
+    "ALTER TABLE duckask.writes ADD COLUMN IF NOT EXISTS db_id TEXT",
+    "ALTER TABLE duckask.examples ADD COLUMN IF NOT EXISTS db_id TEXT NOT NULL DEFAULT ''",
 ]
 _LOCK_ID = 7_240_513          # pg_advisory_xact_lock key: the schema's creation, a card's room check
 
