@@ -207,9 +207,11 @@ def create_app(db: str | None = None, *, llm=None, settings=None, api_key: str |
         return {"turns": []}
 
     @app.get("/api/browse")
-    def browse_route():
-        """Suggested questions and the semantic file's metrics, for the page's side panel."""
-        return {"suggestions": suggestions(prep), "metrics": metrics(prep), "tables": list(prep.catalog.tables)}
+    def browse_route(request: Request):
+        """Suggested questions (only kept pairs this user may run) and the semantic file's metrics, for the page's
+        side panel."""
+        return {"suggestions": suggestions(scoped(prep, user_of(request))), "metrics": metrics(prep),
+                "tables": list(prep.catalog.tables)}
 
     @app.get("/", include_in_schema=False)
     def page():

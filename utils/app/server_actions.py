@@ -33,6 +33,7 @@ log as ``expired`` (decided by no one) and can no longer be approved.
 """
 # No "from __future__ import annotations": FastAPI reads the route functions' annotations (see server.py).
 
+import logging
 from types import SimpleNamespace
 
 from duckask.utils.app.pending import Held, PendingWrites
@@ -42,6 +43,8 @@ from duckask.utils.config import MAX_QUESTION
 from duckask.utils.db.tiers import is_write
 
 MAX_TO = 1000                    # characters of recipients
+_log = logging.getLogger("duckask.serve")
+_log = logging.getLogger("duckask.serve")
 
 
 def add_action_routes(app, prep, gate, read_json, *, keys=None) -> PendingWrites:
@@ -57,11 +60,17 @@ def add_action_routes(app, prep, gate, read_json, *, keys=None) -> PendingWrites
     from duckask.utils.delivery.export import FORMATS, ExportError, frame_bytes
     from duckask.utils.delivery.mail import NO_HOST, MailError, recipients, send_result
     from duckask.utils.knowledge.examples import ExampleError
-    from duckask.utils.knowledge.keep import KeepRefused, keep, suggestions
+    from duckask.utils.knowledge.keep import KeepRefused, PairTooLarge, TooManyPairs, keep, listed
     from duckask.utils.knowledge.keep import decide as decide_pair
     from duckask.utils.state import card_store
 
     pending = PendingWrites(store=card_store(prep.settings), database=prep.database)
+
+    def audit_failure(e: AuditError, status: int | None = None) -> JSONResponse:
+        """One public message for a damaged or unreachable audit log (its path and the driver's text only in the
+        server's log); ``status`` for a failure that is not the log's (409, already decided)."""
+        _log.warning("%s", e)
+        return json_error(e.status if e.status != 503 or status is None else status, e.public)
 
     def json_only(request: Request) -> None:
         if request.headers.get("content-type", "").split(";")[0].strip().lower() != "application/json":
@@ -95,7 +104,9 @@ def add_action_routes(app, prep, gate, read_json, *, keys=None) -> PendingWrites
             return json_error(429, full)
         try:
             card = await in_thread(gate.run, scoped(prep, user_of(request)).propose, sql, session=session, user=user)
-        except (AuditError, ValueError) as e:
+        except AuditError as e:
+            return audit_failure(e)
+        except ValueError as e:
             return json_error(500, str(e))
         card.proposer_id = user_of(request).id
         if card.decision == "blocked":
@@ -170,7 +181,7 @@ def add_action_routes(app, prep, gate, read_json, *, keys=None) -> PendingWrites
         except (AuditError, ValueError) as e:
             if held.card.decision == "pending":    # nothing was recorded or run: it can be decided again
                 pending.put_back(held)
-            return json_error(500, str(e))
+            return audit_failure(e) if isinstance(e, AuditError) else json_error(500, str(e))
         return {"status": card.status, "write": card.public(), "answer": card.summary()}
 
     # -- keeping a checked answer as a pair (the page's Right, and Wrong's fix): a write to the knowledge ----------
@@ -181,18 +192,25 @@ def add_action_routes(app, prep, gate, read_json, *, keys=None) -> PendingWrites
                     "buttons): the request must come from that page; or start the server with users")
         return None
 
-    async def pair_outcome(call, *args, audit_status: int = 500, **kw):
+    async def pair_outcome(call, *args, **kw):
         """``call`` (``keep`` or ``decide``) in a thread: its ``Kept`` as JSON, or the error with its status."""
         try:
             return (await in_thread(call, *args, **kw)).as_dict()
         except KeepRefused as e:
             return json_error(403, str(e))
+        except PairTooLarge as e:
+            return json_error(413, str(e))
+        except TooManyPairs as e:
+            return json_error(429, str(e))
         except LookupError as e:
             return json_error(404, str(e))
         except ExampleError as e:
+            if e.public:                          # the store is out of reach: the setting, not its value
+                _log.warning("%s", e)
+                return json_error(503, e.public)
             return json_error(400, str(e))
         except AuditError as e:
-            return json_error(audit_status, str(e))
+            return audit_failure(e)
 
     @app.post("/api/examples")
     async def keep_route(request: Request):
@@ -213,10 +231,10 @@ def add_action_routes(app, prep, gate, read_json, *, keys=None) -> PendingWrites
     @app.get("/api/examples/suggested")
     async def suggested_route(request: Request):
         user = user_of(request)
-        waiting = await in_thread(suggestions, prep.database, prep.settings)
-        return {"suggested": [{"id": e["id"], "question": e["request"], "sql": e["sql"], "by": e["user"],
-                               "at": str(e["proposed_at"])}
-                              for e in waiting if user.at_least("approver") or e["user"] == user.name]}
+        try:
+            return {"suggested": await in_thread(listed, scoped(prep, user).database, prep.settings, user)}
+        except AuditError as e:
+            return audit_failure(e)
 
     @app.post("/api/examples/suggested/{entry_id}")
     async def decide_pair_route(entry_id: str, request: Request):
@@ -227,8 +245,10 @@ def add_action_routes(app, prep, gate, read_json, *, keys=None) -> PendingWrites
                                      '/api/examples/suggested/ID')
         if (why := pair_refusal(request)):
             return json_error(403, why)
-        return await pair_outcome(decide_pair, prep.database, prep.settings, int(entry_id), body["decision"],
-                                  user=user_of(request), audit_status=409)     # the audit's "already decided"
+        user = user_of(request)
+        return await pair_outcome(decide_pair, scoped(prep, user).database, prep.settings, int(entry_id),
+                                  body["decision"],
+                                  user=user)
 
     @app.post("/api/export")
     async def export_route(request: Request):

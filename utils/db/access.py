@@ -229,6 +229,18 @@ class ScopedDatabase:
     def __init__(self, database, user: User):
         self._database, self.reader = database, user
 
+    @property
+    def unscoped(self):
+        """The database this user's allowlist limits (for what the deployer, not the user, supplies: an examples
+        file is verified on it, then offered to the user only where she may run it)."""
+        return self._database.unscoped
+
+    @property
+    def scope_key(self) -> str:
+        """What this scope reads, for the caches that hold query results (the value index): two users with the same
+        allowlist share them, a user with another never does."""
+        return "tables:" + ",".join(sorted(self.reader.tables or ()))
+
     def refusal(self, sql: str) -> str | None:
         """Why this user may not run ``sql`` (the database's own refusal first), or None; every statement bound
         on one cursor."""

@@ -84,7 +84,22 @@ def _now() -> dt.datetime:
 
 
 class AuditError(RuntimeError):
-    """The audit log could not be written; no write runs without its record."""
+    """The audit log could not be written; no write runs without its record. The message names the file and why,
+    for the deployer (the CLI, the server's log); ``public`` is what a request is told (no path, no driver's text),
+    with ``status`` (503: the log is damaged or out of reach; 409: the entry was decided already)."""
+
+    PUBLIC = ("the audit log cannot be written or read, so nothing that needs a record runs; the server's log says "
+              "why")
+
+    def __init__(self, message: str, public: str | None = None, status: int = 503):
+        super().__init__(message)
+        self.public, self.status = public or self.PUBLIC, status
+
+
+def already_decided(entry_id: int, where: str) -> AuditError:
+    """The AuditError for a decision over an entry that is no longer pending (``where``: which log)."""
+    said = f"write #{entry_id} was already decided: a write is decided once; nothing ran again"
+    return AuditError(f"{said} ({where} says so)", public=said, status=409)
 
 
 def _busy(error: BaseException) -> bool:
@@ -160,8 +175,7 @@ class AuditLog:
                 raise damaged_log(self.path, e, writing=True) from e
             raise AuditError(f"cannot write the audit log {self.path}: {e}") from e
         if row is None and only_pending:
-            raise AuditError(f"write #{entry_id} was already decided (the audit log {self.path} says so): a write is "
-                             "decided once; nothing ran again")
+            raise already_decided(entry_id, f"the audit log {self.path}")
 
     @staticmethod
     def _check(fields: dict[str, Any]) -> None:

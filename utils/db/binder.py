@@ -12,10 +12,11 @@ bound, nothing runs) and collects each ``LOGICAL_GET``:
   ``information_schema.tables`` and ``pg_settings`` all become ``system.main.duckdb_*`` functions, whatever a
   user table of the same bare name is called elsewhere.
 
-Every operator that changes something (``LOGICAL_INSERT``, ``LOGICAL_DELETE``, ``LOGICAL_UPDATE``, ``LOGICAL_MERGE_INTO``,
-``LOGICAL_CREATE_*``, ``LOGICAL_ALTER``, ``LOGICAL_DROP``, ``LOGICAL_COPY_*``, ...) is collected too, with the table it
-writes (``Bound.writes``): the binder binds writes as well as reads, so a data-modifying ``WITH`` below a SELECT or an
-INSERT is seen as the engine will run it (``tiers.engine_writes``, ``safety.outside_data``).
+Every operator that changes something (``LOGICAL_INSERT``, ``LOGICAL_DELETE``, ``LOGICAL_UPDATE``,
+``LOGICAL_MERGE_INTO``, ``LOGICAL_CREATE_*``, ``LOGICAL_ALTER``, ``LOGICAL_DROP``, ``LOGICAL_COPY_*``, ...) is collected
+too, with the table it writes (``Bound.writes``): the binder binds writes as well as reads, so a data-modifying
+``WITH`` below a SELECT or an INSERT is seen as the engine will run it (``tiers.engine_writes``,
+``safety.outside_data``).
 
 Names compare in DuckDB's own case folding (``sql.reads.fold``: ASCII letters only).
 """

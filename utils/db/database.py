@@ -139,6 +139,14 @@ class Database:
         with self.cursor() as cur:
             yield ConnectionScope(cur, self.catalog)
 
+    @property
+    def unscoped(self) -> Database:
+        """The database as no allowlist limits it (itself; a ``ScopedDatabase`` answers with what it wraps)."""
+        return self
+
+    #: Who the answers of this object are for, in caches that hold what a query returned (every reader: "").
+    scope_key = ""
+
     def refusal(self, sql: str, scope: ConnectionScope | None = None) -> str | None:
         """Why ``sql`` would be refused here (not one read-only SELECT, or it reads files or the server's
         state: ``safety.check_sql``, names resolved by this database's binder, on ``scope`` or a cursor of its

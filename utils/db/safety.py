@@ -104,7 +104,9 @@ def _is_data(scope: Scope, ref: TableRef) -> bool:
 def modifies(verb: str, table: str) -> str:
     """The refusal of a read that holds a write (a data-modifying ``WITH``: DuckDB runs it even where nothing reads
     its result)."""
-    return (f"refused: this runs a {verb.replace('_', ' ')} on {table} inside the query (a data-modifying WITH); a "
+    verb = verb.replace("_", " ")
+    article = "an" if verb[:1] in "AEIOU" else "a"
+    return (f"refused: this runs {article} {verb} on {table} inside the query (a data-modifying WITH); a "
             "question only reads: send a change as a write of its own, which shows it on a card for approval")
 
 

@@ -28,8 +28,8 @@ import duckdb
 
 from duckask.utils.config import Settings
 from duckask.utils.db.audit import AuditLog, database_key, os_user
-from duckask.utils.db.database import Database
 from duckask.utils.db.binder import bind
+from duckask.utils.db.database import Database
 from duckask.utils.db.tiers import classify, engine_writes
 from duckask.utils.db.write_card import WriteCard
 from duckask.utils.db.write_plan import counted_rows, estimate_sql, explain, reads_sql

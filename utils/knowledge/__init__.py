@@ -38,30 +38,60 @@ def _mtime(path: Path) -> int:
 
 
 def examples_for(db, settings) -> list:
-    """Every pair for ``db`` (a ``Database``): the settings' ``examples`` file (each pair verified once
-    per file version and database; a pair that fails is an ``ExampleError`` naming it) and the pairs
-    taught for this database in the knowledge store."""
+    """Every pair for ``db`` (a ``Database``, or a user's ``ScopedDatabase``) that its asker may run: the settings'
+    ``examples`` file (each pair verified once per file version on the database itself, whoever asks first; a pair
+    that fails, or is over ``keep.MAX_PAIR_SQL``, is an ``ExampleError`` naming it) and the pairs taught for this
+    database (by path and identity) in the knowledge store. A pair whose SQL the asker may not run is left out
+    (``offered``): a template, a few-shot example, a suggested question never tells her of a table she may not
+    read."""
     from duckask.utils.knowledge.examples import Example, ExampleError, load_examples, verify
-    from duckask.utils.knowledge.store import database_identity
+    from duckask.utils.knowledge.keep import check_size
+    from duckask.utils.knowledge.store import database_identity, owner_identity
     from duckask.utils.state import knowledge_store
 
     out: list[Example] = []
+    whole = db.unscoped
     if settings.examples:
         path = Path(settings.examples).expanduser()
-        key = (str(path.resolve()), _mtime(path), db.key)
+        key = (str(path.resolve()), _mtime(path), whole.key)
         with _LOCK:
             if key not in _FILES:
                 checked = []
                 for ex in load_examples(path):
                     try:
+                        check_size(ex.question, ex.sql)
                         checked.append(Example(question=ex.question, sql=ex.sql, id=ex.id,
-                                               tables=verify(db, ex.question, ex.sql).tables))
+                                               tables=verify(whole, ex.question, ex.sql).tables))
                     except ExampleError as e:
                         raise ExampleError(f"{ex.id}: {e} (fix or remove this pair in {path})") from None
                 _FILES[key] = checked
             out += _FILES[key]
     if settings.state or settings.resolved_knowledge_file.exists():
-        out += knowledge_store(settings).list(database_identity(db.source))
+        out += knowledge_store(settings).list(database_identity(db.source), owner_identity(db))
+    return offered(db, out)
+
+
+_MAY_RUN: dict[tuple, bool] = {}
+
+
+def offered(db, examples: list) -> list:
+    """The pairs of ``examples`` the asker of ``db`` may run (all of them for an unscoped database): each decided
+    by ``db.refusal`` (the allowlist from DuckDB's parse and binder) once per pair, database state and scope."""
+    if db.unscoped is db:
+        return examples
+    out = []
+    for ex in examples:
+        key = (db.key, db.scope_key, ex.sql)
+        with _LOCK:
+            known = _MAY_RUN.get(key)
+        if known is None:
+            known = db.refusal(ex.sql) is None
+            with _LOCK:
+                if len(_MAY_RUN) > 50_000:
+                    _MAY_RUN.clear()
+                _MAY_RUN[key] = known
+        if known:
+            out.append(ex)
     return out
 
 

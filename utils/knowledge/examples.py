@@ -34,7 +34,12 @@ class Example:
 
 
 class ExampleError(ValueError):
-    """A pair that cannot be kept; the message says what was wrong and what to do."""
+    """A pair that cannot be kept; the message says what was wrong and what to do. ``public``, when set, is what a
+    request is told instead (the store is out of reach: the message names it and the driver's text, for the log)."""
+
+    def __init__(self, message: str, public: str | None = None):
+        super().__init__(message)
+        self.public = public
 
 
 def shown(examples: list[dict]) -> str:

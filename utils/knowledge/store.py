@@ -2,7 +2,8 @@
 
 The file is ``<cache>/knowledge.duckdb`` (setting ``knowledge_file``), never the user's database,
 which duckask only ever opens read-only. Every pair is keyed to its database by the database's
-resolved path, so pairs for one database never reach another. Teaching the same question again
+resolved path and its identity (``owner_identity``: the path with the file's device and inode), so pairs for one
+database never reach another, not even a file put later at the same path. Teaching the same question again
 replaces its SQL. The file is opened for each operation and closed at once, so several duckask
 processes can share it. A damaged file (not a DuckDB file DuckDB can read) is set aside as
 ``knowledge.duckdb.corrupt-<time>``, never deleted, and a new, empty store is used, with a warning naming
@@ -35,6 +36,9 @@ CREATE TABLE IF NOT EXISTS examples (
     tables VARCHAR[],
     created TIMESTAMP DEFAULT current_timestamp
 );
+-- the database's identity beside its path (``owner_identity``): another file put at the same path is another
+-- database, whose questions these pairs do not answer ('' for a pair kept before issue 52: its path alone)
+ALTER TABLE examples ADD COLUMN IF NOT EXISTS db_id VARCHAR DEFAULT '';
 """
 
 
@@ -44,6 +48,20 @@ def database_identity(source: str | os.PathLike) -> str:
     from duckask.utils.db.audit import database_key
 
     return database_key(source)
+
+
+def owner_identity(database) -> str:
+    """The identity pairs and suggestions are bound to beside their key, as cards and threads are: a local file's
+    (or folder's) resolved path with its device and inode (``database.file_identity``), so another database put at
+    the same path is another database; a connection string, as redacted."""
+    from duckask.utils.db.audit import database_key
+    from duckask.utils.db.database import file_identity
+
+    source = Path(str(database.source)).expanduser()
+    try:
+        return file_identity(source) if source.exists() else database_key(database.source)
+    except OSError:
+        return database_key(database.source)
 
 
 class KnowledgeStore:
@@ -72,39 +90,46 @@ class KnowledgeStore:
                                    f"({moved}); move it away to start a new one") from e
             return after_set_aside()
 
-    def add(self, db: str, example: Example) -> int:
-        """Store a verified pair for ``db`` (a ``database_identity``); returns its id."""
-        return self._recovering(lambda: self._add(db, example), lambda: self._add(db, example))
+    def add(self, db: str, example: Example, db_id: str = "") -> int:
+        """Store a verified pair for ``db`` (a ``database_identity``) and ``db_id`` (``owner_identity``); returns its
+        id. A pair of the same question (any case) on that database is replaced."""
+        return self._recovering(lambda: self._add(db, example, db_id), lambda: self._add(db, example, db_id))
 
-    def _add(self, db: str, example: Example) -> int:
+    def _add(self, db: str, example: Example, db_id: str) -> int:
         con = self._connect()
         try:
             con.execute("BEGIN")
             old = con.execute("SELECT id FROM examples WHERE db = ? AND lower(question) = lower(?)",
                               [db, example.question]).fetchone()
             if old:
-                con.execute("UPDATE examples SET sql = ?, tables = ?, created = current_timestamp WHERE id = ?",
-                            [example.sql, example.tables, old[0]])
+                con.execute("UPDATE examples SET sql = ?, tables = ?, db_id = ?, created = current_timestamp "
+                            "WHERE id = ?", [example.sql, example.tables, db_id, old[0]])
                 new_id = old[0]
             else:
-                new_id = con.execute("INSERT INTO examples (db, question, sql, tables) VALUES (?, ?, ?, ?) "
-                                     "RETURNING id", [db, example.question, example.sql, example.tables]).fetchone()[0]
+                new_id = con.execute("INSERT INTO examples (db, question, sql, tables, db_id) VALUES (?, ?, ?, ?, ?) "
+                                     "RETURNING id", [db, example.question, example.sql, example.tables,
+                                                      db_id]).fetchone()[0]
             con.execute("COMMIT")
             return int(new_id)
         finally:
             con.close()
 
-    def list(self, db: str) -> list[Example]:
+    def list(self, db: str, db_id: str | None = None) -> list[Example]:
+        """The pairs of ``db``; with ``db_id``, only those kept for that identity (and those kept before pairs had
+        one)."""
         if not self.path.exists():
             return []
-        return self._recovering(lambda: self._list(db), lambda: [])
+        return self._recovering(lambda: self._list(db, db_id), lambda: [])
 
-    def _list(self, db: str) -> list[Example]:
+    def _list(self, db: str, db_id: str | None) -> list[Example]:
         # Read-only, so that any number of duckask processes can read while none writes.
         con = duckdb.connect(str(self.path), read_only=True)
         try:
-            rows = con.execute("SELECT id, question, sql, tables FROM examples WHERE db = ? ORDER BY id",
-                               [db]).fetchall()
+            names = {r[0] for r in con.execute("SELECT column_name FROM duckdb_columns() WHERE table_name = "
+                                               "'examples'").fetchall()}
+            mine = " AND coalesce(db_id, '') IN ('', ?)" if db_id is not None and "db_id" in names else ""
+            rows = con.execute(f"SELECT id, question, sql, tables FROM examples WHERE db = ?{mine} ORDER BY id",
+                               [db, db_id] if mine else [db]).fetchall()
         except duckdb.CatalogException:      # a file that was never written to
             rows = []
         finally:

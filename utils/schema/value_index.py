@@ -4,7 +4,9 @@ holds ``F``, ``F-C``, ``C-F``; ``college = 'North Carolina'`` beside ``Universit
 
 ``ValueIndex(database)`` reads a column's distinct values the first time a check asks (``values(table,
 column)``: one ``SELECT DISTINCT ... LIMIT`` on the read-only connection, models' views too) and keeps them for
-the process, keyed by the database file's state (``Database.key``: a changed file is read again). A column with
+the process, keyed by the database file's state (``Database.key``: a changed file is read again) and by who reads
+(``scope_key``: a user whose allowlist leaves a table out never gets its values from another user's read, issue 52).
+A refused read is never kept: it is that user's answer, not the column's. A column with
 more than ``MAX_DISTINCT`` values, or not of a text type, is not indexed (``None``): no check is made on it.
 
 ``nearest(literal, values)`` ranks the real values a literal could have meant, each with why:
@@ -79,7 +81,7 @@ class ValueIndex:
         named = columns.get(column.lower())
         if named is None or not is_text(named[1]):
             return None
-        key = (getattr(self.database, "key", ""), table.lower(), column.lower())
+        key = self._key(table, column)
         with _LOCK:
             if key in _CACHE:
                 return _CACHE[key]
@@ -88,6 +90,8 @@ class ValueIndex:
                                 f"WHERE {col} IS NOT NULL GROUP BY 1 ORDER BY n DESC LIMIT {MAX_DISTINCT + 1}",
                                 row_cap=MAX_DISTINCT + 1)
         values = None
+        if out.status == "refused":                     # this reader may not read it: nothing to keep for anyone
+            return None
         if out.ok and len(out.df) <= MAX_DISTINCT:      # most frequent first
             values = [str(v) for v in out.df["v"].tolist()]
             with _LOCK:
@@ -103,8 +107,11 @@ class ValueIndex:
         """How many rows hold ``value`` in the column (0 when not indexed or not held)."""
         if self.values(table, column) is None:
             return 0
-        key = (getattr(self.database, "key", ""), table.lower(), column.lower())
-        return _COUNTS.get(key, {}).get(value, 0)
+        return _COUNTS.get(self._key(table, column), {}).get(value, 0)
+
+    def _key(self, table: str, column: str, *more: str) -> tuple:
+        return (getattr(self.database, "key", ""), getattr(self.database, "scope_key", ""), table.lower(),
+                column.lower(), *more)
 
 
     def time_columns(self, table: str) -> list[str]:
@@ -118,7 +125,7 @@ class ValueIndex:
         """The least and greatest value of a time column, as years for a date (``year()``), as they are for a
         number, and whether it is a date: ``(2015, 2016, True)`` for one NBA season's game dates, ``(2019,
         2019, False)`` for a table of one season. None for an empty column or one not in the table."""
-        key = (getattr(self.database, "key", ""), table.lower(), column.lower(), "span")
+        key = self._key(table, column, "span")
         with _LOCK:
             if key in _CACHE:
                 got = _CACHE[key]
@@ -129,6 +136,8 @@ class ValueIndex:
         value = f"year({quote_ident(named[0])})" if dated else quote_ident(named[0]) if named else ""
         out = self.database.run(f"SELECT min({value}), max({value}) FROM {quote_ident(real)}",
                                 row_cap=1) if named else None
+        if out is not None and out.status == "refused":
+            return None
         row = out.df.iloc[0].tolist() if out is not None and out.ok else [None, None]
         try:
             got = [str(int(row[0])), str(int(row[1])), "d" if dated else "n"]

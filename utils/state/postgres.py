@@ -22,7 +22,7 @@ import weakref
 from collections.abc import Iterator
 from typing import Any
 
-from duckask.utils.db.audit import COLUMNS, DECIDED, AuditError
+from duckask.utils.db.audit import COLUMNS, DECIDED, AuditError, already_decided
 from duckask.utils.db.quoting import quote_ident as _q
 from duckask.utils.db.remote import redact, redact_error
 from duckask.utils.knowledge.examples import Example, ExampleError
@@ -186,13 +186,13 @@ def _is_connection_error(e: BaseException) -> bool:
     return isinstance(e, OperationalError)
 
 
-def put_example(cur, db: str, question: str, sql: str, tables, renew: bool = False) -> int:
+def put_example(cur, db: str, question: str, sql: str, tables, renew: bool = False, db_id: str = "") -> int:
     """Insert a taught pair, or replace the one for the same database and question (``renew``: dated now)."""
-    cur.execute("INSERT INTO duckask.examples (db, question, question_key, sql, tables) "
-                "VALUES ($1, $2, $3, $4, $5) ON CONFLICT (db, question_key) DO UPDATE SET "
-                "question = excluded.question, sql = excluded.sql, tables = excluded.tables"
+    cur.execute("INSERT INTO duckask.examples (db, question, question_key, sql, tables, db_id) "
+                "VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (db, question_key) DO UPDATE SET "
+                "question = excluded.question, sql = excluded.sql, tables = excluded.tables, db_id = excluded.db_id"
                 + (", created = now()" if renew else "") + " RETURNING id",
-                (db, question, question.lower(), sql, json.dumps(list(tables or []))))
+                (db, question, question.lower(), sql, json.dumps(list(tables or [])), db_id))
     return int(cur.fetchone()[0])
 
 
@@ -213,13 +213,17 @@ class PgKnowledge:
     def __init__(self, state: PgState):
         self.state, self.path = state, state.shown
 
-    def add(self, db: str, example: Example) -> int:
+    def add(self, db: str, example: Example, db_id: str = "") -> int:
         with self._errors(), self.state.transaction() as cur:
-            return put_example(cur, db, example.question, example.sql, example.tables, renew=True)
+            return put_example(cur, db, example.question, example.sql, example.tables, renew=True, db_id=db_id)
 
-    def list(self, db: str) -> list[Example]:
+    def list(self, db: str, db_id: str | None = None) -> list[Example]:
         with self._errors(), self.state.transaction() as cur:
-            cur.execute("SELECT id, question, sql, tables FROM duckask.examples WHERE db = $1 ORDER BY id", (db,))
+            if db_id is None:
+                cur.execute("SELECT id, question, sql, tables FROM duckask.examples WHERE db = $1 ORDER BY id", (db,))
+            else:
+                cur.execute("SELECT id, question, sql, tables FROM duckask.examples WHERE db = $1 "
+                            "AND db_id IN ('', $2) ORDER BY id", (db, db_id))
             rows = cur.fetchall()
         return [Example(question=q, sql=s, id=str(i), tables=json.loads(t or "[]")) for i, q, s, t in rows]
 
@@ -233,7 +237,7 @@ class PgKnowledge:
         try:
             yield
         except StateError as e:
-            raise ExampleError(str(e)) from None
+            raise ExampleError(str(e), public=StateError.PUBLIC) from None
 
 
 class PgAudit:
@@ -260,8 +264,7 @@ class PgAudit:
         with self._errors(writing=True), self.state.transaction() as cur:
             cur.execute(f"UPDATE duckask.writes SET {sets} WHERE {where} RETURNING id", [*fields.values(), entry_id])
             if not cur.fetchall() and only_pending:
-                raise AuditError(f"write #{entry_id} was already decided (the shared audit log {self.path} says "
-                                 "so): a write is decided once; nothing ran again")
+                raise already_decided(entry_id, f"the shared audit log {self.path}")
 
     def entries(self, db: str | None = None, limit: int | None = None) -> list[dict[str, Any]]:
         where, params = ("WHERE db = $1", [db]) if db else ("", [])
@@ -276,4 +279,5 @@ class PgAudit:
         try:
             yield
         except StateError as e:
-            raise AuditError(f"{e}; " + ("nothing was changed" if writing else "the log cannot be read")) from None
+            raise AuditError(f"{e}; " + ("nothing was changed" if writing else "the log cannot be read"),
+                             public=StateError.PUBLIC) from None
