@@ -15,14 +15,18 @@ rates it as what it is: a question a person answered before, with values of its 
 from __future__ import annotations
 
 from duckask.nodes._base import TracedNode
+from duckask.utils.knowledge.index import index_of
 from duckask.utils.knowledge.templates import match
 from duckask.utils.schema.value_index import ValueIndex
 from duckask.utils.turn import Turn, answered_by, set_query, tried
 
 
 def best(question: str, examples: list, values):
-    """(the template, its kept pair) for ``question``: exact first, then fewest slots, then the newest pair; or None."""
-    found = [(t, ex, -i) for i, ex in enumerate(examples) if (t := match(question, ex, values)) is not None]
+    """(the template, its kept pair) for ``question``: exact first, then fewest slots, then the newest pair; or None.
+    Only the pairs the word index finds could match (``knowledge.index``) are matched, so the cost does not grow
+    with the number of pairs."""
+    found = [(t, ex, -i) for i, ex in index_of(examples).template_candidates(question)
+             if (t := match(question, ex, values)) is not None]
     return min(found, key=lambda f: (len(f[0].slots), f[2]))[:2] if found else None
 
 

@@ -172,6 +172,14 @@ MALFORMED = [  # (the line, the error code answered; None: a notification, answe
     ('"just a string"', -32600),
     ('{"jsonrpc": "1.0", "method": "notifications/initialized"}', None),
     ('{"jsonrpc": "2.0", "method": "notifications/x", "params": 3}', None),
+    # issue 52, finding 8: a lone surrogate escape parses but is no text: it got no reply, and the server then
+    # waited ten minutes after stdin closed
+    ('{"jsonrpc": "2.0", "id": "\\ud800", "method": "tools/list"}', -32600),
+    ('{"jsonrpc": "2.0", "id": 15, "method": "tools/\\ud800"}', -32600),
+    ('{"jsonrpc": "2.0", "id": 16, "method": "tools/call", "params": {"name": "ask", "arguments": '
+     '{"question": "a \\udfff b"}}}', -32600),
+    ('{"jsonrpc": "2.0", "id": 17, "method": "tools/list", "params": {"\\ud83d": 1}}', -32600),
+    ('{"jsonrpc": "2.0", "method": "notifications/\\udc00"}', None),
 ]
 
 

@@ -30,7 +30,18 @@ def pair_terms(question: str, sql: str) -> frozenset[str]:
 
 
 def retrieve(question: str, examples: list[Example], k: int = 3, threshold: float = 0.3) -> list[tuple[Example, float]]:
-    """Up to ``k`` (example, similarity in 0..1) pairs, most similar first, ties to the earlier example."""
+    """Up to ``k`` (example, similarity in 0..1) pairs, most similar first, ties to the earlier example; read from the
+    pairs' word index (``knowledge.index``: only the pairs sharing a term are scored), which ranks as ``ranked``
+    does."""
+    from duckask.utils.knowledge.index import index_of
+
+    if not examples or k <= 0:
+        return []
+    return index_of(examples).similar(question, k, threshold)
+
+
+def ranked(question: str, examples: list[Example], k: int = 3, threshold: float = 0.3) -> list[tuple[Example, float]]:
+    """``retrieve`` over every pair, with no index: the definition the index is held to (tests/test_knowledge.py)."""
     if not examples or k <= 0:
         return []
     docs = [pair_terms(e.question, e.sql) for e in examples]

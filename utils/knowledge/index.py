@@ -1,0 +1,129 @@
+"""Which kept pairs a question could match, found from a word index instead of reading every pair (issue 52).
+
+A question's matching cost must not grow with the number of pairs, nor with how long one hostile pair is. So the
+pairs of a database are indexed once per set (``index_of``: cached by the pairs' ids, questions and SQL), and a
+question reads only the posting lists of its own words:
+
+- ``template_candidates(question)``: the pairs that could be the question with other literals. A template needs at
+  least ``max(2, half)`` of the pair's words unchanged (``templates._slots``), so a pair is a candidate only when
+  that many of its words are words of the question; the best ``MAX_CANDIDATES`` (most words shared, then the
+  closest in length, then the newest) go on to the full match, which parses their SQL.
+- ``similar(question, k, threshold)``: ``retrieve``'s ranking (each shared term weighted by its rarity among the
+  pairs) over the pairs that share a term with the question; a term held by more than ``COMMON`` pairs finds no
+  candidates of its own (it still counts in the score of a pair another term found), so a word every pair holds
+  does not make every pair a candidate.
+
+A pair's terms (its question's words, and the tables and columns its SQL reads: one parse) are kept per pair for
+the process, so a new pair costs one parse, not the whole set's.
+"""
+from __future__ import annotations
+
+import math
+import re
+import threading
+import unicodedata
+from collections import Counter, defaultdict
+from collections.abc import Sequence
+
+MAX_CANDIDATES = 20      # pairs a question is fully matched against (their SQL parsed), most words shared first
+COMMON = 2_000           # a term in more pairs than this finds no candidates by itself
+
+_WORD = re.compile(r"\w+(?:[.'-]\w+)*")
+_LOCK = threading.Lock()
+_INDEXES: dict[int, PairIndex] = {}
+_TERMS: dict[tuple[str, str], frozenset[str]] = {}
+
+
+def fold(word: str) -> str:
+    """A word as templates compare it: accents and case set aside."""
+    return unicodedata.normalize("NFKD", word).encode("ascii", "ignore").decode().lower()
+
+
+def words(text: str) -> list[str]:
+    """The words of a question, as templates split it."""
+    return _WORD.findall(text or "")
+
+
+def _pair_terms(question: str, sql: str) -> frozenset[str]:
+    from duckask.utils.knowledge.retrieve import pair_terms
+
+    key = (question, sql)
+    with _LOCK:
+        got = _TERMS.get(key)
+    if got is None:
+        got = pair_terms(question, sql)
+        with _LOCK:
+            if len(_TERMS) > 100_000:
+                _TERMS.clear()
+            _TERMS[key] = got
+    return got
+
+
+class PairIndex:
+    """The pairs of one set, their folded question words and terms, and which pairs hold each."""
+
+    def __init__(self, examples: Sequence):
+        self.examples = list(examples)
+        self.sizes: list[int] = []
+        self.by_word: dict[str, list[tuple[int, int]]] = defaultdict(list)     # word -> [(pair, times)]
+        self.by_term: dict[str, list[int]] = defaultdict(list)
+        for i, ex in enumerate(self.examples):
+            folded = [fold(w) for w in words(ex.question)]
+            self.sizes.append(len(folded))
+            for w, n in Counter(folded).items():
+                self.by_word[w].append((i, n))
+            for t in _pair_terms(ex.question, ex.sql):
+                self.by_term[t].append(i)
+
+    def template_candidates(self, question: str) -> list[tuple[int, object]]:
+        """(position, pair) for the pairs ``question`` could be a template of, most of its words shared first, then
+        the newest."""
+        asked = Counter(fold(w) for w in words(question))
+        hits: Counter[int] = Counter()
+        for w, times in asked.items():         # a word of the pair's is kept at most as often as the question says it
+            for i, n in self.by_word.get(w, ()):
+                hits[i] += min(n, times)
+        size = sum(asked.values())
+        able = [i for i, n in hits.items() if n >= max(2, self.sizes[i] / 2)]
+        able.sort(key=lambda i: (-hits[i], abs(self.sizes[i] - size), -i))
+        return [(i, self.examples[i]) for i in able[:MAX_CANDIDATES]]
+
+    def similar(self, question: str, k: int, threshold: float) -> list[tuple]:
+        """Up to ``k`` (pair, score in 0..1) as ``retrieve.retrieve`` ranks them, most similar first."""
+        from duckask.utils.schema.terms import question_terms
+
+        n = len(self.examples)
+        if not n or k <= 0:
+            return []
+
+        def weight(t: str) -> float:
+            return math.log(1 + (n + 1) / (1 + len(self.by_term.get(t, ()))))
+
+        q = set(question_terms(question))
+        total = sum(weight(t) for t in q) or 1.0
+        found: set[int] = set()
+        for t in q:
+            posting = self.by_term.get(t, ())
+            if len(posting) <= COMMON:
+                found.update(posting)
+        scored = []
+        for i in found:
+            ex = self.examples[i]
+            score = sum(weight(t) for t in q & _pair_terms(ex.question, ex.sql)) / total
+            if score > 0 and score >= threshold:
+                scored.append((-score, i, ex))
+        return [(ex, round(-s, 3)) for s, _, ex in sorted(scored)[:k]]
+
+
+def index_of(examples: Sequence) -> PairIndex:
+    """The index of this set of pairs, built once per set (the last few kept)."""
+    key = hash(tuple((ex.id, ex.question, ex.sql) for ex in examples))
+    with _LOCK:
+        got = _INDEXES.get(key)
+    if got is None:
+        got = PairIndex(examples)
+        with _LOCK:
+            if len(_INDEXES) >= 8:
+                _INDEXES.pop(next(iter(_INDEXES)))
+            _INDEXES[key] = got
+    return got
