@@ -6,7 +6,7 @@ them until issue 52 (every pair matched, every pair scored: ``templates.match`` 
 ``retrieve.ranked``), timed in the same run; "after" reads the word index (``knowledge.index``). The pairs are made
 here over the Lahman demo (real tables and columns, distinct questions: a player's name or a year, a statistic, a
 team), with one hostile pair at the caps (a 400-character question, an 8,000-character SQL); the questions are 20,
-half of them variants of a pair. For each size: the first question (the index built: "cold") and the median and
+half of them a pair's question with another year (a template; none at 0 pairs), half unrelated. For each size: the first question (the index built: "cold") and the median and
 largest of the other 19 ("warm"). CAL (``../shared/tools/calibrate.py``) is timed in the same run.
 
     .venv/bin/python bench/matcher.py --out docs/results/matcher.json
@@ -114,10 +114,10 @@ def main(argv: list[str] | None = None) -> int:
                               "'%''%' ORDER BY 2, 1 LIMIT 500", row_cap=500).df.values.tolist()
     every = make_pairs(names, max(args.sizes))
     questions = []
-    for i in range(10):                      # variants of a pair: another year, another player
-        first, last = names[(i * 37 + 3) % len(names)]
-        questions.append(VERBS[i % len(VERBS)].format(s=STATS[i % len(STATS)][0], n=f"{first} {last}",
-                                                     y=1960 + i))
+    for i in range(10):                      # variants of a pair among the first 2,000: another year
+        pair = every[(i * 173) % min(2_000, len(every))]
+        year = pair.sql.rsplit("= ", 1)[1]
+        questions.append(pair.question.replace(year, str(int(year) + 5)))
     questions += ["Which team won the World Series in 2016?", "Who hit the most home runs in 1998?",
                   "How many players were born in Canada?", "What is the average salary by team in 2010?",
                   "List the pitchers with an ERA under 2 in 1968", "Which players played for both the Yankees and "
@@ -127,6 +127,7 @@ def main(argv: list[str] | None = None) -> int:
     for size in args.sizes:
         pairs = every[:size] + ([hostile()] if size else [])
         row = {"pairs": len(pairs), "after": timed(after, questions, pairs, values)}
+        row["templates_found"] = sum(1 for got, _ in row["after"]["picks"] if got)
         if size <= args.no_before_above:
             row["before"] = timed(before, questions, pairs, values)
             row["same_choices"] = row["before"].pop("picks") == row["after"]["picks"]

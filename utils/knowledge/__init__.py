@@ -8,6 +8,8 @@
   an embedding retriever could replace;
 - ``keep``: keeping a pair as a write to the knowledge: who may keep or only suggest, and the audit of both;
 - ``templates``: a question that is a kept pair's with other literals gets the pair's SQL with them put in;
+- ``index``: the word index over a database's pairs that templates and retrieval read, so a question's matching
+  does not grow with the number of pairs;
 - ``demo``: what the Lahman demo is taught, and only the demo (``demo_knowledge``).
 """
 from __future__ import annotations

@@ -19,29 +19,19 @@ the process, so a new pair costs one parse, not the whole set's.
 from __future__ import annotations
 
 import math
-import re
 import threading
-import unicodedata
 from collections import Counter, defaultdict
 from collections.abc import Sequence
+
+from duckask.utils.knowledge.templates import fold_word as fold
+from duckask.utils.knowledge.templates import question_words as words
 
 MAX_CANDIDATES = 20      # pairs a question is fully matched against (their SQL parsed), most words shared first
 COMMON = 2_000           # a term in more pairs than this finds no candidates by itself
 
-_WORD = re.compile(r"\w+(?:[.'-]\w+)*")
 _LOCK = threading.Lock()
 _INDEXES: dict[int, PairIndex] = {}
 _TERMS: dict[tuple[str, str], frozenset[str]] = {}
-
-
-def fold(word: str) -> str:
-    """A word as templates compare it: accents and case set aside."""
-    return unicodedata.normalize("NFKD", word).encode("ascii", "ignore").decode().lower()
-
-
-def words(text: str) -> list[str]:
-    """The words of a question, as templates split it."""
-    return _WORD.findall(text or "")
 
 
 def _pair_terms(question: str, sql: str) -> frozenset[str]:

@@ -48,8 +48,20 @@ class Template:
         return not self.slots
 
 
-def _fold(word: str) -> str:
-    return unicodedata.normalize("NFKD", word).encode("ascii", "ignore").decode().lower()
+def fold_word(word: str) -> str:
+    """A word as two questions are compared: accents, case and a possessive ending set aside ("Arnold's" is
+    "arnold", so a name's literal is seen in it; before, "List Jeremy Affeldt's hits" matched the pair "List Jamie
+    Arnold's games" as a first name alone, and answered Jeremy Arnold's games)."""
+    folded = unicodedata.normalize("NFKD", word).encode("ascii", "ignore").decode().lower()
+    return folded[:-2] if folded.endswith("'s") else folded.rstrip("'")
+
+
+_fold = fold_word
+
+
+def question_words(text: str) -> list[str]:
+    """The words of a question, as two questions are compared (a possessive stays on its word: ``fold_word``)."""
+    return _WORD.findall(text or "")
 
 
 def _is_year(text: str) -> bool:
@@ -173,7 +185,7 @@ def _styled(kept: str, value: str) -> str:
 
 def match(question: str, example, values) -> Template | None:
     """The pair's SQL for ``question`` when the two differ only in literals (see the module's list), else None."""
-    old, new = _WORD.findall(example.question), _WORD.findall(question)
+    old, new = question_words(example.question), question_words(question)
     blocks = _slots(old, new)
     tree = parse_duckdb(example.sql) if blocks is not None else None
     if tree is None:
