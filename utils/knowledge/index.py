@@ -9,9 +9,9 @@ question reads only the posting lists of its own words:
   that many of its words are words of the question; the best ``MAX_CANDIDATES`` (most words shared, then the
   closest in length, then the newest) go on to the full match, which parses their SQL.
 - ``similar(question, k, threshold)``: ``retrieve``'s ranking (each shared term weighted by its rarity among the
-  pairs) over the pairs that share a term with the question; a term held by more than ``COMMON`` pairs finds no
-  candidates of its own (it still counts in the score of a pair another term found), so a word every pair holds
-  does not make every pair a candidate.
+  pairs) over the pairs that share a term with the question, found from its rarest terms first and at most
+  ``MAX_SCORED`` of them (each scored in about a microsecond from the pair's kept terms), so a word every pair
+  holds does not make the cost grow with the number of pairs.
 
 A pair's terms (its question's words, and the tables and columns its SQL reads: one parse) are kept per pair for
 the process, so a new pair costs one parse, not the whole set's.
@@ -27,7 +27,7 @@ from duckask.utils.knowledge.templates import fold_word as fold
 from duckask.utils.knowledge.templates import question_words as words
 
 MAX_CANDIDATES = 20      # pairs a question is fully matched against (their SQL parsed), most words shared first
-COMMON = 2_000           # a term in more pairs than this finds no candidates by itself
+MAX_SCORED = 5_000       # pairs a question's few-shot retrieval scores at most, rarest shared terms first
 
 _LOCK = threading.Lock()
 _INDEXES: dict[int, PairIndex] = {}
@@ -92,10 +92,11 @@ class PairIndex:
         q = set(question_terms(question))
         total = sum(weight(t) for t in q) or 1.0
         found: set[int] = set()
-        for t in q:
-            posting = self.by_term.get(t, ())
-            if len(posting) <= COMMON:
-                found.update(posting)
+        for t in sorted(q, key=lambda t: len(self.by_term.get(t, ()))):       # the rarest terms find pairs first
+            for i in self.by_term.get(t, ()):
+                if len(found) >= MAX_SCORED:
+                    break
+                found.add(i)
         scored = []
         for i in found:
             ex = self.examples[i]
