@@ -23,8 +23,10 @@ import threading
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 
+from duckask.utils.knowledge.examples import columns_of, tables_of
 from duckask.utils.knowledge.templates import fold_word as fold
 from duckask.utils.knowledge.templates import question_words as words
+from duckask.utils.schema.terms import question_terms, split_ident
 
 MAX_CANDIDATES = 20      # pairs a question is fully matched against (their SQL parsed), most words shared first
 MAX_SCORED = 5_000       # pairs a question's few-shot retrieval scores at most, rarest shared terms first
@@ -34,14 +36,20 @@ _INDEXES: dict[int, PairIndex] = {}
 _TERMS: dict[tuple[str, str], frozenset[str]] = {}
 
 
-def _pair_terms(question: str, sql: str) -> frozenset[str]:
-    from duckask.utils.knowledge.retrieve import pair_terms
+def terms_of(question: str, sql: str) -> frozenset[str]:
+    """The stemmed terms of a pair: its question's (``schema.terms``), and the words of the tables and columns its SQL
+    reads (one parse), so "draft combine" finds a pair over ``kaggle_draft_combine_stats`` whatever its wording."""
+    names = [*tables_of(sql), *columns_of(sql)]
+    return frozenset(question_terms(question)) | {t for name in names for t in split_ident(name)}
 
+
+def pair_terms(question: str, sql: str) -> frozenset[str]:
+    """``terms_of``, kept for the process (every pair of a database, not the last few thousand)."""
     key = (question, sql)
     with _LOCK:
         got = _TERMS.get(key)
     if got is None:
-        got = pair_terms(question, sql)
+        got = terms_of(question, sql)
         with _LOCK:
             if len(_TERMS) > 100_000:
                 _TERMS.clear()
@@ -62,7 +70,7 @@ class PairIndex:
             self.sizes.append(len(folded))
             for w, n in Counter(folded).items():
                 self.by_word[w].append((i, n))
-            for t in _pair_terms(ex.question, ex.sql):
+            for t in pair_terms(ex.question, ex.sql):
                 self.by_term[t].append(i)
 
     def template_candidates(self, question: str) -> list[tuple[int, object]]:
@@ -79,9 +87,7 @@ class PairIndex:
         return [(i, self.examples[i]) for i in able[:MAX_CANDIDATES]]
 
     def similar(self, question: str, k: int, threshold: float) -> list[tuple]:
-        """Up to ``k`` (pair, score in 0..1) as ``retrieve.retrieve`` ranks them, most similar first."""
-        from duckask.utils.schema.terms import question_terms
-
+        """Up to ``k`` (pair, score in 0..1) as ``retrieve.ranked`` ranks them, most similar first."""
         n = len(self.examples)
         if not n or k <= 0:
             return []
@@ -100,7 +106,7 @@ class PairIndex:
         scored = []
         for i in found:
             ex = self.examples[i]
-            score = sum(weight(t) for t in q & _pair_terms(ex.question, ex.sql)) / total
+            score = sum(weight(t) for t in q & pair_terms(ex.question, ex.sql)) / total
             if score > 0 and score >= threshold:
                 scored.append((-score, i, ex))
         return [(ex, round(-s, 3)) for s, _, ex in sorted(scored)[:k]]

@@ -15,36 +15,29 @@ embedding-based retriever would replace.
 """
 from __future__ import annotations
 
-import functools
 import math
 
-from duckask.utils.knowledge.examples import Example, columns_of, tables_of
-from duckask.utils.schema.terms import question_terms, split_ident
-
-
-@functools.lru_cache(maxsize=4096)
-def pair_terms(question: str, sql: str) -> frozenset[str]:
-    """The stemmed terms of a pair: its question's, and the words of the tables and columns its SQL reads."""
-    names = [*tables_of(sql), *columns_of(sql)]
-    return frozenset(question_terms(question)) | {t for name in names for t in split_ident(name)}
+from duckask.utils.knowledge.examples import Example
+from duckask.utils.knowledge.index import index_of, pair_terms
+from duckask.utils.schema.terms import question_terms
 
 
 def retrieve(question: str, examples: list[Example], k: int = 3, threshold: float = 0.3) -> list[tuple[Example, float]]:
     """Up to ``k`` (example, similarity in 0..1) pairs, most similar first, ties to the earlier example; read from the
     pairs' word index (``knowledge.index``: only the pairs sharing a term are scored), which ranks as ``ranked``
     does."""
-    from duckask.utils.knowledge.index import index_of
-
     if not examples or k <= 0:
         return []
     return index_of(examples).similar(question, k, threshold)
 
 
-def ranked(question: str, examples: list[Example], k: int = 3, threshold: float = 0.3) -> list[tuple[Example, float]]:
-    """``retrieve`` over every pair, with no index: the definition the index is held to (tests/test_knowledge.py)."""
+def ranked(question: str, examples: list[Example], k: int = 3, threshold: float = 0.3,
+           terms=pair_terms) -> list[tuple[Example, float]]:
+    """``retrieve`` over every pair, with no index: the definition the index is held to
+    (tests/test_security_round3.py); ``terms``: how a pair's terms are had (bench/matcher.py times the old way)."""
     if not examples or k <= 0:
         return []
-    docs = [pair_terms(e.question, e.sql) for e in examples]
+    docs = [terms(e.question, e.sql) for e in examples]
     n = len(docs)
     df: dict[str, int] = {}
     for d in docs:
