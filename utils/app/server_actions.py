@@ -65,6 +65,8 @@ def add_action_routes(app, prep, gate, read_json, *, keys=None) -> PendingWrites
     from duckask.utils.state import card_store
 
     pending = PendingWrites(store=card_store(prep.settings), database=prep.database)
+    #: What a refused pair is answered with: not allowed, too large, no room, no such suggestion.
+    PAIR_STATUS = ((KeepRefused, 403), (PairTooLarge, 413), (TooManyPairs, 429), (LookupError, 404))
 
     def audit_failure(e: AuditError, status: int | None = None) -> JSONResponse:
         """One public message for a damaged or unreachable audit log (its path and the driver's text only in the
@@ -196,14 +198,8 @@ def add_action_routes(app, prep, gate, read_json, *, keys=None) -> PendingWrites
         """``call`` (``keep`` or ``decide``) in a thread: its ``Kept`` as JSON, or the error with its status."""
         try:
             return (await in_thread(call, *args, **kw)).as_dict()
-        except KeepRefused as e:
-            return json_error(403, str(e))
-        except PairTooLarge as e:
-            return json_error(413, str(e))
-        except TooManyPairs as e:
-            return json_error(429, str(e))
-        except LookupError as e:
-            return json_error(404, str(e))
+        except (KeepRefused, PairTooLarge, TooManyPairs, LookupError) as e:
+            return json_error(next(code for kind, code in PAIR_STATUS if isinstance(e, kind)), str(e))
         except ExampleError as e:
             if e.public:                          # the store is out of reach: the setting, not its value
                 _log.warning("%s", e)

@@ -14,6 +14,7 @@
 """
 from __future__ import annotations
 
+import functools
 import importlib
 import threading
 from pathlib import Path
@@ -73,28 +74,22 @@ def examples_for(db, settings) -> list:
     return offered(db, out)
 
 
-_MAY_RUN: dict[tuple, bool] = {}
-
-
 def offered(db, examples: list) -> list:
     """The pairs of ``examples`` the asker of ``db`` may run (all of them for an unscoped database): each decided
     by ``db.refusal`` (the allowlist from DuckDB's parse and binder) once per pair, database state and scope."""
     if db.unscoped is db:
         return examples
-    out = []
-    for ex in examples:
-        key = (db.key, db.scope_key, ex.sql)
-        with _LOCK:
-            known = _MAY_RUN.get(key)
-        if known is None:
-            known = db.refusal(ex.sql) is None
-            with _LOCK:
-                if len(_MAY_RUN) > 50_000:
-                    _MAY_RUN.clear()
-                _MAY_RUN[key] = known
-        if known:
-            out.append(ex)
-    return out
+    memo = _may_run()
+    return [ex for ex in examples
+            if memo.get((db.key, db.scope_key, ex.sql), lambda ex=ex: db.refusal(ex.sql) is None)]
+
+
+@functools.cache
+def _may_run():
+    """Whether an allowlist lets its asker run a pair, per pair, database state and allowlist."""
+    from duckask.utils.knowledge.index import Memo
+
+    return Memo(50_000)
 
 
 def teach(question: str, sql: str, db: str, settings=None):

@@ -33,7 +33,28 @@ MAX_SCORED = 5_000       # pairs a question's few-shot retrieval scores at most,
 
 _LOCK = threading.Lock()
 _INDEXES: dict[int, PairIndex] = {}
-_TERMS: dict[tuple[str, str], frozenset[str]] = {}
+
+
+class Memo:
+    """A process-wide memo of at most ``limit`` entries (cleared whole past it), safe across threads: what is kept
+    per pair (its terms, whether an allowlist lets its asker run it)."""
+
+    def __init__(self, limit: int):
+        self.limit, self._data, self._lock = limit, {}, threading.Lock()
+
+    def get(self, key, compute):
+        with self._lock:
+            if key in self._data:
+                return self._data[key]
+        value = compute()
+        with self._lock:
+            if len(self._data) >= self.limit:
+                self._data.clear()
+            self._data[key] = value
+        return value
+
+
+_TERMS = Memo(100_000)
 
 
 def terms_of(question: str, sql: str) -> frozenset[str]:
@@ -45,16 +66,7 @@ def terms_of(question: str, sql: str) -> frozenset[str]:
 
 def pair_terms(question: str, sql: str) -> frozenset[str]:
     """``terms_of``, kept for the process (every pair of a database, not the last few thousand)."""
-    key = (question, sql)
-    with _LOCK:
-        got = _TERMS.get(key)
-    if got is None:
-        got = terms_of(question, sql)
-        with _LOCK:
-            if len(_TERMS) > 100_000:
-                _TERMS.clear()
-            _TERMS[key] = got
-    return got
+    return _TERMS.get((question, sql), lambda: terms_of(question, sql))
 
 
 class PairIndex:
