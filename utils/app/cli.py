@@ -253,6 +253,8 @@ def build_parser() -> argparse.ArgumentParser:
                                                        "exists (e.g. drafts from duckask semantic init)")
     p.add_argument("--config")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
+    p.add_argument("--rescore", action="store_true", help="ask nothing: score the records in --out again as a user "
+                   "reads them (answer_columns), rewriting them and --report")
     _add_graph_options(p)
     p.set_defaults(func=cmd_eval)
 

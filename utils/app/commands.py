@@ -175,8 +175,16 @@ def cmd_warm(args) -> int:
 
 def cmd_eval(args) -> int:
     from duckask.utils.eval.report import render_markdown
-    from duckask.utils.eval.run import evaluate
+    from duckask.utils.eval.run import evaluate, rescore
 
+    if args.rescore:
+        if not args.out:
+            print("duckask eval: --rescore needs --out, the records to score again", file=sys.stderr)
+            return EXIT_USAGE
+        summary = rescore(args.questions, out=args.out, db=args.db, db_dir=args.db_dir, report=args.report,
+                          config=args.config, semantic_dir=args.semantic_dir, **settings_options(args))
+        print(json.dumps(summary) if args.json else render_markdown(summary))
+        return EXIT_OK
     df = evaluate(args.questions, db=args.db, db_dir=args.db_dir, ids=args.ids, out=args.out, mode=args.mode,
                   baseline=args.baseline, workers=args.workers, cache=args.cache, report=args.report,
                   limit=args.limit, config=args.config, semantic_dir=args.semantic_dir, **settings_options(args))

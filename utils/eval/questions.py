@@ -4,7 +4,10 @@ Formats:
 - JSONL, YAML (a list, or a mapping with ``questions:``) or CSV rows with at least ``id`` and
   ``question``; optional ``db`` (a path, relative to the file, or a db_id), ``db_id``, ``gold_sql``
   (``query`` and ``SQL`` are accepted too), ``expected`` (answer rows, a list of lists; JSON text in CSV),
-  ``ordered`` (expected rows are in order) and ``tags`` (a list; ``;``-separated in CSV).
+  ``ordered`` (expected rows are in order), ``tags`` (a list; ``;``-separated in CSV) and ``answer_columns``: the
+  gold columns the question asks for (``all``: every one), each a name or a list of names that may be answered as
+  one joined column (a first and a last name); the answer is then also scored as a user reads it
+  (``compare.answer_holds``: those columns' values row for row, extra columns allowed) beside strict EX.
 - The Spider layout: a folder with ``dev.json`` (+ ``tables.json``) and
   ``database/<db_id>/<db_id>.sqlite`` (imported through Python's sqlite3).
 - The SpiderMan/DuckDB layout: a folder with ``questions.jsonl`` and ``dbs/<db_id>/`` EXPORT DATABASE
@@ -31,6 +34,21 @@ class Question:
     expected: list[list[Any]] | None = None
     ordered: bool = False
     tags: list[str] = field(default_factory=list)
+    answer_columns: list[list[str]] | str | None = None    # None: not annotated; "all": every gold column
+
+
+def _answer_columns(v: Any, where: str) -> list[list[str]] | str | None:
+    if v is None or v == "":
+        return None
+    if v == "all":
+        return "all"
+    if isinstance(v, str):
+        v = [p.strip() for p in v.split(";") if p.strip()]
+    if not isinstance(v, list) or not v or not all(isinstance(e, str) or (isinstance(e, list) and e and all(
+            isinstance(x, str) for x in e)) for e in v):
+        raise ValueError(f"{where}: answer_columns must be 'all' or a list of column names (a list of names for "
+                         "columns that may be answered joined, such as [first_name, last_name])")
+    return [[e] if isinstance(e, str) else list(e) for e in v]
 
 
 def _tags(v: Any) -> list[str]:
@@ -58,7 +76,8 @@ def _from_row(row: dict[str, Any], i: int, base: Path) -> Question:
     return Question(id=str(row.get("id") or row.get("question_id") or f"q{i + 1:04d}"), question=str(q).strip(),
                     db=db, db_id=db_id, gold_sql=row.get("gold_sql") or row.get("query") or row.get("SQL"),
                     expected=expected or None, ordered=str(row.get("ordered", "")).lower() in ("1", "true", "yes"),
-                    tags=_tags(row.get("tags")))
+                    tags=_tags(row.get("tags")), answer_columns=_answer_columns(row.get("answer_columns"),
+                                                                               f"row {i + 1}"))
 
 
 def load_questions(path: str | Path) -> tuple[list[Question], Path | None]:

@@ -41,7 +41,9 @@ def by_confidence(records: list[dict[str, Any]]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for lv in ("high", "medium", "low"):
         rs = [r for x, r in levels if x == lv]
-        out[lv] = {"n": len(rs), "share": _pct([x == lv for x, _ in levels]), "ex": _pct([r["correct"] for r in rs])}
+        out[lv] = {"n": len(rs), "share": _pct([x == lv for x, _ in levels]), "ex": _pct([r["correct"] for r in rs]),
+                   **({"holds": _pct([bool(r["holds"]) for r in rs])} if all(r.get("holds") is not None for r in rs)
+                      and rs else {})}
     out["assessed"] = len(levels)
     return out
 
@@ -52,8 +54,12 @@ def summarize(records: list[dict[str, Any]]) -> dict[str, Any]:
     if not n:
         return s
     secs = [r["seconds"] for r in records]
+    held = [bool(r["holds"]) for r in records if r.get("holds") is not None]
     s["pipeline"] = {
         "ex": _pct([r["correct"] for r in records]),
+        # the answer holds what was asked (its columns row for row, extra columns allowed), where the question file
+        # says which columns it asks for (``answer_columns``); None where it does not
+        "holds": _pct(held) if len(held) == n else None,
         "first_draft_ex": _pct([bool(r.get("first_correct")) for r in records]),
         # any candidate right (the chosen answer or another group's): what a perfect choice would score
         "oracle_ex": _pct([bool(r["correct"]) or any(c.get("correct") for c in r.get("candidates") or [])
@@ -70,7 +76,8 @@ def summarize(records: list[dict[str, Any]]) -> dict[str, Any]:
     for r in records:
         paths[r.get("path") or "none"].append(r)
     s["paths"] = {p: {"questions": len(rs), "share": _pct([True] * len(rs) + [False] * (n - len(rs))),
-                      "ex": _pct([r["correct"] for r in rs]), "median_s": _quantile([r["seconds"] for r in rs], 0.5)}
+                      "ex": _pct([r["correct"] for r in rs]), "median_s": _quantile([r["seconds"] for r in rs], 0.5),
+                      **({"holds": _pct([bool(r["holds"]) for r in rs])} if held else {})}
                   for p, rs in sorted(paths.items())}
     s["paths"]["plan_tried"] = sum(1 for r in records if (r.get("plan") or {}).get("plan") or
                                    (r.get("plan") or {}).get("reached"))
@@ -125,6 +132,9 @@ def render_markdown(s: dict[str, Any], title: str = "duckask eval") -> str:
         lines.append(f"| single prompt | {b['ex']} | {b['median_s']} | {b['p90_s']} | {b['llm_calls_per_q']} | "
                      f"{b['prompt_tokens_per_q']} | {b['sql_did_not_run']} |")
     g = s["grader"]
+    if p.get("holds") is not None:
+        lines += ["", f"Holds what was asked (the question's answer columns row for row, extra columns allowed): "
+                  f"{p['holds']} %, beside strict EX {p['ex']} %."]
     lines += ["", f"First draft EX: {p['first_draft_ex']} %; any candidate right (oracle): {p['oracle_ex']} %. "
               "Most LLM calls on a happy path (no retry or resample): "
               f"{p['happy_path_llm_calls_max']}. Resampled after a failed or empty first query: "

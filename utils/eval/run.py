@@ -11,6 +11,7 @@ score execution accuracy, append one JSONL record per question, and summarise.
 from __future__ import annotations
 
 import dataclasses
+import json
 import sys
 import time
 from collections.abc import Callable, Iterable
@@ -27,7 +28,7 @@ from duckask.utils.eval.records import RecordWriter, read_records
 from duckask.utils.eval.report import summarize, write_report
 from duckask.utils.llm import LLM, get_llm
 from duckask.utils.schema import get_catalog
-from duckask.utils.sql.compare import results_match
+from duckask.utils.sql.compare import answer_holds, results_match
 from duckask.utils.sql.describe import has_top_level_order_by
 
 
@@ -48,11 +49,57 @@ def _error_record(q: Question, db: str, err: str, seconds: float, gold_error: st
            "status": "error", "correct": False, "error": err, "first_sql": None, "first_correct": False,
            "first_graded_correct": None, "grades": [], "grader_rounds": 0, "fixer_attempts": 0, "repairs": 0,
            "llm_calls": 0, "prompt_tokens": 0, "completion_tokens": 0, "reused_tokens": 0, "tables": [],
-           "seconds": round(seconds, 3), "trace": [], "gold_error": gold_error}
+           "seconds": round(seconds, 3), "trace": [], "gold_error": gold_error,
+           "holds": False if q.answer_columns is not None else None}
     if baseline:
         rec.update(baseline_sql=None, baseline_status="error", baseline_correct=False, baseline_error=err,
                    baseline_seconds=0.0, baseline_llm_calls=0, baseline_prompt_tokens=0, baseline_completion_tokens=0)
     return rec
+
+
+def holds_of(q: Question, df: pd.DataFrame | None, gold_df: pd.DataFrame | None, ordered: bool,
+             correct: bool) -> bool | None:
+    """The answer scored as a user reads it (``compare.answer_holds``) where the question says which columns it asks
+    for; None where it does not (a Spider question keeps strict EX alone). A strictly right answer holds."""
+    if q.answer_columns is None:
+        return None
+    if correct:
+        return True
+    columns = None if q.answer_columns == "all" else q.answer_columns
+    return answer_holds(df, gold_df, columns, order_matters=ordered)
+
+
+def rescore(questions: str | Path, *, out: str | Path, db: str | None = None, db_dir: str | Path | None = None,
+            report: str | Path | None = None, config: str | None = None, semantic_dir: str | Path | None = None,
+            **options: Any) -> dict[str, Any]:
+    """Score the records of an earlier run (``out``) as a user reads them (``holds``), without asking again: each
+    record's final SQL and its question's gold run on the database as the run opened it; the records and the report
+    are rewritten with ``holds`` beside the recorded ``correct`` (strict EX, unchanged)."""
+    from duckask.utils.knowledge.demo import demo_knowledge
+
+    settings = eval_settings(load_settings(config, **options))
+    qs, default_dir = load_questions(questions)
+    by_id = {q.id: q for q in qs}
+    records = read_records(out)
+    for rec in records:
+        q = by_id.get(rec["id"])
+        if q is None:
+            continue
+        d = resolve_db(q, db=db, db_dir=db_dir or default_dir)
+        own = Path(semantic_dir) / f"{q.db_id or Path(d).stem}.yaml" if semantic_dir else None
+        s = dataclasses.replace(settings, descriptions=str(own)) if own is not None and own.is_file() else settings
+        database = open_database(d, demo_knowledge(s, d))
+        gold_df, ordered, _ = _gold(q, database)
+        got = database.run(rec["sql"]) if rec.get("sql") else None
+        rec["holds"] = holds_of(q, got.df if got is not None and got.ok else None, gold_df, ordered,
+                                bool(rec.get("correct")))
+    tmp = Path(str(out) + ".tmp")
+    tmp.write_text("".join(json.dumps(r, default=str) + "\n" for r in records))
+    tmp.replace(out)
+    summary = summarize([r for r in records if r["id"] in by_id])
+    if report:
+        write_report(summary, report)
+    return summary
 
 
 def signals_of(r) -> dict[str, Any]:
@@ -117,6 +164,7 @@ def evaluate_one(q: Question, db: str, *, llm: LLM, settings: Settings, mode: st
         rec = _error_record(q, db, err, seconds, gold_error, None)
     else:
         correct = r.ok and score(r.sql, r.df)
+        rec["holds"] = holds_of(q, r.df if r.ok else None, gold_df, ordered, bool(correct))
         # Each judgement with the check that spoke and whether the answer it judged was right (the live per-check
         # table: how often a check fired on a right answer, and whether the retry it caused ended right).
         grades = [{"verdict": g["verdict"], "by": g["by"], "critique": g.get("critique", ""),
