@@ -131,7 +131,8 @@ def figure(suite: str, config: str) -> dict | None:
     meta = json.loads(run.read_text()) if run.exists() else {}
     cal = meta.get("cal_s")
     median = p.get("median_s")
-    return {"n": json.loads(report.read_text()).get("questions"), "ex": p.get("ex"), "median_s": median,
+    return {"n": json.loads(report.read_text()).get("questions"), "ex": p.get("ex"), "holds": p.get("holds"),
+            "median_s": median,
             "x_cal": round(median / cal, 2) if cal and median is not None else None, "cal_s": cal,
             "date": (meta.get("started") or "")[:10], "commit": meta.get("commit", ""),
             "prompt_tokens": p.get("prompt_tokens_per_q"), "reused": reused_share(RESULTS / suite / f"{config}.jsonl")}
@@ -153,20 +154,21 @@ def reused_share(records: Path) -> float | None:
 
 
 def table(suites: dict) -> str:
-    rows = ["| suite | configuration | questions | EX % | median s (x CAL) | prompt tokens/q | reused % | "
-            "run on (commit) |", "|---|---|---:|---:|---:|---:|---:|---|"]
+    rows = ["| suite | configuration | questions | EX % | holds % | median s (x CAL) | prompt tokens/q | reused % | "
+            "run on (commit) |", "|---|---|---:|---:|---:|---:|---:|---:|---|"]
     for suite, s in suites.items():
         if s["kind"] != "eval":
             continue
         for config in s["configs"]:
             f = figure(suite, config)
             if f is None:
-                rows.append(f"| {suite} | {config} | | not run | | | | |")
+                rows.append(f"| {suite} | {config} | | not run | | | | | |")
                 continue
             speed = f"{f['median_s']}" + (f" ({f['x_cal']}x)" if f["x_cal"] is not None else "")
             tokens = f"{f['prompt_tokens']:,.0f}" if f["prompt_tokens"] else ""
             reused = "" if f["reused"] is None else f"{f['reused']}"
-            rows.append(f"| {suite} | {config} | {f['n']} | {f['ex']} | {speed} | {tokens} | {reused} | "
+            holds = "" if f["holds"] is None else f"{f['holds']}"
+            rows.append(f"| {suite} | {config} | {f['n']} | {f['ex']} | {holds} | {speed} | {tokens} | {reused} | "
                         f"{f['date']} ({f['commit']}) |")
     return "\n".join(rows) + "\n"
 
@@ -179,6 +181,9 @@ def main(argv: list[str] | None = None) -> int:
         p = sub.add_parser(name, help="run SUITE[:CONFIG] ..." if name == "run" else "print the commands only")
         p.add_argument("names", nargs="+", metavar="SUITE[:CONFIG]")
         p.add_argument("--resume", action="store_true", help="keep the records already written")
+    p = sub.add_parser("rescore", help="score the records of eval SUITE[:CONFIG] ... again as a user reads them "
+                       "(answer_columns), asking nothing")
+    p.add_argument("names", nargs="+", metavar="SUITE[:CONFIG]")
     sub.add_parser("table", help="the current figure of each eval suite, as markdown")
     a = ap.parse_args(argv)
     suites = load()
@@ -188,6 +193,19 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{name:20s} {s['kind']:6s} {configs:40s} {s.get('about', '')}")
     elif a.what == "table":
         print(table(suites), end="")
+    elif a.what == "rescore":
+        for suite, config in targets(suites, a.names):
+            records = RESULTS / suite / f"{config}.jsonl"
+            if suites[suite]["kind"] != "eval" or not records.exists():
+                print(f"bench: {suite}:{config}: no records to score again", file=sys.stderr)
+                continue
+            s = suites[suite]
+            if s.get("prepare") and not Path(s.get("creates", "/nonexistent")).exists():
+                subprocess.run([sys.executable, *s["prepare"]], cwd=ROOT, check=True)
+            cmd = command(suite, s, config) + ["--rescore"]
+            print(f"== {suite}:{config}: rescore", file=sys.stderr)
+            if subprocess.run(cmd, cwd=ROOT, stdout=subprocess.DEVNULL).returncode:
+                return 1
     elif a.what == "show":
         for suite, config in targets(suites, a.names):
             print(" ".join(command(suite, suites[suite], config)))

@@ -26,14 +26,15 @@ def test_the_reuse_share_is_over_the_records_that_say(tmp_path):
 def test_the_table_has_a_row_per_configuration_with_its_reuse(monkeypatch, tmp_path):
     (tmp_path / "demo").mkdir()
     (tmp_path / "demo" / "a.json").write_text(json.dumps({"questions": 2, "pipeline": {
-        "ex": 50.0, "median_s": 3.0, "prompt_tokens_per_q": 1200}}))
+        "ex": 50.0, "holds": 100.0, "median_s": 3.0, "prompt_tokens_per_q": 1200}}))
     (tmp_path / "demo" / "a.run.json").write_text(json.dumps({"cal_s": 30.0, "started": "2026-11-26T07:00:00",
                                                               "commit": "abc1234"}))
     (tmp_path / "demo" / "a.jsonl").write_text(json.dumps({"prompt_tokens": 100, "reused_tokens": 90}) + "\n")
     monkeypatch.setattr(bench_run, "RESULTS", tmp_path)
     table = bench_run.table({"demo": {"kind": "eval", "configs": {"a": [], "b": []}}, "x": {"kind": "script"}})
-    assert table.splitlines()[2:] == ["| demo | a | 2 | 50.0 | 3.0 (0.1x) | 1,200 | 90 | 2026-11-26 (abc1234) |",
-                                      "| demo | b | | not run | | | | |"]
+    assert table.splitlines()[2:] == [
+        "| demo | a | 2 | 50.0 | 100.0 | 3.0 (0.1x) | 1,200 | 90 | 2026-11-26 (abc1234) |",
+        "| demo | b | | not run | | | | | |"]
 
 
 def test_a_run_of_several_suites_is_not_marked_changed_by_its_own_records(monkeypatch, tmp_path):

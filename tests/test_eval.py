@@ -312,3 +312,27 @@ def test_missing_question_file_exits_1(tmp_path, env, capsys):
     code = cli_main(["eval", str(tmp_path / "nope.jsonl"), "--db", "x.duckdb"])
     assert code == 1
     assert "question file not found" in capsys.readouterr().err
+
+
+def test_an_answer_with_context_columns_holds_and_rescore_scores_old_records(tmp_path, small_db, env):
+    """Issue 53's ruler: the gold returns the team beside the player; an answer naming only the player is wrong by
+    strict EX and holds what was asked; ``duckask eval --rescore`` adds ``holds`` to records of an earlier run
+    (here written without it) and to the report, asking nothing."""
+    qf = tmp_path / "q.yaml"
+    gold = ("SELECT p.name, t.name AS team FROM players p JOIN teams t ON t.id = p.team_id "
+            "ORDER BY p.points DESC LIMIT 1")
+    qf.write_text(yaml.safe_dump([{"id": "a1", "question": "Who scored the most points?", "gold_sql": gold,
+                                   "answer_columns": ["name"]}]))
+    llm = ScriptedLLM({"SQLGenerator": ["SELECT name FROM players ORDER BY points DESC LIMIT 1"] * 4})
+    out = tmp_path / "out.jsonl"
+    df = evaluate(qf, db=str(small_db), out=out, llm=llm, progress=False)
+    assert df.iloc[0]["correct"] is False or not df.iloc[0]["correct"]
+    assert bool(df.iloc[0]["holds"]) and df.attrs["summary"]["pipeline"]["holds"] == 100.0
+    records = read_records(out)
+    for r in records:
+        r.pop("holds")
+    out.write_text("".join(json.dumps(r) + "\n" for r in records))
+    assert cli_main(["eval", str(qf), "--db", str(small_db), "--out", str(out), "--report", str(tmp_path / "rep"),
+                     "--rescore", "--json"]) == 0
+    assert read_records(out)[0]["holds"] is True
+    assert json.loads((tmp_path / "rep.json").read_text())["pipeline"]["holds"] == 100.0

@@ -184,3 +184,82 @@ def test_identical_results_match_in_every_mode():
     for mode in ("spider", "bird"):
         for ordered in (False, True):
             assert results_match(gold.copy(), gold, order_matters=ordered, mode=mode) is True
+
+
+# -- the ruler a user reads (issue 53): the question's answer columns row for row, extra columns allowed --------------
+def P(cols: list[str], rows: list[list]) -> pd.DataFrame:
+    return pd.DataFrame(rows, columns=cols)
+
+
+GOLD_TEAM = P(["player_name", "team_city", "team_name"], [["LeBron James", "Cleveland", "Cavaliers"]])
+
+
+@pytest.mark.parametrize("pred, asked, holds", [
+    (P(["name"], [["LeBron James"]]), [["player_name"]], True),                       # the player, no context
+    (P(["n", "pick"], [["LeBron James", 1]]), [["player_name"]], True),               # extra columns allowed
+    (P(["first", "last"], [["LeBron", "James"]]), [["player_name"]], True),          # a name given apart
+    (P(["name"], [["Carmelo Anthony"]]), [["player_name"]], False),                  # another player
+    (P(["name"], [["LeBron James"], ["Darko Milicic"]]), [["player_name"]], False),  # more rows than asked
+    (P(["name"], [["LeBron James"]]), None, False),                                  # None: every gold column
+    (P(["a", "b", "c"], [["Cavaliers", "LeBron James", "Cleveland"]]), None, True),  # every column, any order
+])
+def test_an_answer_holds_what_was_asked(pred, asked, holds):
+    from duckask.utils.sql.compare import answer_holds
+
+    assert answer_holds(pred, GOLD_TEAM, asked) is holds
+
+
+def test_a_first_and_last_name_may_be_answered_joined_row_for_row():
+    from duckask.utils.sql.compare import answer_holds
+
+    gold = P(["first_name", "last_name", "games"], [["Scott", "Foster", 80], ["Tony", "Brothers", 78]])
+    asked = [["first_name", "last_name"]]
+    assert answer_holds(P(["referee"], [["Tony Brothers"], ["Scott Foster"]]), gold, asked)
+    assert answer_holds(P(["f", "l"], [["Scott", "Foster"], ["Tony", "Brothers"]]), gold, asked)
+    assert not answer_holds(P(["referee"], [["Scott Foster"], ["Tony Foster"]]), gold, asked)
+    # in order when the gold's ORDER BY makes it matter
+    assert answer_holds(P(["r"], [["Scott Foster"], ["Tony Brothers"]]), gold, asked, order_matters=True)
+    assert not answer_holds(P(["r"], [["Tony Brothers"], ["Scott Foster"]]), gold, asked, order_matters=True)
+
+
+def test_values_pair_up_by_row_not_column_by_column():
+    from duckask.utils.sql.compare import answer_holds
+
+    gold = P(["team", "wins"], [["Bulls", 72], ["Jazz", 64]])
+    assert answer_holds(P(["t", "w"], [["Jazz", 64], ["Bulls", 72]]), gold, [["team"], ["wins"]])
+    assert not answer_holds(P(["t", "w"], [["Jazz", 72], ["Bulls", 64]]), gold, [["team"], ["wins"]])
+
+
+@pytest.mark.parametrize("value, error", [
+    ("all", None), ([["first_name", "last_name"], "games"], None), ("a; b", None),
+    ([], "answer_columns must be"), ([3], "answer_columns must be"), ({"a": 1}, "answer_columns must be"),
+])
+def test_a_question_files_answer_columns_are_read_or_refused_saying_why(value, error):
+    from duckask.utils.eval.questions import _answer_columns
+
+    if error:
+        with pytest.raises(ValueError, match=error):
+            _answer_columns(value, "row 3")
+    else:
+        got = _answer_columns(value, "row 3")
+        assert got == "all" or all(isinstance(e, list) for e in got)
+
+
+def test_every_annotated_set_names_gold_columns_that_exist():
+    """Each annotated question file (bench/): every question says what it asks for, and a named column is one its
+    gold SQL returns."""
+    from pathlib import Path
+
+    import sqlglot
+
+    from duckask.utils.eval.questions import load_questions
+
+    root = Path(__file__).resolve().parents[1] / "bench"
+    for name in ("nba_questions", "nba_questions_heldout", "lahman_questions", "idioms_dev", "idioms_heldout",
+                 "dialect_questions"):
+        qs, _ = load_questions(root / f"{name}.yaml")
+        for q in qs:
+            assert q.answer_columns is not None, (name, q.id)
+            if q.answer_columns != "all":
+                names = sqlglot.parse_one(q.gold_sql, read="duckdb").named_selects
+                assert all(c in names for e in q.answer_columns for c in e), (name, q.id)
