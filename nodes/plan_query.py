@@ -13,8 +13,10 @@ model (``plan_grammar: on``; off by default) a grammar of the catalog's names ho
 made to filter on that value instead (``plan.filter_named`` over ``catalog.value_links``: "the 1927 New York
 Yankees" grouped by team name with ``limit: 1`` was any team's row); shown to the model as "values found" lines,
 the same links made it group by them more often (issue 44, measured). A plan that
-does not parse, names what the catalog lacks, or that MetricFlow cannot compile, sends the question on
-the SQL path ("sql"); SQLExecutor and ResponseGrader send it there too ("fallback") when the plan's SQL
+does not parse, names what the catalog lacks, that MetricFlow cannot compile, or that does not cover the question
+(``semantic.coverage.gate``, without the model: a "who" answered with a number, a limit or a filter the question
+does not state, a time it states and the plan leaves out, a thing it asks about that the plan's models are not),
+sends the question on the SQL path ("sql"); SQLExecutor and ResponseGrader send it there too ("fallback") when the plan's SQL
 fails, finds nothing or is judged wrong. ``shared["plan"]`` records what happened and ``shared["path"]``
 which path answered. MetricFlow's nested SQL is shown and run as a person would write it (``sql.readable``:
 subqueries merged, short aliases, plain year filters; its own text when that cannot be done).
@@ -29,6 +31,7 @@ from duckask.nodes._base import TracedNode
 from duckask.utils.schema.values import match_values
 from duckask.utils.semantic.catalog import catalog_text, reaches, reaches_list, value_links
 from duckask.utils.semantic.compile import compile_plan
+from duckask.utils.semantic.coverage import gate
 from duckask.utils.semantic.grammar import plan_grammar
 from duckask.utils.semantic.plan import PlanError, describe, filter_named, labelled, parse_plan
 from duckask.utils.sql.readable import readable
@@ -88,8 +91,13 @@ class PlanQuery(TracedNode):
         text = reply.text if reply.text.startswith(PREFIX) else PREFIX + reply.text
         try:
             plan = parse_plan(text, layer)
-            filtered = filter_named(plan, value_links(layer, match_values(p["catalog"], p["question"])))
+            links = value_links(layer, match_values(p["catalog"], p["question"]))
+            filtered = filter_named(plan, links)
             sql = readable(compile_plan(layer, plan), p["schema"])      # what a person would write
+            uncovered = gate(p["question"], plan, layer, [v for _, v in links])
+            if uncovered:           # the plan answers another question: the SQL path, without running it
+                return {"path": "sql", "why": f"the plan does not cover the question: {uncovered[1]}",
+                        "gate": uncovered[0], "reached": reached, "text": text, "plan": plan.as_dict()}
         except PlanError as e:
             return {"path": "sql", "why": str(e), "reached": reached, "text": text}
         return {"path": "plan", "reached": reached, "text": text, "plan": plan.as_dict(), "sql": sql,
@@ -98,6 +106,10 @@ class PlanQuery(TracedNode):
 
     def exec_fallback(self, p, exc):
         return {"path": "sql", "why": f"the LLM call failed: {exc}"}
+
+    def trace_detail(self, shared: Turn):
+        plan = shared.get("plan") or {}
+        return {"gate": plan["gate"], "why": plan["why"]} if plan.get("gate") else {}
 
     def post(self, shared: Turn, p, res):
         shared["plan"] = {k: v for k, v in res.items() if k != "sql"}

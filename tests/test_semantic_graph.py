@@ -38,15 +38,27 @@ def test_a_plan_answers(isolated_env):
     assert prompt.startswith("Catalog:\nNotes:") and "- home_runs: home runs hit" in prompt
 
 
-@pytest.mark.parametrize("reply, why", [
-    ("shoe_sales]", "unknown metric"),                                  # a name the catalog lacks
-    ("attendance]\ngroup_by: [award]", "MetricFlow cannot compile"),    # names that do not join
-    ("home_runs]\ngroup_by: [team_name]\nwhere: [full_name = Nobody At All]", "found nothing"),  # no rows
-    ("home_runs]\nwhere: [full_name = Nobody At All]", "only NULL values"),   # one NULL: the grader objects
-    (RuntimeError("endpoint down"), "the LLM call failed"),
+NOBODY = "How many home runs did Nobody At All hit for each team in 2019?"
+
+
+@pytest.mark.parametrize("question, reply, why", [
+    (None, "shoe_sales]", "unknown metric"),                                  # a name the catalog lacks
+    (None, "attendance]\ngroup_by: [award]", "MetricFlow cannot compile"),    # names that do not join
+    (NOBODY, "home_runs]\ngroup_by: [team_name]\nwhere: [full_name = Nobody At All, year = 2019]",
+     "found nothing"),                                                         # no rows
+    (NOBODY, "home_runs]\nwhere: [full_name = Nobody At All, year = 2019]",
+     "only NULL values"),                                                      # one NULL: the grader objects
+    (None, RuntimeError("endpoint down"), "the LLM call failed"),
+    # the plan does not cover the question (semantic.coverage): sent on without running it
+    (None, "home_runs]\ngroup_by: [full_name]\norder_by: [-home_runs]\nlimit: 1", "states a time (2019)"),
+    (None, "home_runs]\nwhere: [year = 2019]", "the plan groups by nothing"),
+    (None, "home_runs]\ngroup_by: [full_name]\nwhere: [year = 2019, team_name = Boston Red Sox]\n"
+           "order_by: [-home_runs]\nlimit: 1", "which the question does not state"),
+    ("Which players hit home runs in 2019?", "home_runs]\ngroup_by: [full_name]\nwhere: [year = 2019]\nlimit: 5",
+     "the plan keeps 5 rows"),
 ])
-def test_a_plan_that_does_not_hold_goes_to_the_sql_path(isolated_env, reply, why):
-    r, _ = _ask("Who hit the most home runs in 2019?", {"PlanQuery": [reply]})
+def test_a_plan_that_does_not_hold_goes_to_the_sql_path(isolated_env, question, reply, why):
+    r, _ = _ask(question or "Who hit the most home runs in 2019?", {"PlanQuery": [reply]})
     assert r.path == "sql" and r.status == "answered" and r.df.values.tolist() == [["Pete Alonso", 53]]
     assert why in (r.plan.get("why") or r.plan.get("fallback") or "")
     assert "SQLGenerator:default" in _nodes(r)
@@ -201,7 +213,8 @@ def test_a_dbt_model_directory_answers_end_to_end(isolated_env, shop):
     db, models = shop
     plan = "revenue]\ngroup_by: [region]\nwhere: [status = paid, year = 2024]\norder_by: [-revenue]"
     llm = ScriptedLLM({"PlanQuery": [plan]})
-    r = ask("What were sales by region in 2024?", db=str(db), llm=llm, semantic=str(models), analyzer="template")
+    r = ask("What were paid sales by region in 2024?", db=str(db), llm=llm, semantic=str(models),
+            analyzer="template")
     assert r.path == "plan" and r.df.values.tolist() == [["North", 150.0], ["South", 70.0]]
     r = ask("Which customer has the highest average order value?", db=str(db), semantic=str(models),
             analyzer="template", llm=ScriptedLLM({"PlanQuery": ["average_order_value]\ngroup_by: [customer_name]\n"
@@ -237,3 +250,27 @@ def test_a_draft_never_uses_a_name_metricflow_reserves(tmp_path, isolated_env, c
     assert cli_main(["semantic", "init", "--db", str(db), "-o", str(out)]) == 0
     layer = load_layer(out)
     assert "concert__year_value" in layer.dimensions and "concert_attendance" in layer.metrics
+
+
+# -- the plan gate (semantic.coverage, issue 53): a plan answers only what it covers --------------------------------
+@pytest.mark.parametrize("question, plan, rule", [
+    ("Which team won the 2016 World Series?", "team_wins]\ngroup_by: [team_name]\nwhere: [won_world_series = Y, "
+     "year = 2016]\nlimit: 1", None),                                   # a Y/N flag whose dimension is named
+    ("How many major league players were born in Canada?", "players]\nwhere: [birth_country = CAN]", None),
+    ("Who won the American League MVP award in 2012?", "awards_won]\nwhere: [award = Most Valuable Player, "
+     "award_league = AL, year = 2012]", "names_no_entity"),
+    ("Who won the American League MVP award in 2012?", "awards_won]\ngroup_by: [full_name]\nwhere: [award = Most "
+     "Valuable Player, award_league = AL, year = 2012]\norder_by: [-awards_won]\nlimit: 1", None),   # MVP, AL linked
+    ("Which players were inducted into the Hall of Fame in 2018?", "hall_of_fame_inductions]\ngroup_by: "
+     "[full_name]\nwhere: [year = 2018]\nlimit: 5", "unstated_limit"),
+    ("Who hit the most home runs in 2001?", "home_runs]\ngroup_by: [full_name]\nwhere: [year = 2002]\n"
+     "order_by: [-home_runs]\nlimit: 1", "missing_year"),
+    ("Who hit the most home runs this season?", "home_runs]\ngroup_by: [full_name]\norder_by: [-home_runs]\n"
+     "limit: 1", "missing_time"),
+])
+def test_the_plan_gate_holds_a_plan_to_its_question(layer, question, plan, rule):
+    from duckask.utils.semantic.coverage import gate
+    from duckask.utils.semantic.plan import parse_plan
+
+    said = gate(question, parse_plan("metrics: [" + plan, layer), layer, ["AL"])    # "American League" -> AL
+    assert (said[0] if said else None) == rule, said

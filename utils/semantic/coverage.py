@@ -1,0 +1,161 @@
+"""Whether a plan covers its question (issue 53): the plan path answers only what its plan covers.
+
+A plan the model wrote over the semantic file compiles and runs whatever it means, so before its query runs the
+plan is held to the question, without the model, by small named rules (``RULES``, in the order they speak); the
+first that objects sends the question on the SQL path, its reason in ``shared["plan"]["gate"]`` and ``--trace``:
+
+- ``names_no_entity``: the question asks who or which (a name) and the plan groups by nothing: it answers a number
+  ("Who won the AL MVP in 2012?" answered with a count of awards);
+- ``unstated_limit``: the plan keeps the top N rows of a grouping, and the question states no number and no
+  superlative ("Which players were inducted in 2018?" kept 5; one row is fine for "Who won ...", not for "Which
+  players ...");
+- ``unstated_filter``: the plan filters on a value the question does not state: not its words, not one of the
+  question's value links, not its initials ("MVP" for 'Most Valuable Player') or a code it begins ('CAN' for
+  "Canada"), not a yes/no flag whose dimension
+  the question names ("won the World Series": ``won_world_series = 'Y'``); a number or year the question does not
+  hold ("made_playoffs = 'Yes'" for "the biggest home attendance");
+- ``missing_time``: the question states a year or "this season" and the plan filters on no time and groups by
+  none ("the most wins this season" over every season);
+- ``missing_year``: a year the question states is in no filter of the plan;
+- ``other_entity``: the question names a thing the semantic file models (a game, a draft) that the plan's metrics
+  and dimensions do not come from ("the highest-scoring playoff game" answered from player seasons).
+
+Rules read the plan (``plan.Plan``), the layer and the question's value links; none calls the model.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from duckask.utils.schema.terms import question_terms
+from duckask.utils.semantic.manifest import SemanticLayer
+from duckask.utils.semantic.plan import Plan, label
+
+_WHO = re.compile(r"^\s*(who|whom|which|what (player|team|college|school|pitcher|manager|coach|referee|city|"
+                  r"arena|country)s?)\b", re.I)
+_SUPERLATIVE = re.compile(r"\b(most|least|fewest|top|best|worst|highest|lowest|biggest|largest|smallest|longest|"
+                          r"shortest|first|last|\w+est)\b", re.I)
+_NOT_SUPERLATIVE = {"interest", "rest", "west", "test", "best-of", "contest", "forest", "request", "suggest",
+                    "harvest", "honest", "modest", "protest", "guest", "nest", "chest", "earnest"}
+_YEAR = re.compile(r"\b(1[89]\d\d|20\d\d)\b")
+_NOW = re.compile(r"\b(this|last|current|past) (season|year)\b", re.I)
+_FLAG = {"y", "n", "yes", "no", "true", "false", "t", "f", "1", "0"}
+_TIME = ("year", "season", "date", "month", "day", "metric_time")
+
+Rule = Callable[[str, Plan, SemanticLayer, list[str]], "str | None"]
+
+
+def _norm_words(text: str) -> set[str]:
+    return {w for w in re.findall(r"[a-z0-9]+", text.lower())}
+
+
+def _superlative(question: str) -> bool:
+    return any(m.group(0).lower() not in _NOT_SUPERLATIVE for m in _SUPERLATIVE.finditer(question))
+
+
+def _is_time(dimension: str) -> bool:
+    return dimension.split("__")[-1] in _TIME or any(t in dimension.split("__")[-1] for t in ("year", "season",
+                                                                                              "date"))
+
+
+def names_no_entity(question: str, plan: Plan, layer: SemanticLayer, linked: list[str]) -> str | None:
+    if _WHO.match(question) and not plan.group_by and plan.metrics:
+        return "the question asks who or which, and the plan groups by nothing: it would answer with a number"
+    return None
+
+
+_PLURAL_ASKED = re.compile(r"^\s*(which|what|list|name|show( me)?|give me)\s+(the\s+)?(\w+s)\b|^\s*(who|what) (are|were)\b"
+                           r"|^\s*list\b", re.I)
+
+
+def unstated_limit(question: str, plan: Plan, layer: SemanticLayer, linked: list[str]) -> str | None:
+    """A limit the question does not state: more than one row with no number or superlative said, or one row where
+    it asks for several ("Which players were inducted ...")."""
+    if not (plan.group_by and plan.limit) or _superlative(question) or str(plan.limit) in _norm_words(question):
+        return None
+    if plan.limit > 1 or _PLURAL_ASKED.search(question):
+        return (f"the plan keeps {plan.limit} row{'s' if plan.limit > 1 else ''}, and the question states neither a "
+                "number nor a superlative: it asks for all of them")
+    return None
+
+
+def _stated(value: str, dimension: str, question: str, linked: list[str]) -> bool:
+    v = value.strip().strip("'\"")
+    words, asked = _norm_words(v), _norm_words(question)
+    if not words or words <= asked or v.lower() in (x.lower() for x in linked):
+        return True
+    initials = "".join(w[0] for w in re.findall(r"[A-Za-z]+", v)).lower()
+    if len(initials) >= 2 and initials in asked:                     # "MVP" for 'Most Valuable Player'
+        return True
+    if v.isalpha() and len(v) <= 3 and any(w.startswith(v.lower()) for w in asked):   # 'CAN' for "Canada"
+        return True
+    if v.lower() in _FLAG:                                           # a yes/no flag whose dimension is named
+        named = set(question_terms(label(dimension)))
+        return bool(named) and len(named & set(question_terms(question))) * 2 >= len(named)
+    return False
+
+
+def unstated_filter(question: str, plan: Plan, layer: SemanticLayer, linked: list[str]) -> str | None:
+    for dimension, op, value in plan.where:
+        if op in ("is", "is not") or _is_time(dimension):
+            continue
+        if not _stated(value, dimension, question, linked):
+            return (f"the plan filters {label(dimension)} {op} {value.strip()}, which the question does not state")
+    return None
+
+
+def missing_time(question: str, plan: Plan, layer: SemanticLayer, linked: list[str]) -> str | None:
+    timed = any(_is_time(d) for d, _, _ in plan.where) or any(_is_time(d) for d in plan.group_by)
+    if (_YEAR.search(question) or _NOW.search(question)) and not timed:
+        said = (_YEAR.search(question) or _NOW.search(question)).group(0)
+        return f"the question states a time ({said}) and the plan filters on none: it would answer for every season"
+    return None
+
+
+def missing_year(question: str, plan: Plan, layer: SemanticLayer, linked: list[str]) -> str | None:
+    held = " ".join(v for d, _, v in plan.where if _is_time(d))
+    for year in _YEAR.findall(question):
+        if held and year not in held and str(int(year) - 1) not in held:   # "2024-25" may be filed as 2024 or 2025
+            return f"the question states {year}, and the plan's time filter ({held.strip()}) is another"
+    return None
+
+
+def _models_of(plan: Plan, layer: SemanticLayer) -> set[str]:
+    """The semantic models (and entities) the plan's dimensions and metrics come from."""
+    out = {d.split("__")[0] for d in plan.group_by} | {d.split("__")[0] for d, _, _ in plan.where if "__" in d}
+    measures = {}
+    for sm in layer.manifest.semantic_models:
+        for m in sm.measures:
+            measures[m.name] = sm
+    for metric in layer.manifest.metrics:
+        if metric.name in plan.metrics:
+            for ref in getattr(metric, "input_measures", None) or []:
+                sm = measures.get(ref.name)
+                if sm is not None:
+                    out |= {sm.name, *(e.name for e in sm.entities)}
+    return out
+
+
+def other_entity(question: str, plan: Plan, layer: SemanticLayer, linked: list[str]) -> str | None:
+    asked = set(question_terms(question))
+    mine = {t for m in _models_of(plan, layer) for t in question_terms(m.replace("_", " "))}
+    for sm in layer.manifest.semantic_models:
+        for name in [sm.name, *(e.name for e in sm.entities if e.type.value == "primary")]:
+            terms = set(question_terms(name.replace("_", " ")))
+            if terms and terms <= asked and not terms & mine:
+                return (f"the question asks about {name.replace('_', ' ')}, and the plan answers from "
+                        f"{', '.join(sorted(_models_of(plan, layer))) or 'no model'}")
+    return None
+
+
+RULES: list[Rule] = [names_no_entity, unstated_limit, unstated_filter, missing_time, missing_year, other_entity]
+
+
+def gate(question: str, plan: Plan, layer: SemanticLayer, linked: list[str] | None = None) -> tuple[str, str] | None:
+    """(the rule, why) when the plan does not cover the question, else None; ``linked``: the values the question's
+    words link to (``schema.values.match_values``), each a stated value."""
+    for rule in RULES:
+        why = rule(question, plan, layer, linked or [])
+        if why:
+            return rule.__name__, why
+    return None
