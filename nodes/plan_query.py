@@ -16,7 +16,8 @@ the same links made it group by them more often (issue 44, measured). A plan tha
 does not parse, names what the catalog lacks, that MetricFlow cannot compile, or that does not cover the question
 (``semantic.coverage.gate``, without the model: a "who" answered with a number, a limit or a filter the question
 does not state, a time it states and the plan leaves out, a thing it asks about that the plan's models are not),
-sends the question on the SQL path ("sql"); SQLExecutor and ResponseGrader send it there too ("fallback") when the plan's SQL
+sends the question on the SQL path ("sql"); SQLExecutor and ResponseGrader send it there too ("fallback") when the
+plan's SQL
 fails, finds nothing or is judged wrong. ``shared["plan"]`` records what happened and ``shared["path"]``
 which path answered. MetricFlow's nested SQL is shown and run as a person would write it (``sql.readable``:
 subqueries merged, short aliases, plain year filters; its own text when that cannot be done).

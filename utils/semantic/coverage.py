@@ -64,8 +64,8 @@ def names_no_entity(question: str, plan: Plan, layer: SemanticLayer, linked: lis
     return None
 
 
-_PLURAL_ASKED = re.compile(r"^\s*(which|what|list|name|show( me)?|give me)\s+(the\s+)?(\w+s)\b|^\s*(who|what) (are|were)\b"
-                           r"|^\s*list\b", re.I)
+_PLURAL_ASKED = re.compile(r"^\s*(which|what|list|name|show( me)?|give me)\s+(the\s+)?(\w+s)\b"
+                           r"|^\s*(who|what) (are|were)\b|^\s*list\b", re.I)
 
 
 def unstated_limit(question: str, plan: Plan, layer: SemanticLayer, linked: list[str]) -> str | None:
