@@ -256,6 +256,8 @@ def test_a_draft_never_uses_a_name_metricflow_reserves(tmp_path, isolated_env, c
 @pytest.mark.parametrize("question, plan, rule", [
     ("Which team won the 2016 World Series?", "team_wins]\ngroup_by: [team_name]\nwhere: [won_world_series = Y, "
      "year = 2016]\nlimit: 1", None),                                   # a Y/N flag whose dimension is named
+    ("Which team won the 2016 World Series?", "team_wins]\ngroup_by: [team_name]\nwhere: [won_world_series = N, "
+     "year = 2016]\nlimit: 1", "unstated_filter"),                     # the White Sox plan: not won
     ("How many major league players were born in Canada?", "players]\nwhere: [birth_country = CAN]", None),
     ("Who won the American League MVP award in 2012?", "awards_won]\nwhere: [award = Most Valuable Player, "
      "award_league = AL, year = 2012]", "names_no_entity"),

@@ -12,8 +12,8 @@ first that objects sends the question on the SQL path, its reason in ``shared["p
 - ``unstated_filter``: the plan filters on a value the question does not state: not its words, not one of the
   question's value links, not its initials ("MVP" for 'Most Valuable Player') or a code it begins ('CAN' for
   "Canada"), not a yes/no flag whose dimension
-  the question names ("won the World Series": ``won_world_series = 'Y'``); a number or year the question does not
-  hold ("made_playoffs = 'Yes'" for "the biggest home attendance");
+  the question names ("won the World Series": ``won_world_series = 'Y'``; its 'N' only where the question negates);
+  a number or year the question does not hold ("made_playoffs = 'Yes'" for "the biggest home attendance");
 - ``missing_time``: the question states a year or "this season" and the plan filters on no time and groups by
   none ("the most wins this season" over every season);
 - ``missing_year``: a year the question states is in no filter of the plan;
@@ -40,6 +40,8 @@ _NOT_SUPERLATIVE = {"interest", "rest", "west", "test", "best-of", "contest", "f
 _YEAR = re.compile(r"\b(1[89]\d\d|20\d\d)\b")
 _NOW = re.compile(r"\b(this|last|current|past) (season|year)\b", re.I)
 _FLAG = {"y", "n", "yes", "no", "true", "false", "t", "f", "1", "0"}
+_NO = {"n", "no", "false", "f", "0"}
+_NEGATED = re.compile(r"\b(not|never|no|without|didn'?t|did not|wasn'?t|weren'?t|failed|missed|lost)\b", re.I)
 _TIME = ("year", "season", "date", "month", "day", "metric_time")
 
 Rule = Callable[[str, Plan, SemanticLayer, list[str]], "str | None"]
@@ -90,6 +92,8 @@ def _stated(value: str, dimension: str, question: str, linked: list[str]) -> boo
     if v.isalpha() and len(v) <= 3 and any(w.startswith(v.lower()) for w in asked):   # 'CAN' for "Canada"
         return True
     if v.lower() in _FLAG:                                           # a yes/no flag whose dimension is named
+        if v.lower() in _NO and not _NEGATED.search(question):       # "won the World Series": not won = 'N'
+            return False
         named = set(question_terms(label(dimension)))
         return bool(named) and len(named & set(question_terms(question))) * 2 >= len(named)
     return False

@@ -4,8 +4,10 @@ The signals (``signals.py``) become features, small named functions run from one
 a logistic model fitted on labelled eval records (``bench/fit_confidence.py`` writes ``weights.json``
 beside this file) turns them into the probability that the answer is right, and two thresholds, chosen
 on the fit set's cross-validated scores, cut it into levels. Rules sit on top: an answer that is not an
-answer (no result) is ``low``; an empty or all-NULL result, or one the grader still objected to, is never
-``high``; an answer some candidates contradict (they ran and gave another result) is never ``high``; and a
+answer (no result) is ``low``; an answer the grader or a grounding check still objects to is never above ``low``
+(issue 53: a plan's "Chicago White Sox won the 2016 World Series", the grader objecting and the time budget ending
+the turn before the SQL path ran, read ``medium``), and a turn the budget stopped says what it did not get to do;
+an empty or all-NULL result is never ``high``; an answer some candidates contradict (they ran and gave another result) is never ``high``; and a
 plan over named metrics is ``high`` only when a second candidate confirmed it: whether a plan is right
 depends on its semantic file, which no weight fitted on other files can see (10 NBA plans, 0 right; 13 on
 the demo, 9 right), so otherwise its level is the model's, at most ``medium``. An answer from a kept pair's
@@ -158,7 +160,10 @@ def assess(signals: dict[str, Any], weights: dict[str, Any] | None = None, *, ma
            if signals["path"] == "plan" and not confirmed else "")
     if cap:
         level = "medium"        # never "sure" (the score is kept: it says how the signals alone read)
-    if signals["path"] == "template" and not doubted and not dissent:
+    objected = signals["grader"] == "fail" or bool(signals.get("ungrounded"))
+    if objected:
+        level, cap = "low", "the grader or a check still objects to this answer"
+    if signals["path"] == "template" and not doubted and not dissent and not objected:
         level = "high"          # a kept pair's own query, the question's values put in (values of their columns)
     # What moved the score most comes first; for a high answer what raised it, for a low one what lowered it.
     lean = {"high": 1, "low": -1}.get(level, 0)
@@ -182,8 +187,10 @@ def assess(signals: dict[str, Any], weights: dict[str, Any] | None = None, *, ma
         reasons.insert(0, "a plan over named metrics, as right as its semantic file")
     if signals["path"] == "template":
         reasons.insert(0, "a kept pair's query with the question's values, each a value of its column")
+    if signals.get("budget_stop"):
+        reasons.insert(0, f"the time budget ended the turn instead of {signals['budget_stop']}: not checked further")
     if cap and cap not in reasons:
-        reasons.insert(0, f"not high: {cap}")
+        reasons.insert(0, f"{'low' if objected else 'not high'}: {cap}")
     return {"level": level, "score": round(p, 3), "reasons": reasons or ["nothing stood out"], "signals": signals}
 
 

@@ -37,12 +37,13 @@ def _certainty(attempts: list[dict]) -> dict[str, float]:
 def collect(*, status: str, sql: str | None, df, attempts: list[dict], vote: list[dict], grades: list[dict],
             truncated: bool = False, examples: list[dict] | None = None, path: str | None = None,
             intent_by: str | None = None, drafts: dict | None = None, db_tables: int | None = None,
-            moves: int = 0, grounding: dict | None = None) -> dict[str, Any]:
+            moves: int = 0, grounding: dict | None = None, budget_stop: dict | None = None) -> dict[str, Any]:
     """The signals of one answered (or failed) question. ``drafts``: agreement measured after the answer
     ({"n", "agree"}, AssessConfidence); otherwise the candidates' (or a resample's) vote gives it, and
     ``dissent`` counts the drafts that ran and gave another result. ``moves``: candidate groups the
     checks rejected before this one. ``grounding``: ``trust.grounding.grounding`` of the final answer (the
-    grounding checks that object to it, whether its literals are values of their columns)."""
+    grounding checks that object to it, whether its literals are values of their columns). ``budget_stop``: the
+    time budget ended the turn's work (``TracedNode.stop_for_budget``: which node, what it would have done)."""
     llm = [a for a in attempts if a.get("source") == "llm"]
     ballots = [b for b in vote if b.get("status") == "ok"]
     n_drafts = sum(b.get("drafts", 1) for b in vote)
@@ -54,6 +55,7 @@ def collect(*, status: str, sql: str | None, df, attempts: list[dict], vote: lis
     rows = None if df is None else len(df)
     return {
         "status": status, "path": path or "sql",
+        "budget_stop": (budget_stop or {}).get("instead_of"),
         "retries": sum(1 for a in llm if a.get("after") in ("error", "grader")),
         "repairs": sum(1 for a in attempts if a.get("source") == "repair"),
         "resampled": any(a.get("after") == "resample" for a in llm),
