@@ -1,30 +1,24 @@
 """PlanQuery: when the question names a metric of the semantic file, the model writes a small plan (not
 SQL) and MetricFlow compiles it; otherwise, or when the plan does not hold, the SQL path runs as before.
 
-Whether the plan path is tried is decided without the model: the question's words must reach a metric's
-name or one of its synonyms (``duckask.utils.semantic.catalog.reaches``), or ask for a list of an entity the
-file models ("List the teams in California": ``reaches_list``), which a plan without a metric answers (the
-values of its dimensions, MetricFlow's dimension-values query). The prompt starts with the
-layer's catalog (metrics and dimensions with their meaning), the same bytes for every question on a
-database, so the embedded model keeps its state and a plan costs little more than the question and the
-plan's few tokens. The reply is pre-filled with ``metrics: [`` and stops at a blank line; on the embedded
-model (``plan_grammar: on``; off by default) a grammar of the catalog's names holds it to names that exist
-(``semantic.grammar``). A plan that groups by a dimension while the question names one of its values is
-made to filter on that value instead (``plan.filter_named`` over ``catalog.value_links``: "the 1927 New York
-Yankees" grouped by team name with ``limit: 1`` was any team's row); shown to the model as "values found" lines,
-the same links made it group by them more often (issue 44, measured). A plan that
-does not parse, names what the catalog lacks, that MetricFlow cannot compile, or that does not cover the question
-(``semantic.coverage.gate``, without the model: a "who" answered with a number, a limit or a filter the question
-does not state, a time it states and the plan leaves out, a thing it asks about that the plan's models are not),
-sends the question on the SQL path ("sql"); SQLExecutor and ResponseGrader send it there too ("fallback") when the
-plan's SQL
-fails, finds nothing or is judged wrong. ``shared["plan"]`` records what happened and ``shared["path"]``
-which path answered. MetricFlow's nested SQL is shown and run as a person would write it (``sql.readable``:
-subqueries merged, short aliases, plain year filters; its own text when that cannot be done).
+Whether the plan path is tried is decided without the model: the question's words must reach a metric's name or one of
+its synonyms (``duckask.utils.semantic.catalog.reaches``), or ask for a list of an entity the file models ("List the
+teams in California": ``reaches_list``), which a plan without a metric answers (the values of its dimensions,
+MetricFlow's dimension-values query). The prompt starts with the layer's catalog, the same bytes for every question on
+a database (the model keeps its state). The reply is pre-filled with ``metrics: [`` and stops at a blank line; on the
+embedded model (``plan_grammar: on``; off by default) a grammar of the catalog's names holds it to names that exist
+(``semantic.grammar``). A plan that groups by a dimension while the question names one of its values is made to filter
+on that value instead (``plan.filter_named`` over ``catalog.value_links``: "the 1927 New York Yankees" grouped by team
+name with ``limit: 1`` was any team's row). A plan that does not parse, names what the catalog lacks, that MetricFlow
+cannot compile, or that does not cover the question (``semantic.coverage.gate``, without the model: a "who" answered
+with a number, a limit or a filter the question does not state, a time it states and the plan leaves out, a thing it
+asks about that the plan's models are not), sends the question on the SQL path ("sql"); SQLExecutor and ResponseGrader
+send it there too ("fallback") when the plan's SQL fails, finds nothing or is judged wrong. ``shared["plan"]`` records
+what happened and ``shared["path"]`` which path answered. MetricFlow's nested SQL is shown and run as a person would
+write it (``sql.readable``).
 
-With ``candidates`` on, a plan and the SQL path's drafts are candidates of each other ("both"): the plan's
-query (``plan_sql``, with the model's mean log-probability) waits while the SQL path drafts, and SQLExecutor
-votes over all of them; the path is then the one whose query the vote chose.
+With ``candidates`` on, a plan and the SQL path's drafts are candidates of each other ("both"): SQLExecutor votes
+over the plan's query (``plan_sql``) and the drafts; the path is the one whose query the vote chose.
 """
 from __future__ import annotations
 
@@ -55,7 +49,6 @@ def example(layer) -> str:
            f"metrics: [{m}]\ngroup_by: [{d}]\norder_by: [-{m}]\nlimit: 5"
 
 
-#: After a question that asks for a list of things (``reaches_list``) and names no metric.
 LIST_NOTE = "\n(A list of names, no number asked: write metrics: [] and group_by the dimension to list.)"
 
 
@@ -109,8 +102,8 @@ class PlanQuery(TracedNode):
         return {"path": "sql", "why": f"the LLM call failed: {exc}"}
 
     def trace_detail(self, shared: Turn):
-        plan = shared.get("plan") or {}
-        return {"gate": plan["gate"], "why": plan["why"]} if plan.get("gate") else {}
+        gated = shared.get("plan") or {}
+        return {k: gated[k] for k in ("gate", "why")} if gated.get("gate") else {}
 
     def post(self, shared: Turn, p, res):
         shared["plan"] = {k: v for k, v in res.items() if k != "sql"}

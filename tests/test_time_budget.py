@@ -48,8 +48,10 @@ def test_the_budget_is_a_checked_setting(isolated_env):
 
 
 def test_past_the_budget_a_plan_that_found_nothing_takes_no_second_path(isolated_env):
-    llm = ScriptedLLM({"PlanQuery": ["home_runs]\ngroup_by: [team_name]\nwhere: [full_name = Nobody At All]"],
+    llm = ScriptedLLM({"PlanQuery": ["home_runs]\ngroup_by: [team_name]\nwhere: [full_name = Nobody At All, "
+                                     "year = 2019]"],
                        "SQLGenerator": [AssertionError("no SQL path past the budget")]})
-    r = ask("Who hit the most home runs in 2019?", llm=llm, analyzer="template", time_budget_s=1e-6)
+    r = ask("How many home runs did Nobody At All hit for each team in 2019?", llm=llm, analyzer="template",
+            time_budget_s=1e-6)
     assert r.status == "error" and r.budget_stop["node"] == "SQLExecutor"
     assert "found nothing" in r.answer and not [c for c in llm.calls if c["node"] == "SQLGenerator"]

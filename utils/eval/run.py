@@ -187,7 +187,8 @@ def evaluate_one(q: Question, db: str, *, llm: LLM, settings: Settings, mode: st
             completion_tokens=sum(c["completion_tokens"] for c in r.llm_calls),
             reused_tokens=sum(c.get("reused_tokens", 0) for c in r.llm_calls),
             tables=r.tables, seconds=round(seconds, 3), path=r.path,
-            plan={k: v for k, v in (r.plan or {}).items() if k in ("plan", "why", "fallback", "reached", "filtered", "gate")}
+            plan={k: v for k, v in (r.plan or {}).items()
+                  if k in ("plan", "why", "fallback", "reached", "filtered", "gate")}
             or None,
             examples=[{"id": e["id"], "similarity": e["similarity"]} for e in r.examples],
             trace=[{k: t[k] for k in ("node", "action", "ms", "llm_calls")} for t in r.trace],

@@ -1,20 +1,19 @@
 """An answer's confidence: ``high``, ``medium`` or ``low``, with the reasons in words.
 
-The signals (``signals.py``) become features, small named functions run from one list (``FEATURES``);
-a logistic model fitted on labelled eval records (``bench/fit_confidence.py`` writes ``weights.json``
-beside this file) turns them into the probability that the answer is right, and two thresholds, chosen
-on the fit set's cross-validated scores, cut it into levels. Rules sit on top: an answer that is not an
-answer (no result) is ``low``; an answer the grader or a grounding check still objects to is never above ``low``
-(issue 53: a plan's "Chicago White Sox won the 2016 World Series", the grader objecting and the time budget ending
-the turn before the SQL path ran, read ``medium``), and a turn the budget stopped says what it did not get to do;
-an empty or all-NULL result is never ``high``; an answer some candidates contradict (they ran and gave another result) is never ``high``; and a
-plan over named metrics is ``high`` only when a second candidate confirmed it: whether a plan is right
-depends on its semantic file, which no weight fitted on other files can see (10 NBA plans, 0 right; 13 on
-the demo, 9 right), so otherwise its level is the model's, at most ``medium``. An answer from a kept pair's
-template (``path: template``: a question a person answered, with values of their columns put in) is ``high``
-unless one of the rules above doubts it. The reasons are the features
-that moved the score most, in words ("3 of 5 drafts agree", "needed a repair", "empty result", ...),
-largest first, after the rule that capped the level, if one did.
+The signals (``signals.py``) become features, small named functions run from one list (``FEATURES``); a logistic
+model fitted on labelled eval records (``bench/fit_confidence.py`` writes ``weights.json`` beside this file) turns
+them into the probability that the answer is right, and two thresholds, chosen on the fit set's cross-validated
+scores, cut it into levels. Rules sit on top: an answer that is not an answer (no result) is ``low``; an answer the
+grader or a grounding check still objects to is never above ``low`` (issue 53: a plan's "Chicago White Sox won the
+2016 World Series", the grader objecting and the time budget ending the turn before the SQL path ran, read
+``medium``), and a turn the budget stopped says what it did not get to do; an empty or all-NULL result is never
+``high``; an answer some candidates contradict (they ran and gave another result) is never ``high``; and a plan over
+named metrics is ``high`` only when a second candidate confirmed it: whether a plan is right depends on its semantic
+file, which no weight fitted on other files can see (10 NBA plans, 0 right; 13 on the demo, 9 right), so otherwise
+its level is the model's, at most ``medium``. An answer from a kept pair's template (``path: template``: a question
+a person answered, with values of their columns put in) is ``high`` unless one of the rules above doubts it. The
+reasons are the features that moved the score most, in words ("3 of 5 drafts agree", "needed a repair", "empty
+result", ...), largest first, after the rule that capped the level, if one did.
 
 Run on its own (the confidence of one eval record, or of the signals given as JSON)::
 
