@@ -13,6 +13,7 @@ checks that still object to the final answer, and whether the values it compares
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from duckask.utils.sql.ast import base_tables, parse, walk
@@ -37,7 +38,8 @@ def _certainty(attempts: list[dict]) -> dict[str, float]:
 def collect(*, status: str, sql: str | None, df, attempts: list[dict], vote: list[dict], grades: list[dict],
             truncated: bool = False, examples: list[dict] | None = None, path: str | None = None,
             intent_by: str | None = None, drafts: dict | None = None, db_tables: int | None = None,
-            moves: int = 0, grounding: dict | None = None, budget_stop: dict | None = None) -> dict[str, Any]:
+            moves: int = 0, grounding: dict | None = None,
+            budget_stop: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """The signals of one answered (or failed) question. ``drafts``: agreement measured after the answer
     ({"n", "agree"}, AssessConfidence); otherwise the candidates' (or a resample's) vote gives it, and
     ``dissent`` counts the drafts that ran and gave another result. ``moves``: candidate groups the
