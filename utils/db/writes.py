@@ -111,9 +111,10 @@ def propose(sql: str, database: Database, settings: Settings, *, session: str | 
         blocked = (f"refused: writes are off ({c.tier_name}: {c.kind}); turn them on with --allow-writes (or "
                    "allow_writes: true in the config), and each write then waits for your approval")
     else:
-        blocked = not_writable(database) or _created_exists(c, database) or _engine_refusal(c, database)
-        if blocked and blocked.startswith("refused: T3"):
+        engine = _engine_refusal(c, database)
+        if engine:                      # the binder reads more writes than the card names: T3 after all
             card.tier, card.tier_name, card.runs = 3, "T3 blocked", []
+        blocked = not_writable(database) or _created_exists(c, database) or engine
         if not blocked:
             card.estimated_rows, card.matched_rows, blocked = _estimate(c, database)
     card.explanation = explain(c, card.estimated_rows)
@@ -233,8 +234,9 @@ def _apply(card: WriteCard, database: Database, settings: Settings) -> tuple[str
         timer.daemon = True
         try:
             con.execute("BEGIN TRANSACTION")
-            why = engine_writes(bind(con, card.sql), classify(card.sql))     # bound again where it runs
-            if why or classify(card.sql).runs != card.runs:
+            now = classify(card.sql)
+            why = engine_writes(bind(con, card.sql), now)     # bound again where it runs
+            if why or now.runs != card.runs:
                 con.execute("ROLLBACK")
                 return "error", None, f"not run: {why or 'the statement no longer reads as its card'}"
             timer.start()

@@ -48,9 +48,7 @@ def examples_for(db, settings) -> list:
     (``offered``): a template, a few-shot example, a suggested question never tells her of a table she may not
     read."""
     from duckask.utils.knowledge.examples import Example, ExampleError, load_examples, verify
-    from duckask.utils.knowledge.keep import check_size
-    from duckask.utils.knowledge.store import database_identity, owner_identity
-    from duckask.utils.state import knowledge_store
+    from duckask.utils.knowledge.keep import check_size, pairs_of
 
     out: list[Example] = []
     whole = db.unscoped
@@ -70,7 +68,7 @@ def examples_for(db, settings) -> list:
                 _FILES[key] = checked
             out += _FILES[key]
     if settings.state or settings.resolved_knowledge_file.exists():
-        out += knowledge_store(settings).list(database_identity(db.source), owner_identity(db))
+        out += pairs_of(db, settings)
     return offered(db, out)
 
 

@@ -92,7 +92,8 @@ def _log(settings):
     return audit_log(settings)
 
 
-def _pairs(database, settings) -> list[Example]:
+def pairs_of(database, settings) -> list[Example]:
+    """The pairs kept for ``database`` in the knowledge store (local or shared), by its path and identity."""
     from duckask.utils.knowledge.store import database_identity, owner_identity
     from duckask.utils.state import knowledge_store
 
@@ -102,7 +103,7 @@ def _pairs(database, settings) -> list[Example]:
 def replaced(database, settings, question: str) -> str | None:
     """The id of the kept pair a pair of ``question`` would replace (the same question, any case), or None."""
     folded = " ".join(question.split()).lower()
-    return next((ex.id for ex in _pairs(database, settings) if ex.question.lower() == folded), None)
+    return next((ex.id for ex in pairs_of(database, settings) if ex.question.lower() == folded), None)
 
 
 def _store(database, settings, ex: Example) -> Example:
@@ -124,7 +125,7 @@ def _room(database, settings, user, suggesting: bool, replaces: str | None) -> N
         if len(waiting) >= MAX_WAITING:
             raise TooManyPairs(f"{len(waiting)} suggestions wait for an approver on this database, the most there may "
                                f"be ({MAX_WAITING}): wait for them to be decided")
-    elif replaces is None and len(_pairs(database, settings)) >= MAX_PAIRS:
+    elif replaces is None and len(pairs_of(database, settings)) >= MAX_PAIRS:
         raise TooManyPairs(f"this database holds {MAX_PAIRS:,} kept pairs, the most it may: remove some "
                            "(`duckask examples --remove ID`) before keeping more")
 
@@ -176,7 +177,7 @@ def listed(database, settings, user=None) -> list[dict]:
     """The waiting suggestions ``user`` may see, as the server lists them: an approver sees those whose SQL she may
     run (``database`` is hers: a scoped one refuses the others), a proposer his own (by identity, not name); each
     with the pair it would replace."""
-    kept = {ex.question.lower(): ex.id for ex in _pairs(database, settings)}
+    kept = {ex.question.lower(): ex.id for ex in pairs_of(database, settings)}
     out = []
     for e in suggestions(database, settings):
         mine = e.get("user_id") == _who_id(user) if e.get("user_id") else (user is None or e["user"] == user.name)
