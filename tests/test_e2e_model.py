@@ -76,9 +76,12 @@ CASES = [
                  "SELECT count(*) FROM players WHERE position = 'C' AND hall_of_fame",
                  marks=pytest.mark.xfail(reason="the model's self-join on the name counts a namesake twice (20 for 19)",
                                          strict=False)),
-    # referees are the officials model (an entity named by another word), counted by their id
+    # referees are the officials model (an entity named by another word). The warehouse files one referee under
+    # several ids (Jeff Wooten under 4, 16 names in all), so by id (235) and by name (219) are both answers a
+    # user would take; games (a count of rows) or anything else is not. The model's pick between the two is a near
+    # tie (CI's run chose the name on 2026-11-28, this host the id).
     ("nba-models", "How many different referees officiated games?",
-     "SELECT count(DISTINCT official_id) FROM officials"),
+     ["SELECT count(DISTINCT official_id) FROM officials", "SELECT count(DISTINCT official) FROM officials"]),
 ]
 
 
@@ -104,10 +107,12 @@ def test_executed_result_equals_gold(source, question, gold, model_opts):
     r = ask(question, db=db, **opts)
     assert r.status == "answered", r.answer
     models = {"semantic": opts["semantic"]} if "semantic" in opts else {}
-    gold_out = open_database(db, load_settings(None, cache_dir=model_opts["cache_dir"], **models)).run(gold)
-    assert gold_out.ok, gold_out.error
-    assert results_match(r.df, gold_out.df, order_matters=has_top_level_order_by(gold)), (
-        f"\nSQL:  {r.sql}\nGOLD: {gold}\npred:\n{r.df}\ngold:\n{gold_out.df}")
+    database = open_database(db, load_settings(None, cache_dir=model_opts["cache_dir"], **models))
+    golds = gold if isinstance(gold, list) else [gold]     # a question the data answers two ways lists both
+    outs = [database.run(g) for g in golds]
+    assert all(o.ok for o in outs), [o.error for o in outs]
+    assert any(results_match(r.df, o.df, order_matters=has_top_level_order_by(g)) for g, o in zip(golds, outs)), (
+        f"\nSQL:  {r.sql}\nGOLD: {golds}\npred:\n{r.df}\ngold:\n{[o.df for o in outs]}")
     # The trace accounts for every LLM call it made.
     assert sum(t["llm_calls"] for t in r.trace) == len(r.llm_calls) >= 1
     assert all(c["prompt_tokens"] > 0 and c["ms"] > 0 for c in r.llm_calls)
