@@ -1,9 +1,9 @@
 """TableSelector: choose the tables the query needs, scaling to schemas of 50+ tables.
 
-1. A deterministic pre-ranker (``duckask.utils.schema.ranker``) scores every table from its name,
-   column names, comments, and literal values of the question found in the data; the tables of
-   the example pairs most like the question (``knowledge.retrieve``) score too, and those pairs go
-   on to SQLGenerator. On a follow-up, the previous turn's question and SQL come first among them.
+1. A deterministic pre-ranker (``duckask.utils.schema.ranker``) scores every table from its name, column names,
+   comments, and literal values of the question found in the data (a name's whole phrase before its words,
+   ``values.whole_names``); the tables of the example pairs most like the question (``knowledge.retrieve``) score
+   too, and those go on to SQLGenerator. On a follow-up, the previous turn's question and SQL come first among them.
 2. Small schemas (``table_llm_threshold`` tables or fewer) are passed whole: no LLM call. With public
    models (``models: public`` in the semantic file), the tables the models read are left out unless the
    question names one (``Catalog.visible``): the model chooses among the clean models.
@@ -25,7 +25,7 @@ from duckask.utils.knowledge.examples import Example, tables_of
 from duckask.utils.knowledge.retrieve import retrieve
 from duckask.utils.llm.yaml_reply import parse_yaml
 from duckask.utils.schema.ranker import rank_tables, sure_tables, with_parents
-from duckask.utils.schema.values import match_flags, match_values
+from duckask.utils.schema.values import match_flags, match_values, whole_names
 from duckask.utils.turn import Turn
 
 PROMPT = """Tables:
@@ -47,12 +47,13 @@ def _table_line(t) -> str:
 EXAMPLE_BONUS = 6.0
 
 
-def _rank(cat, question: str, examples: list) -> dict:
+def _rank(cat, question: str, examples: list, db=None) -> dict:
     """The pre-ranking, the value hints for SQLGenerator (literal values of the question found in the
     data, then yes/no flag columns it names: hints only, since a flag such as ``playoffs`` sits in
     many tables and must not sway the ranking), and the example pairs most like the question."""
     seen = set(cat.visible(question))     # public models: what they read stays out unless the question names it
-    values = [v for v in match_values(cat, question) if v.table in seen]
+    # a name's whole phrase ("Rickey Henderson": name_first and name_last) before the columns holding one of its words
+    values = [v for v in whole_names(db, cat, question, match_values(cat, question)) if v.table in seen]
     ranked = [r for r in rank_tables(cat, question, values) if r.table in seen]
     by_name = {r.table: r for r in ranked}
     for ex, score in examples:
@@ -80,7 +81,7 @@ class TableSelector(TracedNode):
             pair = Example(question=previous["question"], sql=previous["sql"], id="previous turn",
                            tables=previous.get("tables") or tables_of(previous["sql"]))
             found = [(pair, 1.0)] + [f for f in found if f[0].sql != pair.sql][: max(0, s.example_count - 1)]
-        return _rank(self.ctx.catalog, question, found)
+        return _rank(self.ctx.catalog, question, found, self.ctx.db)
 
     def exec(self, p):
         cat, s = self.ctx.catalog, self.ctx.settings

@@ -123,3 +123,49 @@ def test_values_a_question_names_are_found_once_normalised_or_inside_longer_valu
     assert found("players of the university") == set()        # a lone common word, or a stop word at an end
     shown = hints([asdict(m) for m in match_values(cat, "Which players went to North Carolina?")])
     assert shown == "players.college LIKE '%North Carolina%' (e.g. 'University of North Carolina')"
+
+
+def test_a_name_links_to_the_columns_its_whole_phrase_is(settings, tmp_path):
+    """Issue 53, item 6: "Rickey Henderson" links to name_first and name_last together (name_last has too many values
+    to index: here the index leaves it out as a high-cardinality column would be), and the links of its parts to
+    cities are dropped; a phrase one column holds whole keeps that link; a reader who may not read the table gets
+    no link from it."""
+    from duckask.utils.db.access import ScopedDatabase, User
+    from duckask.utils.db.database import open_database
+    from duckask.utils.schema.values import whole_names
+
+    path = tmp_path / "names.duckdb"
+    with duckdb.connect(str(path)) as con:
+        con.execute("CREATE TABLE people (player_id VARCHAR, name_first VARCHAR, name_last VARCHAR, "
+                    "birth_city VARCHAR, suffix VARCHAR)")
+        con.execute("INSERT INTO people VALUES ('henderi01', 'Rickey', 'Henderson', 'Chicago', NULL), "
+                    "('hendeda01', 'Dave', 'Henderson', 'Merced', NULL), ('x1', 'Ann', 'Moss', 'Henderson', NULL), "
+                    "('griffke02', 'Ken', 'Griffey', 'Donora', 'Jr.'), ('smithjo', 'John', 'Smith', 'Henderson', NULL)")
+        con.execute("CREATE TABLE awards (award VARCHAR, player_id VARCHAR)")
+        con.execute("INSERT INTO awards VALUES ('Rickey Henderson Award', 'henderi01'), ('Gold Glove', 'x1')")
+    db = open_database(str(path), settings)
+    cat = get_catalog(db)
+    cat.values = {k: [e for e in v if e[1] != "name_last"] for k, v in cat.values.items()}   # not indexed
+    q = "How many stolen bases did Rickey Henderson have?"
+    before = {(m.table, m.column, m.value) for m in match_values(cat, q)}      # the award holds the phrase as a part
+    assert before == {("awards", "award", "Rickey Henderson Award")}
+    steals = "How many steals did Rickey have in Henderson?"
+    assert {(m.column, m.value) for m in match_values(cat, steals)} == {("name_first", "Rickey"),
+                                                                         ("birth_city", "Henderson")}
+    assert whole_names(db, cat, steals, match_values(cat, steals)) == match_values(cat, steals)  # not one phrase
+
+    linked = [(m.table, m.column, m.value, m.phrase) for m in whole_names(db, cat, q, match_values(cat, q))]
+    assert linked == [("people", "name_first", "Rickey", "Rickey Henderson"),
+                      ("people", "name_last", "Henderson", "Rickey Henderson")]
+    griffey = whole_names(db, cat, "How many hits did Ken Griffey Jr. have?", match_values(cat, "Ken Griffey Jr."))
+    assert {(m.column, m.value) for m in griffey} == {("name_first", "Ken"), ("name_last", "Griffey")}
+    # A phrase one column holds whole is left as it was linked; a phrase nothing holds adds nothing.
+    award = "Who won the Rickey Henderson Award?"
+    assert whole_names(db, cat, award, match_values(cat, award)) == match_values(cat, award)
+    assert whole_names(db, cat, "Did Zed Henderson play?", []) == []
+    # Lower-case words are not a name; the stored value's case is what links.
+    assert whole_names(db, cat, "how many did rickey henderson steal?", []) == []
+    assert [m.value for m in whole_names(db, cat, "Rickey HENDERSON's steals", [])] == ["Rickey", "Henderson"]
+    # A reader whose allowlist leaves people out learns nothing of it through a link.
+    reader = ScopedDatabase(db, User("rita", "reader", frozenset({"awards"})))
+    assert whole_names(reader, cat, q, []) == []

@@ -154,3 +154,70 @@ def match_flags(catalog: Catalog, question: str) -> list[ValueMatch]:
     return [ValueMatch(t, c, value, " ".join(sorted(named)))
             for t, c, value, named in _flag_columns(catalog) if named <= terms]
 
+
+
+_SUFFIXES = {"jr", "sr", "ii", "iii", "iv"}
+_NAME = re.compile(r"\b([A-Z][\w'\-.]*(?:\s+[A-Z][\w'\-.]*){1,3})")
+
+
+def _name_phrases(question: str) -> list[str]:
+    """Runs of two to four capitalised words ("Rickey Henderson", "Ken Griffey Jr."), the question's first word
+    left out when it is a capitalised opener ("Who", "How")."""
+    out = []
+    for m in _NAME.finditer(question):
+        words = [re.sub(r"'s$", "", w) for w in m.group(1).rstrip(".").split()]     # "Henderson's"
+        if m.start() == len(question) - len(question.lstrip()) and words[0].lower() in STOP | {"how", "who"}:
+            words = words[1:]
+        if len(words) >= 2:
+            out.append(" ".join(words))
+    return out
+
+
+def whole_names(database, catalog: Catalog, question: str, matches: list[ValueMatch]) -> list[ValueMatch]:
+    """Issue 53: a name links to the columns its whole phrase is, before any column that holds one of its words.
+
+    For a capitalised phrase of two to four words that no one column holds whole ("Rickey Henderson"), each split
+    into a leading part that an indexed column holds (``people.name_first = 'Rickey'``) and the rest is tried on the
+    other text columns of that table, in the rows where the leading part is: the column holding the rest in the
+    most such rows (``name_last``, which has too many values to index) links with it, both from the whole phrase.
+    The links of the phrase's parts in other columns ('Henderson' as ``birth_city``, ``death_city``,
+    ``schools.city``) are dropped. One query a (phrase, table, column), on ``database`` as its reader may read it
+    (a refusal links nothing); none without a database. A phrase one column holds whole is left as ``match_values``
+    linked it."""
+    from duckask.utils.db.quoting import quote_ident, quote_literal
+
+    out = list(matches)
+    for phrase in _name_phrases(question) if database is not None else []:
+        if any(fold(m.phrase) == fold(phrase) and m.how != "contains" for m in out):
+            continue
+        words = phrase.split()
+        if len(words) > 2 and fold(words[-1]).rstrip(".") in _SUFFIXES:    # "Ken Griffey Jr.": its own column
+            words = words[:-1]
+        found = None
+        for cut in range(1, len(words)):
+            lead, rest = " ".join(words[:cut]), " ".join(words[cut:])
+            for table, column, value in catalog.values.get(fold(lead), []):
+                tb = catalog.tables.get(table)
+                others = [c.name for c in tb.columns if c.name != column and "CHAR" in c.type.upper()] if tb else []
+                if not others:
+                    continue
+                same = [f"lower(CAST({quote_ident(c)} AS VARCHAR)) = lower({quote_literal(rest)})" for c in others]
+                counts = ", ".join(f"count(*) FILTER (WHERE {w}) AS n{i}, min(CAST({quote_ident(c)} AS VARCHAR)) "
+                                   f"FILTER (WHERE {w}) AS v{i}" for i, (c, w) in enumerate(zip(others, same)))
+                res = database.run(f"SELECT {counts} FROM {quote_ident(table)} "
+                                   f"WHERE {quote_ident(column)} = {quote_literal(value)}", row_cap=1)
+                if not res.ok or res.df is None or not len(res.df):
+                    continue
+                row = res.df.iloc[0]
+                best = max(range(len(others)), key=lambda i: int(row[f"n{i}"] or 0))
+                if int(row[f"n{best}"] or 0):
+                    found = [ValueMatch(table, column, value, phrase),
+                             ValueMatch(table, others[best], str(row[f"v{best}"]), phrase)]
+                    break
+            if found:
+                break
+        if found:
+            whole = phrase.split()
+            parts = {fold(" ".join(whole[i:j])) for i in range(len(whole)) for j in range(i + 1, len(whole) + 1)}
+            out = found + [m for m in out if fold(m.phrase) not in parts]
+    return out
