@@ -25,7 +25,7 @@ class FixtureIndex:
         self.tables = tables
 
     def columns(self, table: str) -> set[str]:
-        return {c.lower() for c in self.tables.get(table.lower(), {})}
+        return {c.lower() for c in [*self.tables.get(table.lower(), {}), *FIXTURE["seasons"].get(table.lower(), {})]}
 
     def values(self, table: str, column: str):
         return self.tables.get(table.lower(), {}).get(column.lower())
@@ -57,6 +57,20 @@ def test_each_case_gets_the_check_it_names_from_the_one_registry(case):
     for other in case.get("also", []):
         check = next(c for c in checks.CHECKS if c.__name__ == other)
         assert check(case["question"], case["sql"], df, facts), other
+
+
+def test_a_year_no_row_has_names_where_the_warehouse_holds_it():
+    """year_outside_span (issue 53) names the tables about the same thing whose time columns hold the year, and
+    says the data does not cover it where none does."""
+    from duckask.utils.sql.grounding_checks import year_outside_span
+
+    facts = checks.Facts(NAMES, "", FixtureIndex(FIXTURE["tables"]), ENTITIES, [])
+    said = year_outside_span("How many games were played in 2010?", "SELECT count(*) FROM season_games WHERE "
+                             "year(season) = 2010", None, facts)
+    assert said.endswith("Also in the warehouse: game_attendance.season (1947-2023): read it from there."), said
+    said = year_outside_span("How many games in 1900?", "SELECT count(*) FROM season_games WHERE season = 1900",
+                             None, facts)
+    assert said.endswith("No table about it holds that year: say the data does not cover it."), said
 
 
 def test_every_check_has_a_case_that_it_catches_and_one_it_lets_pass():

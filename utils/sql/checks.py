@@ -157,7 +157,7 @@ def per_group_without_grouping(question: str, sql: str, df, facts: Facts) -> str
 #: column first (its critique offers the values), then the result's shape, then the answer against its question
 #: and its rows, then against the question's words and the data.
 CHECKS: tuple[Check, ...] = (
-    gc.literal_not_a_value,
+    gc.literal_not_a_value, gc.year_outside_span,
     no_rows, all_null, self_comparison, one_number_asked, average_without_aggregate, per_group_without_grouping,
     ac.flag_contradicts_question, ac.grouped_by_named_flag, ac.count_not_a_count, ac.one_asked_many_returned,
     ac.many_asked_one_kept, ac.unasked_literal,

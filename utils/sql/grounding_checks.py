@@ -7,7 +7,9 @@ with cases in ``tests/fixtures/checks.yaml`` (the value index's own in ``value_i
 - ``unasked_date``: a filter on a year the question never states ("games played on Halloween" became
   ``= '2025-10-31'``: a day of any year, compared by month and day);
 - ``table_not_asked_about``: the question names a table's entity and nothing the query reads is tied to it;
-- ``constraint_dropped``: a year or a value of the data the question states that the query never uses.
+- ``constraint_dropped``: a year or a value of the data the question states that the query never uses;
+- ``year_outside_span``: a filter holds a time column to years its table has no row of (issue 53: the ``games``
+  model holds one season; "games in 2010" answered 0), naming the tables about the same thing that hold them.
 
 ``facts`` (``sql.answer_checks.Facts``, built by ``trust.grounding.facts_for``) carries the value index, each
 table's words and the values the question names.
@@ -293,3 +295,97 @@ def literal_not_a_value(question: str, sql: str, df, facts: Facts) -> str | None
                 break
     return None
 
+
+
+def _year_of(node) -> int | None:
+    """A literal as a year: a whole number from 1800 to 2100, or the year of a date ('2010-10-31', DATE '...')."""
+    if isinstance(node, exp.Cast):
+        node = node.this
+    if not isinstance(node, exp.Literal):
+        return None
+    if node.is_string:
+        m = re.match(r"^\s*(1[89]\d\d|20\d\d|2100)-\d\d", node.this)
+        return int(m.group(1)) if m else None
+    return int(node.this) if _YEAR.fullmatch(node.this) else None
+
+
+def _years_asked(tree) -> list[tuple[exp.Column, list[tuple[float, float]], str]]:
+    """Each column (or ``year(col)``, ``extract(year from col)``) a filter holds to years, with the ranges of years
+    it keeps (a point for ``=``, each of ``IN``'s, a span for ``BETWEEN``, open-ended for ``<``/``>``)."""
+    inf = float("inf")
+    out = []
+    for cmp in tree.find_all(exp.EQ, exp.In, exp.Between, exp.GT, exp.GTE, exp.LT, exp.LTE):
+        side = cmp.this
+        column = side if isinstance(side, exp.Column) else side.find(exp.Column) if isinstance(
+            side, exp.Year | exp.Extract) else None
+        if column is None:
+            continue
+        if isinstance(cmp, exp.In):
+            years = [_year_of(x) for x in cmp.args.get("expressions") or []]
+            ranges = [(y, y) for y in years] if years and None not in years else []
+        elif isinstance(cmp, exp.Between):
+            low, high = _year_of(cmp.args.get("low")), _year_of(cmp.args.get("high"))
+            ranges = [(low, high)] if low is not None and high is not None else []
+        else:
+            y = _year_of(cmp.expression)
+            ranges = [] if y is None else [{exp.EQ: (y, y), exp.GT: (y, inf), exp.GTE: (y, inf),
+                                            exp.LT: (-inf, y), exp.LTE: (-inf, y)}[type(cmp)]]
+        if ranges:
+            out.append((column, ranges, cmp.sql("duckdb")))
+    return out
+
+
+def _elsewhere(facts: Facts, table: str, year: int) -> list[str]:
+    """Other tables about the same thing (a word of their names in common, ``table_words``) whose time columns
+    hold ``year``: where the warehouse has what a curated table leaves out."""
+    index, mine = facts.values, facts.tables.get(table.lower(), (set(), set()))[0]
+    near = sorted((t for t, (named, _) in facts.tables.items() if t != table.lower() and named & mine),
+                  key=lambda t: (len(t), t))[:12]
+    out = []
+    for other in near:
+        for column in index.time_columns(other):
+            span = index.span(other, column)
+            if span and span[0] <= year <= span[1]:
+                out.append(f"{other}.{column} ({span[0]}-{span[1]})")
+                break
+    return out[:3]
+
+
+def _nothing(df) -> bool:
+    """Whether a result holds nothing: no rows, only NULLs and zeros (a count or a sum of no rows); None (not run)
+    counts as nothing known against it."""
+    if df is None or df.empty:
+        return True
+    return all(pd.isna(v) or (pd.api.types.is_number(v) and not pd.api.types.is_bool(v) and v == 0)
+               for v in df.to_numpy().ravel().tolist())
+
+
+def year_outside_span(question: str, sql: str, df, facts: Facts) -> str | None:
+    """A filter holds a time column to years no row of its table has (``season = 2010`` on a table of the 2025-26
+    season only): the answer is "none" or 0 by construction, not because nothing happened. The critique names the
+    years the table holds and, where other tables about the same thing hold the year, those ("also in the
+    warehouse"). A number column is allowed a year either side (a season filed by its first or its last year). Only
+    a result that holds nothing (no rows, NULLs, zeros) is held to it: rows found mean the span read is stale."""
+    index = facts.values
+    tree = parse_duckdb(sql) if index is not None and hasattr(index, "span") else None
+    if tree is None or not _nothing(df):
+        return None
+    for column, ranges, said in _years_asked(tree):
+        for table in tables_of_column(tree, column, index)[:3]:
+            if column.name.lower() not in {c.lower() for c in index.time_columns(table)}:
+                continue
+            span = index.span(table, column.name)
+            if span is None:
+                continue
+            low, high, dated = span
+            slack = 0 if dated else 1
+            if any(a <= high + slack and b >= low - slack for a, b in ranges):
+                continue
+            year = int(next(v for r in ranges for v in r if abs(v) != float("inf")))
+            also = _elsewhere(facts, table, year)
+            where = (f" Also in the warehouse: {'; '.join(also)}: read it from there." if also else
+                     " No table about it holds that year: say the data does not cover it.")
+            held = f"{low}" if low == high else f"{low}-{high}"
+            return (f"{table}.{column.name} holds {held} only, so {said} keeps no row: the query cannot find what the "
+                    f"question asks for there.{where}")
+    return None

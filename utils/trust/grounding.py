@@ -22,8 +22,8 @@ from duckask.utils.turn import Turn
 
 #: The checks that tie an answer to the question's words and the data; the rest of ``sql.checks.CHECKS`` look at
 #: the result's shape.
-GROUNDING = (gc.literal_not_a_value, gc.table_not_asked_about, gc.constraint_dropped, gc.unasked_date,
-             gc.count_for_a_list, ac.unasked_literal)
+GROUNDING = (gc.literal_not_a_value, gc.year_outside_span, gc.table_not_asked_about, gc.constraint_dropped,
+             gc.unasked_date, gc.count_for_a_list, ac.unasked_literal)
 _NEED_GIVEN = {"unasked_literal", "unasked_date"}
 
 
