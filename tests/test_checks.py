@@ -18,14 +18,37 @@ NAMES = {w for n in FIXTURE["names"] for w in split_ident(n)}
 ENTITIES = {t: ({stem(w) for w in name}, {stem(w) for w in words}) for t, (name, words) in FIXTURE["entities"].items()}
 
 
+class FixtureData:
+    """The fixture's ``data`` tables in an in-memory DuckDB: what a check that queries (``database.run``) reads."""
+
+    def __init__(self, data: dict):
+        import duckdb
+
+        self.con = duckdb.connect()
+        for table, (columns, rows) in data.items():
+            values = ", ".join("(" + ", ".join(repr(v) for v in row) + ")" for row in rows)
+            self.con.execute(f"CREATE TABLE {table} AS SELECT * FROM (VALUES {values}) AS t({', '.join(columns)})")
+
+    def run(self, sql: str, row_cap: int | None = None):
+        from types import SimpleNamespace
+
+        try:
+            return SimpleNamespace(ok=True, df=self.con.execute(sql).df())
+        except Exception as e:
+            return SimpleNamespace(ok=False, df=None, error=str(e))
+
+
 class FixtureIndex:
-    """The fixture's tables as a value index (``schema.value_index.ValueIndex``'s two calls)."""
+    """The fixture's tables as a value index (``schema.value_index.ValueIndex``'s calls), its ``data`` queryable."""
 
     def __init__(self, tables: dict):
         self.tables = tables
+        self.database = FixtureData(FIXTURE["data"])
 
     def columns(self, table: str) -> set[str]:
-        return {c.lower() for c in [*self.tables.get(table.lower(), {}), *FIXTURE["seasons"].get(table.lower(), {})]}
+        data = FIXTURE["data"].get(table.lower(), [[]])[0]
+        return {c.lower() for c in [*self.tables.get(table.lower(), {}), *FIXTURE["seasons"].get(table.lower(), {}),
+                                    *data]}
 
     def values(self, table: str, column: str):
         return self.tables.get(table.lower(), {}).get(column.lower())

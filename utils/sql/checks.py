@@ -5,8 +5,9 @@ the first critique wins: ResponseGrader moves to the next candidate group, or se
 the reason. ``facts.names`` are the stemmed words of the database's table and column names (a "per zone" names
 a column, "per order" in "revenue per order" may be a ratio), ``facts.given`` the text a literal may come from.
 ``CHECKS`` is the one registry: the shape rules below, the checks of ``sql.answer_checks`` (an answer against
-its question and its own rows) and of ``sql.grounding_checks`` (an answer against the question's words and the
-data), in the order they speak. Every check's cases are in ``tests/fixtures/checks.yaml``, one format.
+its question and its own rows), of ``sql.grounding_checks`` (an answer against the question's words and the
+data) and of ``sql.entity_checks`` (what a count counts), in the order they speak. Every check's cases are in
+``tests/fixtures/checks.yaml``, one format.
 
 - ``literal_not_a_value`` (``sql.grounding_checks``): a text literal compared with a column that does not hold it,
   when the column holds values it was likely meant as (offered in the critique: 'F' for 'Forward');
@@ -27,6 +28,7 @@ import pandas as pd
 
 from duckask.utils.schema.terms import split_ident, stem
 from duckask.utils.sql import answer_checks as ac
+from duckask.utils.sql import entity_checks as ec
 from duckask.utils.sql import grounding_checks as gc
 from duckask.utils.sql.answer_checks import Facts
 from duckask.utils.sql.ast import parse, walk
@@ -161,7 +163,7 @@ CHECKS: tuple[Check, ...] = (
     no_rows, all_null, self_comparison, one_number_asked, average_without_aggregate, per_group_without_grouping,
     ac.flag_contradicts_question, ac.grouped_by_named_flag, ac.count_not_a_count, ac.one_asked_many_returned,
     ac.many_asked_one_kept, ac.unasked_literal,
-    gc.count_for_a_list, gc.unasked_date, gc.table_not_asked_about, gc.constraint_dropped)
+    gc.count_for_a_list, gc.unasked_date, gc.table_not_asked_about, gc.constraint_dropped, ec.count_not_of_entity)
 
 
 def rule_check(question: str, df: pd.DataFrame | None, sql: str = "", names: set[str] | None = None,

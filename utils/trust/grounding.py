@@ -17,13 +17,14 @@ from typing import Any
 from duckask.utils.schema.terms import split_ident
 from duckask.utils.schema.value_index import ValueIndex
 from duckask.utils.sql import answer_checks as ac
+from duckask.utils.sql import entity_checks as ec
 from duckask.utils.sql import grounding_checks as gc
 from duckask.utils.turn import Turn
 
 #: The checks that tie an answer to the question's words and the data; the rest of ``sql.checks.CHECKS`` look at
 #: the result's shape.
 GROUNDING = (gc.literal_not_a_value, gc.year_outside_span, gc.table_not_asked_about, gc.constraint_dropped,
-             gc.unasked_date, gc.count_for_a_list, ac.unasked_literal)
+             gc.unasked_date, gc.count_for_a_list, ac.unasked_literal, ec.count_not_of_entity)
 _NEED_GIVEN = {"unasked_literal", "unasked_date"}
 
 
