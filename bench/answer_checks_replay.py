@@ -1,8 +1,9 @@
 """How often does each answer check fire on right answers, and on wrong ones? (No LLM; recorded answers.)
 
 Each record of an eval run (its final SQL, scored right or wrong) is run again on its database, and every
-check of ``sql.checks.CHECKS`` is asked about the result. A check that fires on a right answer is a false
-alarm (the grader would move away from a right answer); one that fires on a wrong answer is a catch. Only
+check of ``sql.checks.CHECKS`` is asked about the result. Right is the user's ruler where the record has it
+(``holds``: the answer's columns hold the asked ones, issue 53), else strict EX. A check that fires on a right
+answer is a false alarm (the grader would move away from a right answer); one on a wrong answer is a catch. Only
 the question is "given" (the records keep no conversation), so ``unasked_literal`` may over-fire where the
 examples or data hints gave a literal. ``literal_not_a_value`` reads the database's value index
 (``schema.value_index``); a run through a semantic directory's models names it after ``@``.
@@ -51,7 +52,7 @@ def replay(path: str, template: str, limit: int | None = None,
         # The names the query uses stand in for the database's (the per-group rule asks whether "per Y" names one).
         facts = Facts({w for tok in re.findall(r"[A-Za-z_]\w*", out.sql) for w in split_ident(tok)}, values=index,
                       tables=words, named=[asdict(v) for v in match_values(catalog, r["question"])])
-        ok = bool(r.get("correct"))
+        ok = bool(r["holds"] if r.get("holds") is not None else r.get("correct"))   # the user's ruler where scored
         n_right, n_wrong = n_right + ok, n_wrong + (not ok)
         for check in CHECKS:
             if check(r["question"], out.sql, out.df, facts):
