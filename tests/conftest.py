@@ -138,6 +138,17 @@ def small_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return build_small_db(tmp_path_factory.mktemp("smalldb") / "nba.duckdb")
 
 
+def bench_module(name: str):
+    """A script of bench/ (not a package) loaded as a module, for tests of its parts."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(f"bench_{name}", Path(__file__).resolve().parents[1] / "bench" /
+                                                  f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def sha256(path: Path) -> str:
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 

@@ -2,14 +2,13 @@
 times faster than a cold one) and the table docs/benchmarks.md prints."""
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 
+from conftest import bench_module
+
 ROOT = Path(__file__).resolve().parents[1]
-_spec = importlib.util.spec_from_file_location("bench_run", ROOT / "bench" / "run.py")
-bench_run = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(bench_run)
+bench_run = bench_module("run")
 
 
 def test_the_reuse_share_is_over_the_records_that_say(tmp_path):

@@ -6,7 +6,6 @@ resume after a kill, the LLM cache. (The returned DataFrame, workers and the rep
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 from eval_support import (  # noqa: F401 (fixtures are used by name)
@@ -273,7 +272,7 @@ def test_the_live_check_table_counts_a_catch_the_retry_fixed(tmp_path, small_db,
     """A grounding check fires on the first answer (the Lakers named, never used), the retry is right: the
     record keeps the check and the judged answer's score, and bench/answer_checks_live.py counts a catch that
     was fixed (issue 44's live per-check table)."""
-    import importlib.util
+    from conftest import bench_module
 
     question = "What are the points of Lakers players?"
     right = LAKERS_DESC.replace(" ORDER BY p.points DESC", "")
@@ -288,10 +287,7 @@ def test_the_live_check_table_counts_a_catch_the_retry_fixed(tmp_path, small_db,
     assert rec["correct"] and rec["grades"][0] == {
         "verdict": "fail", "by": "rules", "check": "constraint_dropped", "judged_correct": False,
         "critique": rec["grades"][0]["critique"]} and "'Lakers'" in rec["grades"][0]["critique"]
-    spec = importlib.util.spec_from_file_location("checks_live", Path(__file__).parents[1] / "bench" /
-                                                  "answer_checks_live.py")
-    live = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(live)
+    live = bench_module("answer_checks_live")
     table, scored = live.live(str(out))
     assert scored == 1 and dict(table["constraint_dropped"]) == {"fired": 1, "questions": 1, "on wrong": 1,
                                                                  "fixed": 1, "on right": 0, "lost": 0}

@@ -288,14 +288,11 @@ def test_records_with_signals_only_are_read_by_the_shipped_model():
 
 def test_the_fit_script_fits_records_and_writes_loadable_weights(tmp_path):
     pytest.importorskip("sklearn", reason="the bench extra (scikit-learn) is not installed")
-    import importlib.util
     import random
-    from pathlib import Path
 
-    spec = importlib.util.spec_from_file_location("fit_confidence",
-                                                  Path(__file__).parents[1] / "bench" / "fit_confidence.py")
-    fit = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(fit)
+    from conftest import bench_module
+
+    fit = bench_module("fit_confidence")
     rnd = random.Random(1)
     recs = []
     for i in range(300):

@@ -1,0 +1,187 @@
+"""The peer beside every figure (issue 53, item 7): LangChain's one-call ``create_sql_query_chain`` on the same sets.
+
+The peer is what a user of the field's best-known tool would build in ten lines: ``SQLDatabase`` over the database
+(SQLAlchemy's ``duckdb-engine``; its default table info, three sample rows a table), ``create_sql_query_chain``
+with its default prompt, and ``ChatOpenAI`` pointed at the same GGUF duckask embeds, served by llama.cpp's own
+OpenAI-compatible server (``llama_cpp.server``, started here on 127.0.0.1, temperature 0). On the NBA sets the peer
+reads the same models as duckask (``bench/nba_models``, created as plain views in a copy of the imported warehouse,
+and only those: ``include_tables``), as the house's measurement did; on Lahman and the idiom sets, every table.
+
+The chain's reply is cleaned as its users do (a leading ``SQLQuery:``, code fences and anything after the first
+statement dropped), run read-only on the same file, and scored with duckask's own rulers: strict EX
+(``compare.results_match``) and the user's (``eval.run.holds_of``: the question's answer columns). Seconds are each
+question's wall time (chain and query). CAL is timed by ``bench/run.py`` in the same run.
+
+    .venv/bin/python -m pip install -e '.[local,peer]'
+    .venv/bin/python bench/run.py run peer      # or: bench/peer.py --set nba-heldout --out docs/results/peer.json
+
+Writes one record a question (``--out`` with ``.jsonl``) and the summary (``--out``) per set.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import duckdb
+
+ROOT = Path(__file__).resolve().parents[1]
+SETS = {   # name: (questions, database (None: each question's own), models directory or None)
+    "nba-heldout": ("bench/nba_questions_heldout.yaml", "../shared/data/nba", "bench/nba_models"),
+    "nba-tuning": ("bench/nba_questions.yaml", "../shared/data/nba", "bench/nba_models"),
+    "lahman": ("bench/lahman_questions.yaml", "data/lahman.duckdb", None),
+    "idioms-heldout": ("bench/idioms_heldout.yaml", None, None),
+}
+WORK = Path("/tmp/duckask_peer")
+
+
+def clean_sql(reply: str) -> str:
+    """The SQL in the chain's reply, as its users clean it: a ``SQLQuery:`` label, code fences and whatever follows
+    the first statement (a ``SQLResult:`` the model went on to imagine) dropped."""
+    text = reply.strip()
+    fenced = re.search(r"```(?:sql)?\s*(.*?)```", text, re.S | re.I)
+    if fenced:
+        text = fenced.group(1)
+    text = re.sub(r"^\s*SQL\s*Query\s*:\s*", "", text, flags=re.I)
+    text = re.split(r"\n\s*(?:SQLResult|Answer|Question)\s*:", text, maxsplit=1, flags=re.I)[0]
+    return text.strip().split(";")[0].strip()
+
+
+def peer_database(db: str, models: str | None) -> tuple[Path, list[str] | None]:
+    """The DuckDB file the peer reads (the database as duckask opens it: an EXPORT folder imported once), and, with
+    models, a copy holding them as plain views and the names the peer may use (the models only)."""
+    from duckask.utils.config import load_settings
+    from duckask.utils.db.models import load_models
+    from duckask.utils.db.quoting import quote_ident
+    from duckask.utils.db.sources import resolve_db_file
+
+    source = resolve_db_file(ROOT / db if not Path(db).is_absolute() else db, load_settings(None))
+    if not models:
+        return Path(source), None
+    built = load_models(ROOT / models)
+    WORK.mkdir(parents=True, exist_ok=True)
+    dest = WORK / f"{Path(source).stem}-{Path(models).name}.duckdb"
+    if not dest.exists():
+        tmp = dest.with_suffix(".part")
+        shutil.copyfile(source, tmp)
+        with duckdb.connect(str(tmp)) as con:
+            for m in built:
+                con.execute(f"CREATE VIEW {quote_ident(m.name)} AS {m.sql}")
+        tmp.rename(dest)
+    return dest, [m.name for m in built]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_server(model: Path, n_ctx: int) -> tuple[subprocess.Popen, str]:
+    """llama.cpp's OpenAI-compatible server on the GGUF, on 127.0.0.1; its base URL once it answers."""
+    import httpx
+
+    port = _free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "llama_cpp.server", "--model", str(model), "--host", "127.0.0.1",
+                             "--port", str(port), "--n_ctx", str(n_ctx), "--n_threads", "2"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    base = f"http://127.0.0.1:{port}/v1"
+    for _ in range(600):
+        if proc.poll() is not None:
+            raise RuntimeError(f"llama_cpp.server exited: {proc.stderr.read()[-2000:]}")
+        try:
+            if httpx.get(f"{base}/models", timeout=2).status_code == 200:
+                return proc, base
+        except httpx.HTTPError:
+            time.sleep(0.5)
+    proc.kill()
+    raise RuntimeError("llama_cpp.server did not answer in 5 minutes")
+
+
+def run_set(name: str, base_url: str, limit: int | None, say) -> tuple[dict, list[dict]]:
+    from langchain_classic.chains import create_sql_query_chain
+    from langchain_community.utilities import SQLDatabase
+    from langchain_openai import ChatOpenAI
+
+    from duckask.utils.config import load_settings
+    from duckask.utils.db.database import open_database
+    from duckask.utils.eval.questions import load_questions, resolve_db
+    from duckask.utils.eval.run import holds_of
+    from duckask.utils.sql.compare import results_match
+    from duckask.utils.sql.describe import has_top_level_order_by
+
+    qfile, db, models = SETS[name]
+    questions, _ = load_questions(ROOT / qfile)
+    questions = questions[:limit] if limit else questions
+    llm = ChatOpenAI(base_url=base_url, api_key="not-needed", model="local", temperature=0, max_tokens=256,
+                     timeout=600)
+    chains: dict[str, tuple] = {}
+    records = []
+    for i, q in enumerate(questions, 1):
+        where = resolve_db(q, db=str(ROOT / db) if db else None)
+        if where not in chains:
+            path, tables = peer_database(where, models)
+            sqldb = SQLDatabase.from_uri(f"duckdb:///{path}", include_tables=tables, view_support=True)
+            gold_db = open_database(where, load_settings(None, **({"semantic": str(ROOT / models)} if models else {})))
+            chains[where] = (create_sql_query_chain(llm, sqldb), duckdb.connect(str(path), read_only=True), gold_db)
+        chain, con, gold_db = chains[where]
+        gold = gold_db.run(q.gold_sql, timeout_s=60)
+        start = time.perf_counter()
+        reply, sql, df, error = "", "", None, None
+        try:
+            reply = chain.invoke({"question": q.question})
+            sql = clean_sql(reply)
+            df = con.execute(sql).df()
+        except Exception as e:                  # the peer's failure is a scored outcome
+            error = f"{type(e).__name__}: {str(e)[:300]}"
+        seconds = time.perf_counter() - start
+        ordered = has_top_level_order_by(q.gold_sql)
+        correct = bool(df is not None and gold.ok and results_match(df, gold.df, order_matters=ordered))
+        holds = holds_of(q, df, gold.df if gold.ok else None, ordered, correct) if df is not None else False
+        records.append({"id": q.id, "question": q.question, "reply": reply, "sql": sql, "correct": correct,
+                        "holds": holds, "error": error, "seconds": round(seconds, 2)})
+        say(f"peer {name} {i}/{len(questions)} {q.id}: {'right' if correct else 'holds' if holds else 'wrong'} "
+            f"{seconds:.1f} s")
+    n = len(records)
+    summary = {"set": name, "questions": n, "ex_pct": round(100 * sum(r["correct"] for r in records) / n, 1),
+               "holds_pct": round(100 * sum(bool(r["holds"]) for r in records) / n, 1),
+               "median_s": round(statistics.median(r["seconds"] for r in records), 2),
+               "errors": sum(r["error"] is not None for r in records)}
+    return summary, records
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--set", action="append", choices=sorted(SETS), help="the sets to ask (default: all)")
+    ap.add_argument("--limit", type=int, help="the first N questions of each set (a smoke run)")
+    ap.add_argument("--n-ctx", type=int, default=16384)
+    ap.add_argument("--out", default="docs/results/peer.json")
+    a = ap.parse_args(argv)
+    from duckask.utils.llm.model_store import model_path
+
+    proc, base = start_server(model_path(), a.n_ctx)
+    out = {"tool": "langchain create_sql_query_chain (default prompt)", "model": model_path().name, "sets": {}}
+    records: list[dict] = []
+    try:
+        for name in a.set or list(SETS):
+            summary, recs = run_set(name, base, a.limit, lambda s: print(s, file=sys.stderr, flush=True))
+            out["sets"][name] = summary
+            records += [{"set": name, **r} for r in recs]
+            print(json.dumps(summary), flush=True)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+    Path(a.out).write_text(json.dumps(out, indent=1) + "\n")
+    Path(a.out).with_suffix(".jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
