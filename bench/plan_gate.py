@@ -35,7 +35,7 @@ def main(argv: list[str] | None = None) -> int:
     from duckask.utils.llm import ScriptedLLM
     from duckask.utils.schema.values import match_values
     from duckask.utils.semantic.catalog import value_links
-    from duckask.utils.semantic.coverage import gate
+    from duckask.utils.semantic.coverage import column_words, gate
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out")
@@ -56,7 +56,7 @@ def main(argv: list[str] | None = None) -> int:
                 continue
             plan = plan_of(recorded, layer)
             linked = [v for _, v in value_links(layer, match_values(prep.catalog, r["question"]))]
-            said = gate(r["question"], plan, layer, linked)
+            said = gate(r["question"], plan, layer, linked, column_words(prep.catalog))
             right = bool(r.get("holds"))
             totals["plans"] += 1
             totals["right"] += right

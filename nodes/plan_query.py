@@ -26,7 +26,7 @@ from duckask.nodes._base import TracedNode
 from duckask.utils.schema.values import match_values
 from duckask.utils.semantic.catalog import catalog_text, reaches, reaches_list, value_links
 from duckask.utils.semantic.compile import compile_plan
-from duckask.utils.semantic.coverage import gate
+from duckask.utils.semantic.coverage import column_words, gate
 from duckask.utils.semantic.grammar import plan_grammar
 from duckask.utils.semantic.plan import PlanError, describe, filter_named, labelled, parse_plan
 from duckask.utils.sql.readable import readable
@@ -88,7 +88,7 @@ class PlanQuery(TracedNode):
             links = value_links(layer, match_values(p["catalog"], p["question"]))
             filtered = filter_named(plan, links)
             sql = readable(compile_plan(layer, plan), p["schema"])      # what a person would write
-            uncovered = gate(p["question"], plan, layer, [v for _, v in links])
+            uncovered = gate(p["question"], plan, layer, [v for _, v in links], column_words(p["catalog"]))
             if uncovered:           # the plan answers another question: the SQL path, without running it
                 return {"path": "sql", "why": f"the plan does not cover the question: {uncovered[1]}",
                         "gate": uncovered[0], "reached": reached, "text": text, "plan": plan.as_dict()}

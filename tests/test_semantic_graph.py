@@ -276,3 +276,27 @@ def test_the_plan_gate_holds_a_plan_to_its_question(layer, question, plan, rule)
 
     said = gate(question, parse_plan("metrics: [" + plan, layer), layer, ["AL"])    # "American League" -> AL
     assert (said[0] if said else None) == rule, said
+
+
+@pytest.mark.parametrize("question, plan, rule", [
+    ("What was the attendance of the Chicago Cubs in 2016?", "attendance]\nwhere: [team_name = Chicago Cubs, "
+     "year = 2016]", None),
+    ("What was the attendance of the Chicago Cubs in 2016?", "team_wins]\nwhere: [team_name = Chicago Cubs, "
+     "year = 2016]", "unused_words"),                                   # a column the plan never reads
+    ("Who hit the most home runs in 2001?", "home_runs]\ngroup_by: [full_name]\nwhere: [year = 2001]\n"
+     "order_by: [-home_runs]\nlimit: 1", None),
+    ("How many major league players were born in Canada?", "players]\nwhere: [birth_country = CAN]", None),
+    ("What was the ERA of the New York Yankees in 2016?", "team_wins]\nwhere: [team_name = New York Yankees, "
+     "year = 2016]", "unused_words"),
+])
+def test_the_plan_gate_holds_a_question_word_no_part_of_the_plan_stands_for(layer, question, plan, rule):
+    """unused_words (issue 53, item 2): a word of the question that names a column of the database, with nothing in the
+    plan standing for it (its metrics, dimensions, synonyms, values, models), sends the question to the SQL path."""
+    from duckask.data.lahman import demo_db_path
+    from duckask.utils.schema import get_catalog
+    from duckask.utils.semantic.coverage import column_words, gate
+    from duckask.utils.semantic.plan import parse_plan
+
+    columns = column_words(get_catalog(str(demo_db_path())))
+    said = gate(question, parse_plan("metrics: [" + plan, layer), layer, ["Chicago Cubs", "New York Yankees"], columns)
+    assert (said[0] if said else None) == rule, said

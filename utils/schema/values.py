@@ -157,6 +157,8 @@ def match_flags(catalog: Catalog, question: str) -> list[ValueMatch]:
 
 
 _SUFFIXES = {"jr", "sr", "ii", "iii", "iv"}
+#: At most this many columns holding a name's leading part are asked about its rest (one query each).
+MAX_NAME_QUERIES = 8
 _NAME = re.compile(r"\b([A-Z][\w'\-.]*(?:\s+[A-Z][\w'\-.]*){1,3})")
 
 
@@ -182,8 +184,8 @@ def whole_names(database, catalog: Catalog, question: str, matches: list[ValueMa
     most such rows (``name_last``, which has too many values to index) links with it, both from the whole phrase.
     The links of the phrase's parts in other columns ('Henderson' as ``birth_city``, ``death_city``,
     ``schools.city``) are dropped. One query a (phrase, table, column), on ``database`` as its reader may read it
-    (a refusal links nothing); none without a database. A phrase one column holds whole is left as ``match_values``
-    linked it."""
+    (a refusal links nothing), at most ``MAX_NAME_QUERIES`` a split; none without a database. A phrase one column
+    holds whole is left as ``match_values`` linked it."""
     from duckask.utils.db.quoting import quote_ident, quote_literal
 
     out = list(matches)
@@ -196,7 +198,7 @@ def whole_names(database, catalog: Catalog, question: str, matches: list[ValueMa
         found = None
         for cut in range(1, len(words)):
             lead, rest = " ".join(words[:cut]), " ".join(words[cut:])
-            for table, column, value in catalog.values.get(fold(lead), []):
+            for table, column, value in catalog.values.get(fold(lead), [])[:MAX_NAME_QUERIES]:
                 tb = catalog.tables.get(table)
                 others = [c.name for c in tb.columns if c.name != column and "CHAR" in c.type.upper()] if tb else []
                 if not others:

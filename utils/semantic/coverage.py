@@ -18,7 +18,10 @@ first that objects sends the question on the SQL path, its reason in ``shared["p
   none ("the most wins this season" over every season);
 - ``missing_year``: a year the question states is in no filter of the plan;
 - ``other_entity``: the question names a thing the semantic file models (a game, a draft) that the plan's metrics
-  and dimensions do not come from ("the highest-scoring playoff game" answered from player seasons).
+  and dimensions do not come from ("the highest-scoring playoff game" answered from player seasons);
+- ``unused_words``: a word of the question names a column of the database (a table's or a model's: "lead changes")
+  and nothing in the plan stands for it (its metrics' and dimensions' names and synonyms, its filters' values, its
+  models): the plan answers the question without it.
 
 Rules read the plan (``plan.Plan``), the layer and the question's value links; none calls the model.
 """
@@ -27,7 +30,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from duckask.utils.schema.terms import question_terms
+from duckask.utils.schema.catalog import per_catalog
+from duckask.utils.schema.terms import question_terms, split_ident
 from duckask.utils.semantic.manifest import SemanticLayer
 from duckask.utils.semantic.plan import Plan, label
 
@@ -44,7 +48,7 @@ _NO = {"n", "no", "false", "f", "0"}
 _NEGATED = re.compile(r"\b(not|never|no|without|didn'?t|did not|wasn'?t|weren'?t|failed|missed|lost)\b", re.I)
 _TIME = ("year", "season", "date", "month", "day", "metric_time")
 
-Rule = Callable[[str, Plan, SemanticLayer, list[str]], "str | None"]
+Rule = Callable[[str, Plan, SemanticLayer, list[str], "frozenset[str]"], "str | None"]
 
 
 def _norm_words(text: str) -> set[str]:
@@ -60,7 +64,8 @@ def _is_time(dimension: str) -> bool:
                                                                                               "date"))
 
 
-def names_no_entity(question: str, plan: Plan, layer: SemanticLayer, linked: list[str]) -> str | None:
+def names_no_entity(question: str, plan: Plan, layer: SemanticLayer, linked: list[str],
+    columns: frozenset[str] = frozenset()) -> str | None:
     if _WHO.match(question) and not plan.group_by and plan.metrics:
         return "the question asks who or which, and the plan groups by nothing: it would answer with a number"
     return None
@@ -70,7 +75,8 @@ _PLURAL_ASKED = re.compile(r"^\s*(which|what|list|name|show( me)?|give me)\s+(th
                            r"|^\s*(who|what) (are|were)\b|^\s*list\b", re.I)
 
 
-def unstated_limit(question: str, plan: Plan, layer: SemanticLayer, linked: list[str]) -> str | None:
+def unstated_limit(question: str, plan: Plan, layer: SemanticLayer, linked: list[str],
+    columns: frozenset[str] = frozenset()) -> str | None:
     """A limit the question does not state: more than one row with no number or superlative said, or one row where
     it asks for several ("Which players were inducted ...")."""
     if not (plan.group_by and plan.limit) or _superlative(question) or str(plan.limit) in _norm_words(question):
@@ -99,7 +105,8 @@ def _stated(value: str, dimension: str, question: str, linked: list[str]) -> boo
     return False
 
 
-def unstated_filter(question: str, plan: Plan, layer: SemanticLayer, linked: list[str]) -> str | None:
+def unstated_filter(question: str, plan: Plan, layer: SemanticLayer, linked: list[str],
+    columns: frozenset[str] = frozenset()) -> str | None:
     for dimension, op, value in plan.where:
         if op in ("is", "is not") or _is_time(dimension):
             continue
@@ -108,7 +115,8 @@ def unstated_filter(question: str, plan: Plan, layer: SemanticLayer, linked: lis
     return None
 
 
-def missing_time(question: str, plan: Plan, layer: SemanticLayer, linked: list[str]) -> str | None:
+def missing_time(question: str, plan: Plan, layer: SemanticLayer, linked: list[str],
+    columns: frozenset[str] = frozenset()) -> str | None:
     timed = any(_is_time(d) for d, _, _ in plan.where) or any(_is_time(d) for d in plan.group_by)
     if (_YEAR.search(question) or _NOW.search(question)) and not timed:
         said = (_YEAR.search(question) or _NOW.search(question)).group(0)
@@ -116,7 +124,8 @@ def missing_time(question: str, plan: Plan, layer: SemanticLayer, linked: list[s
     return None
 
 
-def missing_year(question: str, plan: Plan, layer: SemanticLayer, linked: list[str]) -> str | None:
+def missing_year(question: str, plan: Plan, layer: SemanticLayer, linked: list[str],
+    columns: frozenset[str] = frozenset()) -> str | None:
     held = " ".join(v for d, _, v in plan.where if _is_time(d))
     for year in _YEAR.findall(question):
         if held and year not in held and str(int(year) - 1) not in held:   # "2024-25" may be filed as 2024 or 2025
@@ -140,7 +149,8 @@ def _models_of(plan: Plan, layer: SemanticLayer) -> set[str]:
     return out
 
 
-def other_entity(question: str, plan: Plan, layer: SemanticLayer, linked: list[str]) -> str | None:
+def other_entity(question: str, plan: Plan, layer: SemanticLayer, linked: list[str],
+    columns: frozenset[str] = frozenset()) -> str | None:
     asked = set(question_terms(question))
     mine = {t for m in _models_of(plan, layer) for t in question_terms(m.replace("_", " "))}
     for sm in layer.manifest.semantic_models:
@@ -152,14 +162,56 @@ def other_entity(question: str, plan: Plan, layer: SemanticLayer, linked: list[s
     return None
 
 
-RULES: list[Rule] = [names_no_entity, unstated_limit, unstated_filter, missing_time, missing_year, other_entity]
+#: Words of column names too common to say what a question asks for (every table has them).
+_COMMON = {"id", "name", "key", "code", "type", "num", "number", "total", "count", "date", "year", "season", "time",
+           "day", "game", "team", "player", "first", "last", "full", "short", "flag", "is", "has", "the", "of", "per",
+           "by", "in", "on", "at", "to", "for", "from", "with", "and", "a", "no", "stat", "stats", "most", "top"}
 
 
-def gate(question: str, plan: Plan, layer: SemanticLayer, linked: list[str] | None = None) -> tuple[str, str] | None:
+def _plan_terms(plan: Plan, layer: SemanticLayer) -> set[str]:
+    """The words the plan stands for: its metrics' and dimensions' names and synonyms, its filters' values, the
+    semantic models it reads."""
+    names = [layer.metrics.get(m) for m in plan.metrics]
+    names += [layer.dimensions.get(d) for d in [*plan.group_by, *(d for d, _, _ in plan.where)]]
+    words = [w for n in names if n is not None for w in [n.name.replace("__", " ").replace("_", " "), *n.synonyms,
+                                                         n.description]]
+    words += [str(v) for _, _, v in plan.where] + [m.replace("_", " ") for m in _models_of(plan, layer)]
+    return {t for w in words for t in question_terms(w)}
+
+
+def unused_words(question: str, plan: Plan, layer: SemanticLayer, linked: list[str],
+                 columns: frozenset[str] = frozenset()) -> str | None:
+    """A word of the question that names a column of the database (its tables' or models': "lead changes") and
+    that nothing in the plan stands for: the plan answers a question without it."""
+    words = [w for w in re.findall(r"[a-z]+", question.lower()) if len(w) > 2]
+    said = {t: w for w in words for t in question_terms(w)}
+    used = _plan_terms(plan, layer) | {t for v in linked for t in question_terms(v)}
+    left = [w for t, w in said.items() if t in columns and t not in used and t not in _COMMON_TERMS]
+    if left:
+        return f"the question says {', '.join(repr(w) for w in left)}, which no part of the plan stands for"
+    return None
+
+
+_COMMON_TERMS = {t for w in _COMMON for t in question_terms(w)} | set(_COMMON)
+
+RULES: list[Rule] = [names_no_entity, unstated_limit, unstated_filter, missing_time, missing_year, other_entity,
+                    unused_words]
+
+
+@per_catalog
+def column_words(catalog) -> frozenset[str]:
+    """The stemmed words of every column name of the database (tables and models): what a question's word must be
+    to be held against the plan (``unused_words``)."""
+    return frozenset(w for t in catalog.tables.values() for c in t.columns for w in split_ident(c.name) if len(w) > 2)
+
+
+def gate(question: str, plan: Plan, layer: SemanticLayer, linked: list[str] | None = None,
+         columns: frozenset[str] = frozenset()) -> tuple[str, str] | None:
     """(the rule, why) when the plan does not cover the question, else None; ``linked``: the values the question's
-    words link to (``schema.values.match_values``), each a stated value."""
+    words link to (``schema.values.match_values``), each a stated value; ``columns``: ``column_words`` of the
+    database (without them ``unused_words`` holds nothing against the plan)."""
     for rule in RULES:
-        why = rule(question, plan, layer, linked or [])
+        why = rule(question, plan, layer, linked or [], columns)
         if why:
             return rule.__name__, why
     return None
