@@ -1,7 +1,8 @@
 """The peer beside every figure (issue 53, item 7): LangChain's one-call ``create_sql_query_chain`` on the same sets.
 
 The peer is what a user of the field's best-known tool would build in ten lines: ``SQLDatabase`` over the database
-(SQLAlchemy's ``duckdb-engine``; its default table info, three sample rows a table), ``create_sql_query_chain``
+(SQLAlchemy's ``duckdb-engine``; its default table info, three sample rows a table; ``peer_sqldatabase`` says why its
+metadata is read from DuckDB's own catalog), ``create_sql_query_chain``
 with its default prompt, and ``ChatOpenAI`` pointed at the same GGUF duckask embeds, served by llama.cpp's own
 OpenAI-compatible server (``llama_cpp.server``, started here on 127.0.0.1, temperature 0). On the NBA sets the peer
 reads the same models as duckask (``bench/nba_models``, created as plain views in a copy of the imported warehouse,
@@ -31,6 +32,7 @@ import time
 from pathlib import Path
 
 import duckdb
+import pandas as pd
 
 ROOT = Path(__file__).resolve().parents[1]
 SETS = {   # name: (questions, database (None: each question's own), models directory or None)
@@ -43,13 +45,15 @@ WORK = Path("/tmp/duckask_peer")
 
 
 def clean_sql(reply: str) -> str:
-    """The SQL in the chain's reply, as its users clean it: a ``SQLQuery:`` label, code fences and whatever follows
-    the first statement (a ``SQLResult:`` the model went on to imagine) dropped."""
+    """The SQL in the chain's reply, as its users clean it: what follows the prompt's ``SQLQuery:`` label (the small
+    model often echoes ``Question: ...`` before it), code fences and whatever follows the first statement (a
+    ``SQLResult:`` the model went on to imagine) dropped."""
     text = reply.strip()
     fenced = re.search(r"```(?:sql)?\s*(.*?)```", text, re.S | re.I)
     if fenced:
         text = fenced.group(1)
-    text = re.sub(r"^\s*SQL\s*Query\s*:\s*", "", text, flags=re.I)
+    labelled = re.split(r"SQL\s*Query\s*:", text, maxsplit=1, flags=re.I)     # the prompt's format, echoed or not
+    text = labelled[1] if len(labelled) == 2 else text
     text = re.split(r"\n\s*(?:SQLResult|Answer|Question)\s*:", text, maxsplit=1, flags=re.I)[0]
     return text.strip().split(";")[0].strip()
 
@@ -78,6 +82,35 @@ def peer_database(db: str, models: str | None) -> tuple[Path, list[str] | None]:
     return dest, [m.name for m in built]
 
 
+_TYPES = {"BIGINT": "BigInteger", "HUGEINT": "BigInteger", "INTEGER": "Integer", "SMALLINT": "SmallInteger",
+          "TINYINT": "SmallInteger", "DOUBLE": "Float", "FLOAT": "Float", "REAL": "Float", "DECIMAL": "Numeric",
+          "BOOLEAN": "Boolean", "DATE": "Date", "TIMESTAMP": "DateTime", "TIME": "Time", "VARCHAR": "String"}
+
+
+def peer_sqldatabase(sqldatabase, path: Path, tables: list[str] | None):
+    """LangChain's ``SQLDatabase`` over the file, its tables described as its own reflection would describe them
+    (name, columns, SQLAlchemy types; its default three sample rows). duckdb-engine's reflection goes through
+    PostgreSQL's catalog (``pg_collation``, ``regclass``), which DuckDB 2.0 no longer emulates, so the metadata is
+    read from DuckDB's ``information_schema`` and given to ``SQLDatabase`` (``lazy_table_reflection``): the prompt
+    the chain builds is the same. A type SQLAlchemy has no generic name for (a list, a struct) is shown as text."""
+    import sqlalchemy as sa
+
+    with duckdb.connect(str(path), read_only=True) as con:
+        rows = con.execute("SELECT table_name, column_name, data_type FROM information_schema.columns "
+                           "WHERE table_schema = 'main' ORDER BY table_name, ordinal_position").fetchall()
+    wanted = set(tables) if tables else {t for t, _, _ in rows}
+    metadata, columns = sa.MetaData(), {}
+    for table, column, kind in rows:
+        if table in wanted:
+            columns.setdefault(table, []).append(sa.Column(column, getattr(sa, _TYPES.get(kind.split("(")[0],
+                                                                                           "String"))()))
+    for table, cols in columns.items():
+        sa.Table(table, metadata, *cols)
+    engine = sa.create_engine(f"duckdb:///{path}", connect_args={"read_only": True})
+    return sqldatabase(engine, metadata=metadata, include_tables=sorted(columns), view_support=True,
+                       lazy_table_reflection=True)
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -89,13 +122,16 @@ def start_server(model: Path, n_ctx: int) -> tuple[subprocess.Popen, str]:
     import httpx
 
     port = _free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "llama_cpp.server", "--model", str(model), "--host", "127.0.0.1",
-                             "--port", str(port), "--n_ctx", str(n_ctx), "--n_threads", "2"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    WORK.mkdir(parents=True, exist_ok=True)
+    log = WORK / "server.log"            # llama.cpp logs much at load: a pipe nobody reads would stop it
+    with log.open("w") as sink:
+        proc = subprocess.Popen([sys.executable, "-m", "llama_cpp.server", "--model", str(model), "--host",
+                                 "127.0.0.1", "--port", str(port), "--n_ctx", str(n_ctx), "--n_threads", "2"],
+                                stdout=sink, stderr=subprocess.STDOUT)
     base = f"http://127.0.0.1:{port}/v1"
     for _ in range(600):
         if proc.poll() is not None:
-            raise RuntimeError(f"llama_cpp.server exited: {proc.stderr.read()[-2000:]}")
+            raise RuntimeError(f"llama_cpp.server exited: {log.read_text()[-2000:]}")
         try:
             if httpx.get(f"{base}/models", timeout=2).status_code == 200:
                 return proc, base
@@ -128,17 +164,19 @@ def run_set(name: str, base_url: str, limit: int | None, say) -> tuple[dict, lis
         where = resolve_db(q, db=str(ROOT / db) if db else None)
         if where not in chains:
             path, tables = peer_database(where, models)
-            sqldb = SQLDatabase.from_uri(f"duckdb:///{path}", include_tables=tables, view_support=True)
+            sqldb = peer_sqldatabase(SQLDatabase, path, tables)
             gold_db = open_database(where, load_settings(None, **({"semantic": str(ROOT / models)} if models else {})))
-            chains[where] = (create_sql_query_chain(llm, sqldb), duckdb.connect(str(path), read_only=True), gold_db)
-        chain, con, gold_db = chains[where]
+            chains[where] = (create_sql_query_chain(llm, sqldb), sqldb._engine, gold_db)
+        chain, engine, gold_db = chains[where]
         gold = gold_db.run(q.gold_sql, timeout_s=60)
         start = time.perf_counter()
         reply, sql, df, error = "", "", None, None
         try:
             reply = chain.invoke({"question": q.question})
             sql = clean_sql(reply)
-            df = con.execute(sql).df()
+            with engine.connect() as c:            # the peer's own connection (one configuration a file)
+                got = c.exec_driver_sql(sql)
+                df = pd.DataFrame(got.fetchall(), columns=list(got.keys()))
         except Exception as e:                  # the peer's failure is a scored outcome
             error = f"{type(e).__name__}: {str(e)[:300]}"
         seconds = time.perf_counter() - start
@@ -175,11 +213,11 @@ def main(argv: list[str] | None = None) -> int:
             out["sets"][name] = summary
             records += [{"set": name, **r} for r in recs]
             print(json.dumps(summary), flush=True)
+            Path(a.out).write_text(json.dumps(out, indent=1) + "\n")         # each set kept as it ends
+            Path(a.out).with_suffix(".jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
     finally:
         proc.terminate()
         proc.wait(timeout=30)
-    Path(a.out).write_text(json.dumps(out, indent=1) + "\n")
-    Path(a.out).with_suffix(".jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
     return 0
 
 

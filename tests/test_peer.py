@@ -16,7 +16,7 @@ peer = bench_module("peer")
     ("SQLQuery: SELECT count(*) FROM players", "SELECT count(*) FROM players"),
     ("SQLQuery:SELECT 1;\nSQLResult: 1\nAnswer: one", "SELECT 1"),
     ("```sql\nSELECT team FROM teams LIMIT 1;\n```", "SELECT team FROM teams LIMIT 1"),
-    ("Question: x\nSQLQuery: SELECT 2\nSQLResult: [(2,)]", "Question: x\nSQLQuery: SELECT 2"),   # not rewritten
+    ("Question: x\n\nSQLQuery:\nSELECT 2\nSQLResult: [(2,)]", "SELECT 2"),        # the question echoed first
     ("SELECT a FROM t WHERE b = 'x'\n\nAnswer: the a", "SELECT a FROM t WHERE b = 'x'"),
 ])
 def test_the_reply_is_cleaned_as_the_chains_users_do(reply, sql):
