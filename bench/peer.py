@@ -21,6 +21,7 @@ Writes one record a question (``--out`` with ``.jsonl``) and the summary (``--ou
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import re
 import shutil
@@ -92,7 +93,11 @@ def peer_sqldatabase(sqldatabase, path: Path, tables: list[str] | None):
     (name, columns, SQLAlchemy types; its default three sample rows). duckdb-engine's reflection goes through
     PostgreSQL's catalog (``pg_collation``, ``regclass``), which DuckDB 2.0 no longer emulates, so the metadata is
     read from DuckDB's ``information_schema`` and given to ``SQLDatabase`` (``lazy_table_reflection``): the prompt
-    the chain builds is the same. A type SQLAlchemy has no generic name for (a list, a struct) is shown as text."""
+    the chain builds is the same. A type SQLAlchemy has no generic name for (a list, a struct) is shown as text.
+    The table info (with its sample rows) is built once a database: a view's first three rows come back in another
+    order from one call to the next (DuckDB scans in parallel), and a prompt that changes in its middle costs the
+    server its whole cached prefix (8,000 tokens, minutes a question on this host), which is no property of the
+    chain's answers."""
     import sqlalchemy as sa
 
     with duckdb.connect(str(path), read_only=True) as con:
@@ -107,8 +112,12 @@ def peer_sqldatabase(sqldatabase, path: Path, tables: list[str] | None):
     for table, cols in columns.items():
         sa.Table(table, metadata, *cols)
     engine = sa.create_engine(f"duckdb:///{path}", connect_args={"read_only": True})
-    return sqldatabase(engine, metadata=metadata, include_tables=sorted(columns), view_support=True,
-                       lazy_table_reflection=True)
+    db = sqldatabase(engine, metadata=metadata, include_tables=sorted(columns), view_support=True,
+                     lazy_table_reflection=True)
+    once = functools.lru_cache(maxsize=None)(lambda names: db.__class__.get_table_info(db, list(names) if names
+                                                                                       else None))
+    db.get_table_info = lambda table_names=None: once(tuple(table_names) if table_names else None)
+    return db
 
 
 def _free_port() -> int:
