@@ -88,6 +88,9 @@ _TYPES = {"BIGINT": "BigInteger", "HUGEINT": "BigInteger", "INTEGER": "Integer",
           "BOOLEAN": "Boolean", "DATE": "Date", "TIMESTAMP": "DateTime", "TIME": "Time", "VARCHAR": "String"}
 
 
+_OPEN: dict[tuple, object] = {}     # one SQLDatabase a file for the whole run: DuckDB opens a file one way at a time
+
+
 def peer_sqldatabase(sqldatabase, path: Path, tables: list[str] | None):
     """LangChain's ``SQLDatabase`` over the file, its tables described as its own reflection would describe them
     (name, columns, SQLAlchemy types; its default three sample rows). duckdb-engine's reflection goes through
@@ -100,6 +103,9 @@ def peer_sqldatabase(sqldatabase, path: Path, tables: list[str] | None):
     chain's answers."""
     import sqlalchemy as sa
 
+    key = (str(path), tuple(tables or ()))
+    if key in _OPEN:
+        return _OPEN[key]
     with duckdb.connect(str(path), read_only=True) as con:
         rows = con.execute("SELECT table_name, column_name, data_type FROM information_schema.columns "
                            "WHERE table_schema = 'main' ORDER BY table_name, ordinal_position").fetchall()
@@ -117,6 +123,7 @@ def peer_sqldatabase(sqldatabase, path: Path, tables: list[str] | None):
     once = functools.lru_cache(maxsize=None)(lambda names: db.__class__.get_table_info(db, list(names) if names
                                                                                        else None))
     db.get_table_info = lambda table_names=None: once(tuple(table_names) if table_names else None)
+    _OPEN[key] = db
     return db
 
 
