@@ -60,19 +60,17 @@ def clean_sql(reply: str) -> str:
 
 
 def peer_database(db: str, models: str | None) -> tuple[Path, list[str] | None]:
-    """The DuckDB file the peer reads (the database as duckask opens it: an EXPORT folder imported once), and, with
-    models, a copy holding them as plain views and the names the peer may use (the models only)."""
+    """A copy of the DuckDB file duckask reads (an EXPORT folder imported once) for the peer, with the models as
+    plain views when there are models, and the names the peer may use (the models only; None: every table)."""
     from duckask.utils.config import load_settings
     from duckask.utils.db.models import load_models
     from duckask.utils.db.quoting import quote_ident
     from duckask.utils.db.sources import resolve_db_file
 
     source = resolve_db_file(ROOT / db if not Path(db).is_absolute() else db, load_settings(None))
-    if not models:
-        return Path(source), None
-    built = load_models(ROOT / models)
-    WORK.mkdir(parents=True, exist_ok=True)
-    dest = WORK / f"{Path(source).stem}-{Path(models).name}.duckdb"
+    built = load_models(ROOT / models) if models else []
+    WORK.mkdir(parents=True, exist_ok=True)      # a copy: duckask's scorer has the original open its own way
+    dest = WORK / f"{Path(source).stem}-{Path(models).name if models else 'tables'}.duckdb"
     if not dest.exists():
         tmp = dest.with_suffix(".part")
         shutil.copyfile(source, tmp)
@@ -80,7 +78,7 @@ def peer_database(db: str, models: str | None) -> tuple[Path, list[str] | None]:
             for m in built:
                 con.execute(f"CREATE VIEW {quote_ident(m.name)} AS {m.sql}")
         tmp.rename(dest)
-    return dest, [m.name for m in built]
+    return dest, [m.name for m in built] or None
 
 
 _TYPES = {"BIGINT": "BigInteger", "HUGEINT": "BigInteger", "INTEGER": "Integer", "SMALLINT": "SmallInteger",
