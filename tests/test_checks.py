@@ -108,13 +108,11 @@ def test_every_check_says_what_it_catches():
 
 
 def test_the_grader_sends_a_grain_mistake_back(small_db, isolated_env):
-    from duckask.utils.app.api import ask
-    from duckask.utils.llm import ScriptedLLM
+    from conftest import ask_with_drafts
 
-    llm = ScriptedLLM({"SQLGenerator": ["SELECT avg(points) FROM players",
-                                        "SELECT team_id, avg(points) FROM players GROUP BY team_id"]})
-    r = ask("What is the average points for each team?", db=str(small_db), llm=llm, router="rules",
-            analyzer="template", clarify="off")
+    r, llm = ask_with_drafts(small_db, "What is the average points for each team?",
+                             ["SELECT avg(points) FROM players",
+                              "SELECT team_id, avg(points) FROM players GROUP BY team_id"])
     assert r.ok and len(r.df) == 3
     assert r.grades[0]["verdict"] == "fail" and "for each team" in r.grades[0]["critique"]
     second = llm.calls[1]["messages"][-1]["content"]
@@ -130,13 +128,11 @@ def test_the_checks_page_names_every_check():
 
 def test_the_grader_sends_a_literal_that_is_no_value_back_with_the_values(small_db, isolated_env):
     """The retry gets its one targeted sentence: 'boston' is no city; 'Boston' is (executed rows asserted)."""
-    from duckask.utils.app.api import ask
-    from duckask.utils.llm import ScriptedLLM
+    from conftest import ask_with_drafts
 
-    llm = ScriptedLLM({"SQLGenerator": ["SELECT count(*) AS teams FROM teams WHERE city = 'boston'",
-                                        "SELECT count(*) AS teams FROM teams WHERE city = 'Boston'"]})
-    r = ask("How many teams play in boston?", db=str(small_db), llm=llm, router="rules", analyzer="template",
-            clarify="off")
+    r, llm = ask_with_drafts(small_db, "How many teams play in boston?",
+                             ["SELECT count(*) AS teams FROM teams WHERE city = 'boston'",
+                              "SELECT count(*) AS teams FROM teams WHERE city = 'Boston'"])
     assert r.ok and r.df.iloc[0, 0] == 1 and r.grades[0]["check"] == "literal_not_a_value"
     assert "'boston' is not a value of teams.city; it holds it spelt as stored: 'Boston'" in \
         llm.calls[1]["messages"][-1]["content"]
@@ -184,20 +180,17 @@ def test_the_value_index_reads_a_columns_values_once_and_not_a_number_or_a_huge_
 
 def test_an_answer_the_grounding_checks_object_to_is_never_high_and_says_why(small_db, isolated_env):
     """The grader off: the answer stands, and AssessConfidence's grounding names what is missing (issue 44)."""
-    from duckask.utils.app.api import ask
-    from duckask.utils.llm import ScriptedLLM
+    from conftest import ask_with_drafts
 
-    llm = ScriptedLLM({"SQLGenerator": ["SELECT count(*) AS players FROM players"]})
-    r = ask("How many players do the Celtics have?", db=str(small_db), llm=llm, router="rules", analyzer="template",
-            clarify="off", grader="off")
+    r, _ = ask_with_drafts(small_db, "How many players do the Celtics have?",
+                           ["SELECT count(*) AS players FROM players"], grader="off")
     assert r.ok and r.df.iloc[0, 0] == 6
     signals = r.confidence["signals"]
     assert signals["ungrounded"] == ["constraint_dropped"] and r.confidence["level"] != "high"
     assert any("a condition the question states is missing" in x for x in r.confidence["reasons"])
-    good = ask("How many players do the Celtics have?", db=str(small_db), grader="off", router="rules",
-               analyzer="template", clarify="off", llm=ScriptedLLM({"SQLGenerator": [
-                   "SELECT count(*) AS players FROM players p JOIN teams t ON t.id = p.team_id "
-                   "WHERE t.name = 'Celtics'"]}))
+    good, _ = ask_with_drafts(small_db, "How many players do the Celtics have?", [
+        "SELECT count(*) AS players FROM players p JOIN teams t ON t.id = p.team_id WHERE t.name = 'Celtics'"],
+        grader="off")
     assert good.df.iloc[0, 0] == 2 and good.confidence["signals"]["ungrounded"] == []
     assert good.confidence["signals"]["literals_verified"] is True
 

@@ -77,13 +77,11 @@ def test_a_reader_who_may_not_read_the_table_gets_no_count(league, settings):
 
 
 def test_the_grader_sends_the_row_count_back_and_the_retry_counts_things(league, isolated_env):
-    from duckask.utils.app.api import ask
-    from duckask.utils.llm import ScriptedLLM
+    from conftest import ask_with_drafts
 
-    llm = ScriptedLLM({"SQLGenerator": ["SELECT count(*) FROM player_seasons",
-                                        "SELECT count(DISTINCT player_id) FROM player_seasons"]})
-    r = ask("How many players have played?", db=str(league), llm=llm, router="rules", analyzer="template",
-            clarify="off")
+    r, llm = ask_with_drafts(league, "How many players have played?", ["SELECT count(*) FROM player_seasons",
+                                                                       "SELECT count(DISTINCT player_id) FROM "
+                                                                       "player_seasons"])
     assert r.ok and r.df.iloc[0, 0] == 4
     assert r.grades[0]["verdict"] == "fail" and "count(DISTINCT player_id)" in r.grades[0]["critique"]
     assert "4 different player_id" in llm.calls[1]["messages"][-1]["content"]
