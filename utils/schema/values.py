@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from duckask.utils.schema.catalog import Catalog, fold, per_catalog
+from duckask.utils.schema.catalog import Catalog, fold, is_text, per_catalog
 from duckask.utils.schema.terms import STOP, question_terms, split_ident
 
 
@@ -200,7 +200,7 @@ def whole_names(database, catalog: Catalog, question: str, matches: list[ValueMa
             lead, rest = " ".join(words[:cut]), " ".join(words[cut:])
             for table, column, value in catalog.values.get(fold(lead), [])[:MAX_NAME_QUERIES]:
                 tb = catalog.tables.get(table)
-                others = [c.name for c in tb.columns if c.name != column and "CHAR" in c.type.upper()] if tb else []
+                others = [c.name for c in tb.columns if c.name != column and is_text(c.type)] if tb else []
                 if not others:
                     continue
                 same = [f"lower(CAST({quote_ident(c)} AS VARCHAR)) = lower({quote_literal(rest)})" for c in others]

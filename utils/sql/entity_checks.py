@@ -69,9 +69,8 @@ def count_not_of_entity(question: str, sql: str, df, facts: Facts) -> str | None
     column = _entity_column(noun, table, index, facts)
     if column is None:
         return None
-    real = index.tables.get(table.lower(), (table, {}))[1].get(column, (column, ""))[0]
     distinct = tree.copy()
-    distinct.expressions[0].replace(exp.Count(this=exp.Distinct(expressions=[exp.column(real, quoted=True)])))
+    distinct.expressions[0].replace(exp.Count(this=exp.Distinct(expressions=[exp.column(column, quoted=True)])))
     out = database.run(distinct.sql("duckdb"), row_cap=1)
     if not out.ok or out.df is None or out.df.shape != (1, 1):
         return None
@@ -82,5 +81,5 @@ def count_not_of_entity(question: str, sql: str, df, facts: Facts) -> str | None
     except (TypeError, ValueError):
         return None
     return (f"The question counts {m.group(1)}, but the query counts rows of {table} ({int(rows):,}), where one "
-            f"{m.group(1).rstrip('s')} has several rows: {int(different):,} different {real}. Count them with "
-            f"count(DISTINCT {real}).")
+            f"{m.group(1).rstrip('s')} has several rows: {int(different):,} different {column}. Count them with "
+            f"count(DISTINCT {column}).")
