@@ -69,7 +69,7 @@ class ResponseGrader(TracedNode):
             return {"verdict": "pass", "critique": "", "by": "rules",
                     "overridden": f"{check}: it objects to the kept pair's own answer too, which a person kept"}
         if critique:
-            return {"verdict": "fail", "critique": critique, "by": "rules", "check": check}
+            return {"verdict": "fail", "critique": critique, "by": "rules", "check": check, "reach": [*critique.reach]}
         if p["mode"] != "llm":
             return {"verdict": "pass", "critique": "", "by": "rules"}
         return llm_verdict(self.ctx.llm, p["question"], p["sql"], p["df"])
@@ -86,8 +86,7 @@ class ResponseGrader(TracedNode):
         return kept == check
 
     def trace_detail(self, shared: Turn):     # which check failed, if one did (a move to the next group says why)
-        g = (shared.get("grades") or [{}])[-1]
-        return {"verdict": g.get("verdict"), "check": g.get("check")} if g else {}
+        return {k: g.get(k) for k in ("verdict", "check")} if (g := (shared.get("grades") or [{}])[-1]) else {}
 
     def exec_fallback(self, p, exc):  # a flaky grader never discards a good answer
         return {"verdict": "pass", "critique": "", "by": f"fallback (grader reply unusable: {exc})"}
@@ -116,5 +115,6 @@ class ResponseGrader(TracedNode):
             return "exhausted"
         grade(shared, "retry")
         shared["grader_rounds"] = p["rounds"] + 1
-        ask_again(shared, {"kind": "grader", "sql": p["sql"], "message": res["critique"]})
+        reach = res.get("reach", [])     # the tables a check says hold what the query's lack
+        ask_again(shared, {"kind": "grader", "sql": p["sql"], "message": res["critique"], "reach": reach})
         return "fail"

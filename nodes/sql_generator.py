@@ -3,8 +3,8 @@
 The prompt is ordered for KV-cache reuse: the fixed instructions and the schema first (shared by every
 question on the same tables), then the question's own part: the verified example pairs most like it, its
 literal values found in the data, the DuckDB reference lines it calls for (``sql.reference``), the question,
-and on a retry the previous SQL with the executor's error or the grader's critique. The answer is pre-filled
-with a ```sql fence and stops at the closing one, so no tokens go to prose.
+and on a retry the previous SQL with the executor's error or the grader's critique (and the tables a check found the
+answer in: "Also in the warehouse"). The answer is pre-filled with a ```sql fence, stopped at the closing one.
 
 Candidates (``candidates: k``): beside the greedy draft, k drafts sampled from the same prompt in one batch
 (``llm.complete_many``; the embedded model decodes them together over the shared prompt state). SQLExecutor
@@ -16,6 +16,7 @@ from __future__ import annotations
 from duckask.nodes._base import TracedNode
 from duckask.utils.knowledge.examples import shown
 from duckask.utils.llm.base import complete_many
+from duckask.utils.schema.ddl import render_reach
 from duckask.utils.schema.values import hints
 from duckask.utils.sql.dialect import question_hints
 from duckask.utils.sql.extract import extract_sql
@@ -32,7 +33,7 @@ SYSTEM = ("You write DuckDB SQL. Answer the question with one SELECT query. Use 
 
 
 def build_messages(schema: str, question: str, values: list[dict], feedback: dict | None,
-                   examples: list[dict] | None = None, notes: list[str] | None = None) -> list[dict]:
+                   examples: list[dict] | None = None, notes: list[str] | None = None, reach: str = "") -> list[dict]:
     user = [f"Schema:\n{schema}\n"]
     if examples:
         user.append(f"Examples of questions on this database with their correct SQL:\n{shown(examples)}\n")
@@ -45,6 +46,8 @@ def build_messages(schema: str, question: str, values: list[dict], feedback: dic
     if feedback:
         user.append(f"\n\nThis query was wrong:\n{feedback['sql'] or '(no SQL)'}\n"
                     f"Problem: {feedback['message']}\nWrite a corrected query.")
+        if reach:   # the tables a check found the answer in, beyond the selected ones
+            user.append(f"Also in the warehouse:\n{reach}")
     return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": "\n".join(user)}]
 
 
@@ -66,9 +69,9 @@ class SQLGenerator(TracedNode):
         cat = self.ctx.catalog
         types = [c.type for t in p["selected"] if t in cat.tables for c in cat.tables[t].columns]
         notes = lookup(p["question"], types) if self.ctx.settings.dialect_notes == "auto" else []
-        msgs = build_messages(p["schema"], p["question"], p["values"], p["feedback"], p["examples"], notes)
-        # The schema's stable start is shared by most questions on this database: the embedded model keeps
-        # its processed state on disk (a stable prefix of the user message, so the prompt is unchanged).
+        reach = render_reach(cat, (p["feedback"] or {}).get("reach") or [], p["question"], p["selected"])
+        msgs = build_messages(p["schema"], p["question"], p["values"], p["feedback"], p["examples"], notes, reach)
+        # The schema's stable start, shared by most questions on this database: the embedded model keeps its state.
         stable = f"Schema:\n{p['stable']}" if p["stable"] and p["schema"].startswith(p["stable"]) else ""
         if p["resample"]:
             drafts = self._sample(msgs, p["question"], p["resample"], p["temperature"], stable)

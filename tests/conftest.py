@@ -138,13 +138,14 @@ def small_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return build_small_db(tmp_path_factory.mktemp("smalldb") / "nba.duckdb")
 
 
-def ask_with_drafts(db, question: str, drafts: list[str], **options):
-    """A question through the whole graph with SQLGenerator's drafts scripted (rules for the router, the template
-    analyzer, no clarifying): (the Result, the scripted LLM, whose ``calls`` hold each prompt)."""
+def ask_with_drafts(db, question: str, drafts: list[str], replies: dict | None = None, **options):
+    """A question through the whole graph with SQLGenerator's drafts scripted (and other nodes' ``replies``; rules
+    for the router, the template analyzer, no clarifying): (the Result, the scripted LLM, whose ``calls`` hold each
+    prompt)."""
     from duckask.utils.app.api import ask
     from duckask.utils.llm import ScriptedLLM
 
-    llm = ScriptedLLM({"SQLGenerator": drafts})
+    llm = ScriptedLLM({"SQLGenerator": drafts, **(replies or {})})
     return ask(question, db=str(db), llm=llm, router="rules", analyzer="template", clarify="off", **options), llm
 
 

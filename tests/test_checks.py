@@ -250,3 +250,29 @@ def test_a_stated_year_a_table_of_that_season_already_keeps(tmp_path, isolated_e
     assert (got is not None) == fires, got
     if fires:
         assert "the year 2016" in got
+
+
+def test_a_retry_is_shown_the_table_that_holds_the_year(tmp_path, isolated_env):
+    """Issue 53, item 3: the season a curated table leaves out reaches the table that has it. The first draft reads
+    ``season_games`` (2025 only) for 2010 and finds 0; year_outside_span names ``game_attendance`` (1947-2023), the
+    retry's prompt shows that table's DDL under "Also in the warehouse", and its query answers."""
+    import duckdb
+    from conftest import ask_with_drafts
+
+    path = tmp_path / "games.duckdb"
+    with duckdb.connect(str(path)) as con:
+        con.execute("CREATE TABLE season_games AS SELECT i AS game_id, 2025 AS season, i % 7 AS home_points "
+                    "FROM range(30) t(i)")
+        con.execute("CREATE TABLE game_attendance AS SELECT i AS game_id, 1947 + i % 77 AS season, 1000 + i AS fans "
+                    "FROM range(770) t(i)")
+        con.execute("CREATE TABLE coaches AS SELECT i AS coach_id, 'Coach ' || i AS coach_name FROM range(5) t(i)")
+    r, llm = ask_with_drafts(path, "How many games were played in 2010?",
+                             ["SELECT count(*) FROM season_games WHERE season = 2010",
+                              "SELECT count(*) FROM game_attendance WHERE season = 2010"],
+                             {"TableSelector": ["tables: [season_games]"]}, table_llm_threshold=1,
+                             table_sure_band=1.0, max_fix_retries=0)
+    first, retry = [c["messages"][-1]["content"] for c in llm.calls if c["node"] == "SQLGenerator"][:2]
+    assert "game_attendance" not in first.split("Question:")[0], "the first prompt already showed the table"
+    assert r.grades[0]["check"] == "year_outside_span" and r.grades[0]["reach"] == ["game_attendance"]
+    assert "Also in the warehouse:\nCREATE TABLE game_attendance" in retry, retry
+    assert r.ok and r.df.iloc[0, 0] == 10 and r.sql.endswith("season = 2010")

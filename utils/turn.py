@@ -11,7 +11,7 @@ hand-off call to these owners; docs/reference/store.md is generated from the dec
 from __future__ import annotations
 
 import ast
-from typing import TYPE_CHECKING, Annotated, Any, TypedDict, cast
+from typing import TYPE_CHECKING, Annotated, Any, NotRequired, TypedDict, cast
 
 if TYPE_CHECKING:        # for the type checker only (loading them here would pull pandas and the write path in)
     from pandas import DataFrame
@@ -42,6 +42,7 @@ class Feedback(TypedDict):
     kind: str
     sql: str | None
     message: str
+    reach: NotRequired[list[str]]   # tables beyond the selected ones a check says hold the answer (the retry shows)
 
 
 class PlanSQL(TypedDict):
@@ -58,8 +59,7 @@ class BudgetStop(TypedDict):
 class Asked(TypedDict, total=False):
     """The question, and how the turn was routed."""
     question: Annotated[str, "restate"]
-    """The question the graph works on: as typed, a follow-up made standalone, or with the user's answer to a
-    clarifying question folded in."""
+    """The question the graph works on: as typed, a follow-up made standalone, or with a clarification folded in."""
     original_question: Annotated[str, "start_turn"]
     """The turn as typed."""
     given_sql: Annotated[str | None, "start_turn"]

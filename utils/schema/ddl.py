@@ -13,6 +13,7 @@ import argparse
 from duckask.utils.db.quoting import ident as _ident
 from duckask.utils.schema import get_catalog
 from duckask.utils.schema.catalog import Catalog, Column, is_text
+from duckask.utils.schema.ranker import keep_columns
 
 
 def _sample_text(c: Column) -> str:
@@ -114,6 +115,19 @@ def render_schema(catalog: Catalog, tables: list[str] | None = None, **ddl_optio
             rows.append(f"--   {m.name} = {m.expression}" + (f"  ({about})" if about else ""))
         parts.append("-- Metrics:\n" + "\n".join(rows))
     return "\n".join(parts)
+
+
+def render_reach(catalog: Catalog, tables: list[str], question: str, shown: list[str], max_columns: int = 12) -> str:
+    """The DDL of ``tables`` a check said hold what the shown tables lack (a season the curated model leaves out:
+    ``sql.grounding_checks.year_outside_span``), for a retry's prompt: names matched case-insensitively, those
+    already ``shown`` and those the catalog lacks (or the reader may not see) left out, wide tables pruned to their
+    keys, the columns the question names and their name columns. "" when none is left."""
+    named = {t.lower(): t for t in catalog.tables}
+    have = {t.lower() for t in shown}
+    pick = [named[t.lower()] for t in dict.fromkeys(tables) if t.lower() in named and t.lower() not in have]
+    if not pick:
+        return ""
+    return render_ddl(catalog, pick, columns=keep_columns(catalog, pick, question, [], max_columns), name_hidden=True)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -65,6 +65,18 @@ class Facts:
     named: list = field(default_factory=list)     # the values the question names ({phrase, table, column, value})
 
 
+class Critique(str):
+    """A check's critique that also names the tables a corrected query may read (``reach``): where the database
+    holds what the query's own tables lack (``grounding_checks.year_outside_span``). SQLGenerator shows those
+    tables' schema on the retry. A plain ``str`` everywhere else."""
+    reach: tuple[str, ...] = ()
+
+    def __new__(cls, text: str, reach=()):
+        made = super().__new__(cls, text)
+        made.reach = tuple(reach)
+        return made
+
+
 def _words(text: str) -> set[str]:
     return {stem(w) for w in re.findall(r"[a-z0-9]+", text.lower())}
 

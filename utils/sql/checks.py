@@ -30,7 +30,7 @@ from duckask.utils.schema.terms import split_ident, stem
 from duckask.utils.sql import answer_checks as ac
 from duckask.utils.sql import entity_checks as ec
 from duckask.utils.sql import grounding_checks as gc
-from duckask.utils.sql.answer_checks import Facts
+from duckask.utils.sql.answer_checks import Critique, Facts
 from duckask.utils.sql.ast import parse, walk
 from duckask.utils.sql.reads import resolve
 from duckask.utils.sql.tidy import self_comparisons
@@ -176,7 +176,7 @@ def rule_check(question: str, df: pd.DataFrame | None, sql: str = "", names: set
 
 def failed_check(question: str, df: pd.DataFrame | None, sql: str = "", names: set[str] | None = None,
                  given: str | None = None, values=None, *, facts: Facts | None = None,
-                 given_known: bool | None = None) -> tuple[str | None, str | None]:
+                 given_known: bool | None = None) -> tuple[str | None, Critique | None]:
     """(the name of the first check that fails, its critique), or (None, None). ``facts``: all the checks compare
     with (``trust.grounding.facts_for``), else built from ``names``, ``given`` and ``values``; ``given_known``:
     whether the text literals may come from is known (else ``unasked_literal`` and ``unasked_date`` are not run)."""
@@ -186,5 +186,5 @@ def failed_check(question: str, df: pd.DataFrame | None, sql: str = "", names: s
         if not known and check.__name__ in ("unasked_literal", "unasked_date"):   # the plan path: the file's
             continue
         if (critique := check(question, sql, df, facts)):
-            return check.__name__, critique
+            return check.__name__, critique if isinstance(critique, Critique) else Critique(critique)
     return None, None

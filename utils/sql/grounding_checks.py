@@ -23,7 +23,7 @@ from sqlglot import exp
 
 from duckask.utils.schema.catalog import per_catalog
 from duckask.utils.schema.terms import split_ident, stem
-from duckask.utils.sql.answer_checks import _LIST_ASKED, Facts, _literals, parse_duckdb
+from duckask.utils.sql.answer_checks import _LIST_ASKED, Critique, Facts, _literals, parse_duckdb
 from duckask.utils.sql.reads import resolve
 
 _COUNT_WORDS = re.compile(r"\b(how many|number of|count|total|how much|sum|average|amount)\b", re.I)
@@ -335,9 +335,10 @@ def _years_asked(tree) -> list[tuple[exp.Column, list[tuple[float, float]], str]
     return out
 
 
-def _elsewhere(facts: Facts, table: str, year: int) -> list[str]:
+def _elsewhere(facts: Facts, table: str, year: int) -> list[tuple[str, str]]:
     """Other tables about the same thing (a word of their names in common, ``table_words``) whose time columns
-    hold ``year``: where the warehouse has what a curated table leaves out."""
+    hold ``year``, each with its words ("games.season (1946-2025)"): where the warehouse has what a curated table
+    leaves out."""
     index, mine = facts.values, facts.tables.get(table.lower(), (set(), set()))[0]
     near = sorted((t for t, (named, _) in facts.tables.items() if t != table.lower() and named & mine),
                   key=lambda t: (len(t), t))[:12]
@@ -346,7 +347,7 @@ def _elsewhere(facts: Facts, table: str, year: int) -> list[str]:
         for column in index.time_columns(other):
             span = index.span(other, column)
             if span and span[0] <= year <= span[1]:
-                out.append(f"{other}.{column} ({span[0]}-{span[1]})")
+                out.append((other, f"{other}.{column} ({span[0]}-{span[1]})"))
                 break
     return out[:3]
 
@@ -383,9 +384,9 @@ def year_outside_span(question: str, sql: str, df, facts: Facts) -> str | None:
                 continue
             year = int(next(v for r in ranges for v in r if abs(v) != float("inf")))
             also = _elsewhere(facts, table, year)
-            where = (f" Also in the warehouse: {'; '.join(also)}: read it from there." if also else
+            where = (f" Also in the warehouse: {'; '.join(w for _, w in also)}: read it from there." if also else
                      " No table about it holds that year: say the data does not cover it.")
             held = f"{low}" if low == high else f"{low}-{high}"
-            return (f"{table}.{column.name} holds {held} only, so {said} keeps no row: the query cannot find what the "
-                    f"question asks for there.{where}")
+            return Critique(f"{table}.{column.name} holds {held} only, so {said} keeps no row: the query cannot find "
+                            f"what the question asks for there.{where}", reach=[t for t, _ in also])
     return None
