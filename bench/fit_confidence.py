@@ -1,6 +1,7 @@
 """Fit the confidence model on labelled eval records and write ``utils/trust/weights.json``.
 
-The records are an eval run's (each has ``signals`` and ``correct``); only the fit set is read
+The records are an eval run's (each has ``signals``, ``correct`` and, where the question names its answer columns,
+``holds``: the label is the user's ruler where it was scored, issue 53, else strict EX); only the fit set is read
 (default: the files the shipped weights were fitted on, their ``fitted_on`` list: Spider, NBA, idioms and Lahman
 runs, each as KIND=RECORDS.jsonl).
 A logistic regression (scikit-learn, L2, C=0.5) maps the features of ``duckask.utils.trust.confidence``
@@ -45,6 +46,12 @@ def labelled(paths: list[str]) -> list[dict]:
     return out
 
 
+def right(r: dict) -> bool:
+    """Whether a record's answer was right as a user reads it (``holds``: the question's answer columns, extra
+    columns allowed, issue 53) where the record was scored so, else by strict EX (a Spider question keeps its own)."""
+    return bool(r["holds"]) if r.get("holds") is not None else bool(r["correct"])
+
+
 def impute_values(recs: list[dict]) -> dict[str, float]:
     """The fit set's mean of every feature that can go unmeasured (stands in where it is missing)."""
     out = {}
@@ -81,7 +88,7 @@ def fit(recs: list[dict], *, c: float = 0.5, high_target: float = 0.91, low_targ
     impute = impute_values(recs)
     keep = np.array([f.name not in drop for f in FEATURES])
     x = np.array([features(r["signals"], impute) for r in recs]) * keep
-    y = np.array([bool(r["correct"]) for r in recs])
+    y = np.array([right(r) for r in recs])
     model = LogisticRegression(C=c, max_iter=5000)
     # five 5-fold splits, averaged: one split's top answers wander by 2-3 points (the curve is flat near 0.91)
     cv = np.mean([cross_val_predict(model, x, y, cv=StratifiedKFold(5, shuffle=True, random_state=seed),
@@ -109,12 +116,15 @@ def levels_of(weights: dict, recs: list[dict]) -> list[str]:
 
 
 def table(recs: list[dict], levels: list[str]) -> dict:
-    """{level: {"n", "share", "ex"}} and the overall EX."""
-    out = {"n": len(recs), "ex": round(float(np.mean([bool(r["correct"]) for r in recs])), 3) if recs else None}
+    """{level: {"n", "share", "ex"}}, the overall share right (``ex``: by ``right``, the user's ruler where scored)
+    and ``wrong_low``: the share of the wrong answers that are ``low``."""
+    out = {"n": len(recs), "ex": round(float(np.mean([right(r) for r in recs])), 3) if recs else None}
     for name in ("high", "medium", "low"):
-        right = [bool(r["correct"]) for r, lv in zip(recs, levels) if lv == name]
-        out[name] = {"n": len(right), "share": round(len(right) / max(len(recs), 1), 3),
-                     "ex": round(float(np.mean(right)), 3) if right else None}
+        ok = [right(r) for r, lv in zip(recs, levels) if lv == name]
+        out[name] = {"n": len(ok), "share": round(len(ok) / max(len(recs), 1), 3),
+                     "ex": round(float(np.mean(ok)), 3) if ok else None}
+    wrong = [lv for r, lv in zip(recs, levels) if not right(r)]
+    out["wrong_low"] = round(wrong.count("low") / len(wrong), 3) if wrong else None
     return out
 
 
@@ -139,7 +149,7 @@ def screen(recs: list[dict]) -> list[dict]:
     the answer's rightness is one to drop."""
     impute = impute_values(recs)
     x = np.array([features(r["signals"], impute) for r in recs])
-    y = np.array([bool(r["correct"]) for r in recs], dtype=float)
+    y = np.array([right(r) for r in recs], dtype=float)
     kinds = np.array([r["kind"] for r in recs])
     rows = []
     for j, f in enumerate(FEATURES):
@@ -172,12 +182,13 @@ def main(argv: list[str] | None = None) -> int:
         print("| feature | between kinds (eta2) | with rightness, within kinds (r) |\n|---|---:|---:|")
         for row in report["screen"]:
             print(f"| {row['feature']} | {row['eta2']} | {row['r_within']} |")
-        print("\n| left out | answers | EX | high: share, EX | medium: share, EX | low: share, EX |\n"
-              "|---|---:|---:|---|---|---|")
+        print("\n| left out | answers | right | high: share, right | medium: share, right | low: share, right | "
+              "wrong that are low |\n|---|---:|---:|---|---|---|---:|")
         for kind, t in report["loko"].items():
             cells = [f"{t[lv]['share']:.0%}, " + ("-" if t[lv]["ex"] is None else f"{t[lv]['ex']:.0%}")
                      for lv in ("high", "medium", "low")]
-            print(f"| {kind} | {t['n']} | {t['ex']:.0%} | " + " | ".join(cells) + " |")
+            low = "-" if t["wrong_low"] is None else f"{t['wrong_low']:.0%}"
+            print(f"| {kind} | {t['n']} | {t['ex']:.0%} | " + " | ".join(cells) + f" | {low} |")
     if len(recs) < 50:
         ap.error(f"{len(recs)} labelled records with signals in {a.records}: too few to fit (run "
                  "bench/run.py run spider-fit400 first)")

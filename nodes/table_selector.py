@@ -25,7 +25,7 @@ from duckask.utils.knowledge.examples import Example, tables_of
 from duckask.utils.knowledge.retrieve import retrieve
 from duckask.utils.llm.yaml_reply import parse_yaml
 from duckask.utils.schema.ranker import rank_tables, sure_tables, with_parents
-from duckask.utils.schema.values import match_flags, match_values, whole_names
+from duckask.utils.schema.values import from_entities, match_flags, match_values, whole_names
 from duckask.utils.turn import Turn
 
 PROMPT = """Tables:
@@ -48,12 +48,13 @@ EXAMPLE_BONUS = 6.0
 
 
 def _rank(cat, question: str, examples: list, db=None) -> dict:
-    """The pre-ranking, the value hints for SQLGenerator (literal values of the question found in the
-    data, then yes/no flag columns it names: hints only, since a flag such as ``playoffs`` sits in
-    many tables and must not sway the ranking), and the example pairs most like the question."""
+    """The pre-ranking, the value hints for SQLGenerator (literal values of the question found in the data: a name's
+    whole phrase before the columns holding one of its words, common words only from the tables the question names;
+    then yes/no flag columns it names: hints only, since a flag such as ``playoffs`` sits in many tables and must
+    not sway the ranking), and the example pairs most like the question."""
     seen = set(cat.visible(question))     # public models: what they read stays out unless the question names it
-    # a name's whole phrase ("Rickey Henderson": name_first and name_last) before the columns holding one of its words
-    values = [v for v in whole_names(db, cat, question, match_values(cat, question)) if v.table in seen]
+    links = from_entities(cat, question, whole_names(db, cat, question, match_values(cat, question)))
+    values = [v for v in links if v.table in seen]
     ranked = [r for r in rank_tables(cat, question, values) if r.table in seen]
     by_name = {r.table: r for r in ranked}
     for ex, score in examples:

@@ -169,3 +169,33 @@ def test_a_name_links_to_the_columns_its_whole_phrase_is(settings, tmp_path):
     # A reader whose allowlist leaves people out learns nothing of it through a link.
     reader = ScopedDatabase(db, User("rita", "reader", frozenset({"awards"})))
     assert whole_names(reader, cat, q, []) == []
+
+
+def test_common_words_link_only_to_the_tables_the_question_names(settings, tmp_path):
+    """Issue 53, item 4: "the first round of the 2019 draft" is not about playoff series, whose round names hold
+    'first round' too: a phrase of common words links only to a table the question names or one a key joins to it;
+    a proper name links wherever its value is; a question naming no table keeps every link."""
+    from duckask.utils.schema.values import from_entities
+
+    path = tmp_path / "league.duckdb"
+    with duckdb.connect(str(path)) as con:
+        con.execute("CREATE TABLE teams (team_id INTEGER PRIMARY KEY, nickname VARCHAR, region VARCHAR)")
+        con.execute("INSERT INTO teams VALUES (1, 'Lakers', 'west coast'), (2, 'Knicks', 'east coast')")
+        con.execute("CREATE TABLE drafts (year INTEGER, pick INTEGER, round_label VARCHAR, player VARCHAR, "
+                    "team_id INTEGER REFERENCES teams(team_id))")
+        con.execute("INSERT INTO drafts VALUES (2019, 1, 'first round', 'Zion Williamson', 1), "
+                    "(2019, 31, 'second round', 'Kezie Okpala', 2)")
+        con.execute("CREATE TABLE playoff_series (year INTEGER, round_name VARCHAR, winner VARCHAR)")
+        con.execute("INSERT INTO playoff_series VALUES (2019, 'first round', 'Lakers'), (2019, 'finals', 'Raptors')")
+    cat = get_catalog(str(path), settings)
+
+    def links(q):
+        return {(m.table, m.column) for m in from_entities(cat, q, match_values(cat, q))}
+
+    assert {(m.table, m.column) for m in match_values(cat, "Who went in the first round of the 2019 draft?")} >= {
+        ("drafts", "round_label"), ("playoff_series", "round_name")}
+    assert links("Who went in the first round of the 2019 draft?") == {("drafts", "round_label")}
+    assert links("Which team lost in the first round of the playoffs?") >= {("playoff_series", "round_name")}
+    assert ("playoff_series", "winner") in links("How many draft picks did the Lakers make?")    # a proper name
+    assert ("teams", "region") in links("List the draft picks of the west coast franchises")   # a key joins it
+    assert links("What happened in the first round?") == {("drafts", "round_label"), ("playoff_series", "round_name")}

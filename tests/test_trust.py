@@ -88,6 +88,13 @@ CASES = [
      "4 of 5 drafts agree on the result"),
     ("the checks rejected the first group", signals(drafts=5, agree=2, dissent=3, moved=1), "medium",
      "the checks rejected 1 other answer first"),
+    # a name the question says that the query never uses: never high, on any path (issue 53, item 5)
+    ("a condition the query left out", signals(drafts=5, agree=5, untied=["Canadian"]), "medium",
+     "not high: the question says Canadian, which the query never uses"),
+    ("a confirmed plan that leaves out a name", signals(path="plan", drafts=5, agree=5, untied=["Halloween"]),
+     "medium", "not high: the question says Halloween, which the query never uses"),
+    ("a template that leaves out a name", signals(path="template", untied=["Halloween"]), "medium",
+     "not high: the question says Halloween, which the query never uses"),
 ]
 
 
@@ -111,6 +118,22 @@ def test_a_capped_answer_keeps_its_score_and_says_why_first():
     assert free["level"] == "high" and capped["level"] == "medium"
     assert capped["score"] >= FIXED["thresholds"]["high"]
     assert capped["reasons"][0] == "not high: 1 of 5 candidates give another result"
+
+
+def test_the_names_a_question_says_are_tied_to_its_query():
+    """``untied_names``: capitalised words past the first that name no table or column and are nowhere in the SQL
+    (a demonym is tied by its first five letters); words in capitals and the question's first word are not asked."""
+    from duckask.utils.trust.grounding import untied_names
+
+    names = {"player", "country", "name", "team", "game", "date"}
+    q = "Which Canadian player scored the most for the Lakers?"
+    assert untied_names(q, "SELECT name FROM players ORDER BY points DESC LIMIT 1", names) == ["Canadian", "Lakers"]
+    assert untied_names(q, "SELECT p.name FROM players p JOIN teams t USING (team_id) WHERE p.country = 'Canada' "
+                           "AND t.nickname = 'Lakers' ORDER BY points DESC LIMIT 1", names) == []
+    assert untied_names("How many NBA games were played on Halloween?", "SELECT count(*) FROM games", names) == [
+        "Halloween"]
+    assert untied_names("Which Team won?", "SELECT 1", names) == []                     # a column word, capitalised
+    assert untied_names("Who is Jokic's coach?", "SELECT coach FROM t WHERE player = 'Nikola Jokic'", names) == []
 
 
 def test_no_examples_is_not_a_far_example():

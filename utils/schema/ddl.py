@@ -119,9 +119,10 @@ def render_schema(catalog: Catalog, tables: list[str] | None = None, **ddl_optio
 
 def render_reach(catalog: Catalog, tables: list[str], question: str, shown: list[str], max_columns: int = 12) -> str:
     """The DDL of ``tables`` a check said hold what the shown tables lack (a season the curated model leaves out:
-    ``sql.grounding_checks.year_outside_span``), for a retry's prompt: names matched case-insensitively, those
-    already ``shown`` and those the catalog lacks (or the reader may not see) left out, wide tables pruned to their
-    keys, the columns the question names and their name columns. "" when none is left."""
+    ``sql.grounding_checks.year_outside_span``, which names only tables whose span the asker's own read could
+    query), for a retry's prompt: names matched case-insensitively, those already ``shown`` and those the catalog
+    lacks left out, wide tables pruned to their keys, the columns the question names and their name columns. ""
+    when none is left."""
     named = {t.lower(): t for t in catalog.tables}
     have = {t.lower() for t in shown}
     pick = [named[t.lower()] for t in dict.fromkeys(tables) if t.lower() in named and t.lower() not in have]

@@ -223,3 +223,35 @@ def whole_names(database, catalog: Catalog, question: str, matches: list[ValueMa
             parts = {fold(" ".join(whole[i:j])) for i in range(len(whole)) for j in range(i + 1, len(whole) + 1)}
             out = found + [m for m in out if fold(m.phrase) not in parts]
     return out
+
+
+@per_catalog
+def _name_words(catalog: Catalog) -> dict[str, set[str]]:
+    """Per table: the stemmed words of its name and of its synonyms (semantic file)."""
+    return {t.name: set(split_ident(t.name)) | {w for s in t.synonyms for w in question_terms(s)}
+            for t in catalog.tables.values()}
+
+
+def _common(phrase: str, first: str) -> bool:
+    """Whether a phrase is common words (no capital past the question's first word, no digit): "first round",
+    "home", "made"; not a proper name ("Lakers", "Canada") or a code ("2019", "G7")."""
+    return not any((w[:1].isupper() and w != first) or any(ch.isdigit() for ch in w) for w in phrase.split())
+
+
+def from_entities(catalog: Catalog, question: str, matches: list[ValueMatch]) -> list[ValueMatch]:
+    """Issue 53, item 4: a value link of common words comes from a table of the question's entities.
+
+    A phrase of common words ("first round", "home") links only to a table the question names (a word of its name
+    or of a synonym: "the first round of the playoffs" -> ``playoff_series``) or one a key joins to such a table; in
+    any other table it is a word that happens to be stored there ("Who went in the first round of the 2019 draft?"
+    is not about playoff series, "home games" not about playoff box scores). A proper name or a code links wherever
+    its value is. When the question names no table, every link stays (nothing to judge by)."""
+    terms = set(question_terms(question))
+    named = {t for t, words in _name_words(catalog).items() if words & terms}
+    if not named:
+        return matches
+    near = named | {b for fk in catalog.foreign_links() for a, b in ((fk.table, fk.ref_table), (fk.ref_table, fk.table))
+                    if a in named}
+    words = question.split()
+    first = words[0] if words else ""
+    return [m for m in matches if m.table in near or not _common(m.phrase, first)]

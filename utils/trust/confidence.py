@@ -7,7 +7,9 @@ scores, cut it into levels. Rules sit on top: an answer that is not an answer (n
 grader or a grounding check still objects to is never above ``low`` (issue 53: a plan's "Chicago White Sox won the
 2016 World Series", the grader objecting and the time budget ending the turn before the SQL path ran, read
 ``medium``), and a turn the budget stopped says what it did not get to do; an empty or all-NULL result is never
-``high``; an answer some candidates contradict (they ran and gave another result) is never ``high``; and a plan over
+``high``; an answer whose query never uses a name the question says ("Which Canadian player ...": no country in
+the SQL, ``grounding.untied_names``) is never ``high``, whichever path wrote it; an answer some candidates contradict
+(they ran and gave another result) is never ``high``; and a plan over
 named metrics is ``high`` only when a second candidate confirmed it: whether a plan is right depends on its semantic
 file, which no weight fitted on other files can see (10 NBA plans, 0 right; 13 on the demo, 9 right), so otherwise
 its level is the model's, at most ``medium``. An answer from a kept pair's template (``path: template``: a question
@@ -152,8 +154,10 @@ def assess(signals: dict[str, Any], weights: dict[str, Any] | None = None, *, ma
     doubted = signals["empty"] or signals["null_only"] or signals["grader"] == "fail" or signals.get("ungrounded")
     dissent = signals.get("dissent") or 0
     confirmed = signals["drafts"] >= 2 and signals["agree"] >= 2
+    untied = signals.get("untied") or []
     cap = ("" if level != "high" else
            "nothing found, an objection left standing, or an answer not tied to the question" if doubted else
+           f"the question says {', '.join(untied)}, which the query never uses" if untied else
            f"{dissent} of {signals['drafts']} candidates give another result" if dissent else
            "a plan over named metrics, not confirmed by a second candidate"
            if signals["path"] == "plan" and not confirmed else "")
@@ -162,7 +166,7 @@ def assess(signals: dict[str, Any], weights: dict[str, Any] | None = None, *, ma
     objected = signals["grader"] == "fail" or bool(signals.get("ungrounded"))
     if objected:
         level, cap = "low", "the grader or a check still objects to this answer"
-    if signals["path"] == "template" and not doubted and not dissent and not objected:
+    if signals["path"] == "template" and not doubted and not dissent and not objected and not untied:
         level = "high"          # a kept pair's own query, the question's values put in (values of their columns)
     # What moved the score most comes first; for a high answer what raised it, for a low one what lowered it.
     lean = {"high": 1, "low": -1}.get(level, 0)

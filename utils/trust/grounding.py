@@ -8,13 +8,15 @@ names. ResponseGrader and AssessConfidence both build it here.
 ``grounding(question, sql, df, facts)`` is the confidence's view of the same checks, run on the final answer
 whatever the grader did (it may be off, or out of rounds): the names of the grounding checks that object
 (``ungrounded``) and whether every text literal the query compares with ``=`` or ``IN`` is a value of its column
-(``literals_verified``: True, False, or None when there is none to check).
+(``literals_verified``: True, False, or None when there is none to check), and the names the question says that
+the query never uses (``untied``: "Canadian" with no country in the SQL; an answer with one is never ``high``).
 """
 from __future__ import annotations
 
+import re
 from typing import Any
 
-from duckask.utils.schema.terms import split_ident
+from duckask.utils.schema.terms import STOP, split_ident
 from duckask.utils.schema.value_index import ValueIndex
 from duckask.utils.sql import answer_checks as ac
 from duckask.utils.sql import entity_checks as ec
@@ -64,10 +66,28 @@ def literals_verified(sql: str, index) -> bool | None:
     return True if seen else None
 
 
+def untied_names(question: str, sql: str, names: set[str]) -> list[str]:
+    """The names the question says that the query never uses (issue 53, item 5: ``high`` only when every condition
+    the question states is tied to the query): a capitalised word past the question's first ("Canadian", "Halloween",
+    "Lakers") that names no table or column of the database and of which neither the word nor its first five
+    letters ("Canad": 'Canada') is anywhere in the SQL. Words in capitals ("NBA", "MVP") are left out: an
+    abbreviation is as often the database's subject as a condition."""
+    text, out = (sql or "").lower(), []
+    for i, raw in enumerate(re.findall(r"[A-Za-z][A-Za-z'\-.]*", question)):
+        word = re.sub(r"'s$", "", raw.strip(".'-"))
+        if i == 0 or not word[:1].isupper() or word.isupper() or word.lower() in STOP or len(word) < 3:
+            continue
+        if set(split_ident(word)) <= names or word.lower() in text or word.lower()[:5] in text:
+            continue
+        out.append(word)
+    return list(dict.fromkeys(out))
+
+
 def grounding(question: str, sql: str | None, df, facts: ac.Facts, given_known: bool = True) -> dict[str, Any]:
-    """{"ungrounded": [check names], "literals_verified": bool | None} of a final answer."""
+    """{"ungrounded": [check names], "literals_verified": bool | None, "untied": [names]} of a final answer."""
     if not sql or df is None:
-        return {"ungrounded": [], "literals_verified": None}
+        return {"ungrounded": [], "literals_verified": None, "untied": []}
     failed = [c.__name__ for c in GROUNDING
               if (given_known or c.__name__ not in _NEED_GIVEN) and c(question, sql, df, facts)]
-    return {"ungrounded": failed, "literals_verified": literals_verified(sql, facts.values)}
+    return {"ungrounded": failed, "literals_verified": literals_verified(sql, facts.values),
+            "untied": untied_names(question, sql, facts.names)}

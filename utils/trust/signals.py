@@ -74,4 +74,5 @@ def collect(*, status: str, sql: str | None, df, attempts: list[dict], vote: lis
         "intent_by": intent_by, "db_tables": db_tables,
         "ungrounded": list((grounding or {}).get("ungrounded") or []),
         "literals_verified": (grounding or {}).get("literals_verified"),
+        "untied": list((grounding or {}).get("untied") or []),
     }
