@@ -4,9 +4,8 @@
    comments, and literal values of the question found in the data (a name's whole phrase before its words,
    ``values.whole_names``); the tables of the example pairs most like the question (``knowledge.retrieve``) score
    too, and those go on to SQLGenerator. On a follow-up, the previous turn's question and SQL come first among them.
-2. Small schemas (``table_llm_threshold`` tables or fewer) are passed whole: no LLM call. With public
-   models (``models: public`` in the semantic file), the tables the models read are left out unless the
-   question names one (``Catalog.visible``): the model chooses among the clean models.
+2. Small schemas (``table_llm_threshold`` tables or fewer) are passed whole: no LLM call. With public models
+   (``models: public``), the tables the models read are left out unless the question names one (``visible``).
 3. When the pre-ranker is sure (``sure_tables``: at most ``SURE_MAX`` tables score more than
    ``table_sure_band`` times the top score), those tables (and their parents, ``with_parents``)
    are taken: no LLM call.
