@@ -49,13 +49,13 @@ def run_set(name: str, say) -> dict:
     from duckask.utils.schema.values import from_entities, match_values, whole_names
 
     qfile, db, models, about = SETS[name]
-    questions, _ = load_questions(ROOT / qfile)
+    questions, db_dir = load_questions(ROOT / qfile)
     settings = load_settings(None, **({"semantic": str(ROOT / models)} if models else {}))
     opened: dict[str, tuple] = {}
     out = {"about": about, "questions": len(questions), "links": 0, "questions_changed": 0, "dropped": 0,
            "dropped_from_gold_table": 0, "dropped_elsewhere": 0, "drops": []}
     for i, q in enumerate(questions, 1):
-        where = resolve_db(q, db=str(ROOT / db) if db else None)
+        where = resolve_db(q, db=str(ROOT / db) if db else None, db_dir=db_dir)
         if where not in opened:
             database = open_database(where, settings)
             opened[where] = (database, get_catalog(database, settings))
@@ -73,9 +73,11 @@ def run_set(name: str, say) -> dict:
                 out["dropped_from_gold_table" if hit else "dropped_elsewhere"] += 1
                 out["drops"].append({"id": q.id, "question": q.question, "table": m.table, "column": m.column,
                                      "phrase": m.phrase, "gold_reads_it": hit})
-        if sys.stderr.isatty() or i % 100 == 0 or i == len(questions):
-            say(f"\r{name}: {i}/{len(questions)} questions, {out['dropped']} links dropped")
-    say("\n")
+        line = f"{name}: {i}/{len(questions)} questions, {out['dropped']} links dropped"
+        if sys.stderr.isatty():
+            say(f"\r{line}" + ("\n" if i == len(questions) else ""))     # a status line on a terminal
+        elif i % 100 == 0 or i == len(questions):
+            say(line + "\n")
     return out
 
 
