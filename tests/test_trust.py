@@ -133,6 +133,12 @@ def test_the_names_a_question_says_are_tied_to_its_query():
     assert untied_names("How many NBA games were played on Halloween?", "SELECT count(*) FROM games", names) == [
         "Halloween"]
     assert untied_names("Which Team won?", "SELECT 1", names) == []                     # a column word, capitalised
+    assert untied_names("Average trip time? Round to 1 decimal.", "SELECT round(avg(t), 1) FROM trips", names) == []
+    assert untied_names("How many drivers on 30 June 2024?", "SELECT count(*) FROM d WHERE day = '2024-06-30'",
+                        names) == []
+    assert untied_names("Trips on each Monday in May?", "SELECT count(*) FROM t WHERE dayofweek(d) = 1 AND "
+                        "month(d) = 5", names) == []
+    assert untied_names("Trips on each Monday in May?", "SELECT count(*) FROM t", names) == ["Monday", "May"]
     assert untied_names("Who is Jokic's coach?", "SELECT coach FROM t WHERE player = 'Nikola Jokic'", names) == []
 
 

@@ -68,19 +68,36 @@ def literals_verified(sql: str, index) -> bool | None:
 
 def untied_names(question: str, sql: str, names: set[str]) -> list[str]:
     """The names the question says that the query never uses (issue 53, item 5: ``high`` only when every condition
-    the question states is tied to the query): a capitalised word past the question's first ("Canadian", "Halloween",
+    the question states is tied to the query): a capitalised word past a sentence's first ("Canadian", "Halloween",
     "Lakers") that names no table or column of the database and of which neither the word nor its first five
-    letters ("Canad": 'Canada') is anywhere in the SQL. Words in capitals ("NBA", "MVP") are left out: an
-    abbreviation is as often the database's subject as a condition."""
+    letters ("Canad": 'Canada') is anywhere in the SQL; a month is tied by a date of that month or a month function,
+    a weekday by a day-of-week function. Words in capitals ("NBA", "MVP") are left out: an abbreviation is as often
+    the database's subject as a condition."""
     text, out = (sql or "").lower(), []
-    for i, raw in enumerate(re.findall(r"[A-Za-z][A-Za-z'\-.]*", question)):
-        word = re.sub(r"'s$", "", raw.strip(".'-"))
-        if i == 0 or not word[:1].isupper() or word.isupper() or word.lower() in STOP or len(word) < 3:
-            continue
-        if set(split_ident(word)) <= names or word.lower() in text or word.lower()[:5] in text:
-            continue
-        out.append(word)
+    for sentence in re.split(r"(?<=[.?!;:])\s+", question):        # "... ? Round to 1 decimal.": each one's first
+        for i, raw in enumerate(re.findall(r"[A-Za-z][A-Za-z'\-.]*", sentence)):
+            word = re.sub(r"'s$", "", raw.strip(".'-"))
+            if i == 0 or not word[:1].isupper() or word.isupper() or word.lower() in STOP or len(word) < 3:
+                continue
+            tied = word.lower() in text or word.lower()[:5] in text or _dated(word, text)
+            if tied or set(split_ident(word)) <= names:
+                continue
+            out.append(word)
     return list(dict.fromkeys(out))
+
+
+_MONTHS = {m: i for i, m in enumerate("january february march april may june july august september october november "
+                                      "december".split(), 1)}
+_DAYS = set("monday tuesday wednesday thursday friday saturday sunday".split())
+
+
+def _dated(word: str, sql: str) -> bool:
+    """A month the query holds as a date ('2024-06-30' for June) or reads with a month function, a weekday it reads
+    with a day-of-week function."""
+    w = word.lower()
+    if w in _MONTHS:
+        return bool(re.search(rf"\d{{4}}-{_MONTHS[w]:02d}\b", sql)) or "month" in sql or "strftime" in sql
+    return w in _DAYS and bool(re.search(r"dayofweek|isodow|\bdow\b|dayname|weekday|strftime", sql))
 
 
 def grounding(question: str, sql: str | None, df, facts: ac.Facts, given_known: bool = True) -> dict[str, Any]:
