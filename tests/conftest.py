@@ -138,6 +138,14 @@ def small_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return build_small_db(tmp_path_factory.mktemp("smalldb") / "nba.duckdb")
 
 
+def duckdb_file(path: Path, *statements: str) -> Path:
+    """A DuckDB file at ``path`` made by ``statements`` (a test's own small database)."""
+    with duckdb.connect(str(path)) as con:
+        for sql in statements:
+            con.execute(sql)
+    return path
+
+
 def ask_with_drafts(db, question: str, drafts: list[str], replies: dict | None = None, **options):
     """A question through the whole graph with SQLGenerator's drafts scripted (and other nodes' ``replies``; rules
     for the router, the template analyzer, no clarifying): (the Result, the scripted LLM, whose ``calls`` hold each

@@ -8,6 +8,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 import yaml
+from conftest import duckdb_file
 
 from duckask.utils.schema.terms import split_ident, stem
 from duckask.utils.sql import checks
@@ -226,7 +227,6 @@ def test_a_rare_spelling_beside_the_codes_most_rows_use_goes_back_with_them(sql,
 def test_a_stated_year_a_table_of_that_season_already_keeps(tmp_path, isolated_env, table, fires):
     """constraint_dropped leaves a year the tables the query reads hold alone (issue 44: a table of one season's
     game dates was sent back for 'in 2016' though every row is of that season)."""
-    import duckdb
 
     from duckask.utils.db.database import open_database
     from duckask.utils.schema import get_catalog
@@ -234,15 +234,14 @@ def test_a_stated_year_a_table_of_that_season_already_keeps(tmp_path, isolated_e
     from duckask.utils.sql.answer_checks import Facts
     from duckask.utils.sql.grounding_checks import constraint_dropped
 
-    path = tmp_path / "years.duckdb"
-    with duckdb.connect(str(path)) as con:
-        con.execute("CREATE TABLE games AS SELECT DATE '2015-10-27' + CAST(i AS INTEGER) AS game_date, i AS pts "
-                    "FROM range(236) t(i)")
-        con.execute("CREATE TABLE stats AS SELECT 2016 AS season, i AS pts FROM range(5) t(i)")
-        con.execute("CREATE TABLE later AS SELECT 2019 AS season, i AS pts FROM range(5) t(i)")
-        con.execute("CREATE TABLE seasons AS SELECT 2015 + i % 2 AS season, i AS pts FROM range(6) t(i)")
-        con.execute("CREATE TABLE coded AS SELECT 22016 AS season_id, i AS pts FROM range(3) t(i)")
-        con.execute("CREATE TABLE teams AS SELECT i AS pts FROM range(3) t(i)")
+    path = duckdb_file(tmp_path / "years.duckdb",
+                       "CREATE TABLE games AS SELECT DATE '2015-10-27' + CAST(i AS INTEGER) AS game_date, i AS pts "
+                       "FROM range(236) t(i)",
+                       "CREATE TABLE stats AS SELECT 2016 AS season, i AS pts FROM range(5) t(i)",
+                       "CREATE TABLE later AS SELECT 2019 AS season, i AS pts FROM range(5) t(i)",
+                       "CREATE TABLE seasons AS SELECT 2015 + i % 2 AS season, i AS pts FROM range(6) t(i)",
+                       "CREATE TABLE coded AS SELECT 22016 AS season_id, i AS pts FROM range(3) t(i)",
+                       "CREATE TABLE teams AS SELECT i AS pts FROM range(3) t(i)")
     db = open_database(path)
     facts = Facts(values=ValueIndex.of(db, get_catalog(db)))
     got = constraint_dropped("What was the most points in a game in 2016?", f"SELECT max(pts) FROM {table}", None,
@@ -256,16 +255,14 @@ def test_a_retry_is_shown_the_table_that_holds_the_year(tmp_path, isolated_env):
     """Issue 53, item 3: the season a curated table leaves out reaches the table that has it. The first draft reads
     ``season_games`` (2025 only) for 2010 and finds 0; year_outside_span names ``game_attendance`` (1947-2023), the
     retry's prompt shows that table's DDL under "Also in the warehouse", and its query answers."""
-    import duckdb
     from conftest import ask_with_drafts
 
-    path = tmp_path / "games.duckdb"
-    with duckdb.connect(str(path)) as con:
-        con.execute("CREATE TABLE season_games AS SELECT i AS game_id, 2025 AS season, i % 7 AS home_points "
-                    "FROM range(30) t(i)")
-        con.execute("CREATE TABLE game_attendance AS SELECT i AS game_id, 1947 + i % 77 AS season, 1000 + i AS fans "
-                    "FROM range(770) t(i)")
-        con.execute("CREATE TABLE coaches AS SELECT i AS coach_id, 'Coach ' || i AS coach_name FROM range(5) t(i)")
+    path = duckdb_file(tmp_path / "games.duckdb",
+                       "CREATE TABLE season_games AS SELECT i AS game_id, 2025 AS season, i % 7 AS home_points "
+                       "FROM range(30) t(i)",
+                       "CREATE TABLE game_attendance AS SELECT i AS game_id, 1947 + i % 77 AS season, 1000 + i AS fans "
+                       "FROM range(770) t(i)",
+                       "CREATE TABLE coaches AS SELECT i AS coach_id, 'Coach ' || i AS coach_name FROM range(5) t(i)")
     r, llm = ask_with_drafts(path, "How many games were played in 2010?",
                              ["SELECT count(*) FROM season_games WHERE season = 2010",
                               "SELECT count(*) FROM game_attendance WHERE season = 2010"],

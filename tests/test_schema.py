@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import duckdb
 import pytest
+from conftest import duckdb_file
 
 from duckask.utils.schema import get_catalog
 from duckask.utils.schema.ddl import render_ddl
@@ -106,11 +107,10 @@ def test_values_a_question_names_are_found_once_normalised_or_inside_longer_valu
     more) inside longer values, shown to the model as a pattern with an example."""
     from dataclasses import asdict
 
-    path = tmp_path / "people.duckdb"
-    with duckdb.connect(str(path)) as con:
-        con.execute("CREATE TABLE players (name VARCHAR, college VARCHAR, country VARCHAR, position VARCHAR)")
-        con.execute("INSERT INTO players VALUES ('Ann Lee', 'University of North Carolina', 'Côte d''Ivoire', "
-                    "'Forward'), ('Bo Park', 'Duke', 'USA', 'Guard'), ('Cy Ruiz', 'Kentucky', 'USA', 'Center')")
+    path = duckdb_file(tmp_path / "people.duckdb",
+                       "CREATE TABLE players (name VARCHAR, college VARCHAR, country VARCHAR, position VARCHAR)",
+                       "INSERT INTO players VALUES ('Ann Lee', 'University of North Carolina', 'Côte d''Ivoire', "
+                       "'Forward'), ('Bo Park', 'Duke', 'USA', 'Guard'), ('Cy Ruiz', 'Kentucky', 'USA', 'Center')")
     cat = get_catalog(str(path), settings)
 
     def found(q):
@@ -134,15 +134,15 @@ def test_a_name_links_to_the_columns_its_whole_phrase_is(settings, tmp_path):
     from duckask.utils.db.database import open_database
     from duckask.utils.schema.values import whole_names
 
-    path = tmp_path / "names.duckdb"
-    with duckdb.connect(str(path)) as con:
-        con.execute("CREATE TABLE people (player_id VARCHAR, name_first VARCHAR, name_last VARCHAR, "
-                    "birth_city VARCHAR, suffix VARCHAR)")
-        con.execute("INSERT INTO people VALUES ('henderi01', 'Rickey', 'Henderson', 'Chicago', NULL), "
-                    "('hendeda01', 'Dave', 'Henderson', 'Merced', NULL), ('x1', 'Ann', 'Moss', 'Henderson', NULL), "
-                    "('griffke02', 'Ken', 'Griffey', 'Donora', 'Jr.'), ('smithjo', 'John', 'Smith', 'Henderson', NULL)")
-        con.execute("CREATE TABLE awards (award VARCHAR, player_id VARCHAR)")
-        con.execute("INSERT INTO awards VALUES ('Rickey Henderson Award', 'henderi01'), ('Gold Glove', 'x1')")
+    path = duckdb_file(tmp_path / "names.duckdb",
+                       "CREATE TABLE people (player_id VARCHAR, name_first VARCHAR, name_last VARCHAR, "
+                       "birth_city VARCHAR, suffix VARCHAR)",
+                       "INSERT INTO people VALUES ('henderi01', 'Rickey', 'Henderson', 'Chicago', NULL), "
+                       "('hendeda01', 'Dave', 'Henderson', 'Merced', NULL), ('x1', 'Ann', 'Moss', 'Henderson', NULL), "
+                       "('griffke02', 'Ken', 'Griffey', 'Donora', 'Jr.'), "
+                       "('smithjo', 'John', 'Smith', 'Henderson', NULL)",
+                       "CREATE TABLE awards (award VARCHAR, player_id VARCHAR)",
+                       "INSERT INTO awards VALUES ('Rickey Henderson Award', 'henderi01'), ('Gold Glove', 'x1')")
     db = open_database(str(path), settings)
     cat = get_catalog(db)
     cat.values = {k: [e for e in v if e[1] != "name_last"] for k, v in cat.values.items()}   # not indexed
@@ -177,16 +177,15 @@ def test_common_words_link_only_to_the_tables_the_question_names(settings, tmp_p
     a proper name links wherever its value is; a question naming no table keeps every link."""
     from duckask.utils.schema.values import from_entities
 
-    path = tmp_path / "league.duckdb"
-    with duckdb.connect(str(path)) as con:
-        con.execute("CREATE TABLE teams (team_id INTEGER PRIMARY KEY, nickname VARCHAR, region VARCHAR)")
-        con.execute("INSERT INTO teams VALUES (1, 'Lakers', 'west coast'), (2, 'Knicks', 'east coast')")
-        con.execute("CREATE TABLE drafts (year INTEGER, pick INTEGER, round_label VARCHAR, player VARCHAR, "
-                    "team_id INTEGER REFERENCES teams(team_id))")
-        con.execute("INSERT INTO drafts VALUES (2019, 1, 'first round', 'Zion Williamson', 1), "
-                    "(2019, 31, 'second round', 'Kezie Okpala', 2)")
-        con.execute("CREATE TABLE playoff_series (year INTEGER, round_name VARCHAR, winner VARCHAR)")
-        con.execute("INSERT INTO playoff_series VALUES (2019, 'first round', 'Lakers'), (2019, 'finals', 'Raptors')")
+    path = duckdb_file(tmp_path / "league.duckdb",
+                       "CREATE TABLE teams (team_id INTEGER PRIMARY KEY, nickname VARCHAR, region VARCHAR)",
+                       "INSERT INTO teams VALUES (1, 'Lakers', 'west coast'), (2, 'Knicks', 'east coast')",
+                       "CREATE TABLE drafts (year INTEGER, pick INTEGER, round_label VARCHAR, player VARCHAR, "
+                       "team_id INTEGER REFERENCES teams(team_id))",
+                       "INSERT INTO drafts VALUES (2019, 1, 'first round', 'Zion Williamson', 1), "
+                       "(2019, 31, 'second round', 'Kezie Okpala', 2)",
+                       "CREATE TABLE playoff_series (year INTEGER, round_name VARCHAR, winner VARCHAR)",
+                       "INSERT INTO playoff_series VALUES (2019, 'first round', 'Lakers'), (2019, 'finals', 'Raptors')")
     cat = get_catalog(str(path), settings)
 
     def links(q):
