@@ -11,7 +11,7 @@ hand-off call to these owners; docs/reference/store.md is generated from the dec
 from __future__ import annotations
 
 import ast
-from typing import TYPE_CHECKING, Annotated, Any, NotRequired, TypedDict, cast
+from typing import TYPE_CHECKING, Annotated, Any, TypedDict, cast
 
 if TYPE_CHECKING:        # for the type checker only (loading them here would pull pandas and the write path in)
     from pandas import DataFrame
@@ -38,11 +38,14 @@ class SQLPrompt(TypedDict):
     stable: str
 
 
-class Feedback(TypedDict):
+class _Retry(TypedDict):
     kind: str
     sql: str | None
     message: str
-    reach: NotRequired[list[str]]   # tables beyond the selected ones a check says hold the answer (the retry shows)
+
+
+class Feedback(_Retry, total=False):
+    reach: list[str]        # tables beyond the selected ones a check says hold the answer (the retry shows them)
 
 
 class PlanSQL(TypedDict):
@@ -113,8 +116,7 @@ class Drafted(TypedDict, total=False):
     sql_candidates: Annotated[list[str] | None, "set_query"]
     """The drafts to run and vote on; SQLExecutor takes them once."""
     attempts: Annotated[list[dict[str, Any]], "tried"]
-    """Every query tried: source, status, error, ms (a greedy LLM draft also ``min_prob``, ``mean_logprob``); the
-    last one's outcome is noted by ``mark_attempt``."""
+    """Every query tried: source, status, error, ms (greedy drafts: ``min_prob``, ``mean_logprob``); mark_attempt."""
     first_sql: Annotated[str | None, "tried"]
     """The turn's first query."""
     generation_error: Annotated[str | None, "set_query"]
@@ -130,8 +132,7 @@ class Drafted(TypedDict, total=False):
     resample: Annotated[bool, "ask_again"]
     """SQLGenerator is asked for fresh drafts of its first prompt; taken once."""
     plan: Annotated[dict[str, Any], "PlanQuery"]
-    """PlanQuery's record: the plan, its derivation, the metrics reached, why the SQL path ran (``fallback``, noted
-    by ``fall_back``)."""
+    """PlanQuery's record: the plan, its derivation, the metrics reached, why the SQL path ran (``fall_back``)."""
     plan_sql: Annotated[PlanSQL | None, "PlanQuery"]
     """A plan's query waiting for the SQL path's drafts (the race): its SQL and mean log-probability; taken once."""
     template: Annotated[dict[str, Any], "MatchTemplate"]
@@ -361,8 +362,7 @@ def grade(shared: Turn, status: str, warning: str | None | Any = KEEP) -> None:
 
 @callers("MatchTemplate", "PlanQuery", "SQLExecutor")
 def answered_by(shared: Turn, path: str) -> None:
-    """Which path's query the answer comes from: ``template``, ``plan`` or ``sql`` (a fallback or the race changes
-    it)."""
+    """Which path's query the answer comes from: ``template``, ``plan`` or ``sql`` (a fallback or the race moves it)."""
     shared["path"] = path
 
 
