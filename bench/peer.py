@@ -36,12 +36,13 @@ import duckdb
 import pandas as pd
 
 ROOT = Path(__file__).resolve().parents[1]
-SETS = {   # name: (questions, database (None: each question's own), models directory or None)
-    "nba-heldout": ("bench/nba_questions_heldout.yaml", "../shared/data/nba", "bench/nba_models"),
-    "nba-tuning": ("bench/nba_questions.yaml", "../shared/data/nba", "bench/nba_models"),
-    "lahman": ("bench/lahman_questions.yaml", "data/lahman.duckdb", None),
-    "idioms-heldout": ("bench/idioms_heldout.yaml", None, None),
-}
+sys.path.insert(0, str(ROOT / "bench"))
+
+from sets import question_set  # noqa: E402
+
+#: name: (questions, database (None: each question's own), models directory or None), as the runner's suites say
+SETS = {name: question_set(name, "models" if name.startswith("nba") else None)
+        for name in ("nba-heldout", "nba-tuning", "lahman", "idioms-heldout")}
 WORK = Path("/tmp/duckask_peer")
 
 

@@ -16,22 +16,21 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-#: a record file's name -> (question file, database, semantic folder); Spider's records name their own database
-SOURCES = {
-    "nba-tuning": ("bench/nba_questions.yaml", "../shared/data/nba", "bench/nba_semantic"),
-    "nba-heldout": ("bench/nba_questions_heldout.yaml", "../shared/data/nba", "bench/nba_semantic"),
-    "idioms-dev": ("bench/idioms_dev.yaml", None, None),
-    "idioms-heldout": ("bench/idioms_heldout.yaml", None, None),
-    "lahman": ("bench/lahman_questions.yaml", "data/lahman.duckdb", None),
-    "spider": (str(ROOT.parent / "shared" / "benchmarks" / "spider_dev"), None, None),
-}
+sys.path.insert(0, str(ROOT / "bench"))
+
+from sets import question_set  # noqa: E402
+
+#: a record file's name begins with its suite; the configuration whose semantic folder the run read
+SUITES = {"nba-tuning": "raw-examples", "nba-heldout": "raw-examples", "idioms-dev": None, "idioms-heldout": None,
+          "lahman": None, "spider": None}
 
 
 def source_of(path: Path) -> tuple[str, str | None, str | None]:
-    for prefix, src in SOURCES.items():
+    """(questions, database, semantic folder) of a record file, by the suite its name begins with."""
+    for prefix, config in SUITES.items():
         if path.name.startswith(prefix):
-            return src
-    raise SystemExit(f"{path}: no question file known for it (one of {', '.join(SOURCES)})")
+            return question_set("spider-dev" if prefix == "spider" else prefix, config)
+    raise SystemExit(f"{path}: no question file known for it (one of {', '.join(SUITES)})")
 
 
 def add_untied(path: Path) -> tuple[int, int]:

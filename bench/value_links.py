@@ -3,8 +3,9 @@
 For every question of a set, the value links TableSelector makes before the rule (``match_values`` then
 ``whole_names``) and after it; each link the rule drops is read against the gold SQL: a link into a table the gold
 query reads is a loss (the rule took a hint the answer needed away), a link into a table it does not read is noise
-removed. The tables of the gold query are its base tables and views (sqlglot). No model, no timing: the figure is
-counts. The NBA sets are read through ``bench/nba_models`` (the models as views) as a user would run them.
+removed. The tables of the gold query are the base tables DuckDB's parser finds in it (``schema_linking``). No
+model, no timing: the figure is counts. The sets are bench/suites.yaml's (``sets``), the NBA ones through
+``bench/nba_models`` (the models as views) as a user would run them.
 
     .venv/bin/python bench/value_links.py --out docs/results/value-links.json
 """
@@ -15,30 +16,22 @@ import json
 import sys
 from pathlib import Path
 
-import sqlglot
-from sqlglot import exp
-
 ROOT = Path(__file__).resolve().parents[1]
-SPIDER = ROOT.parent / "shared" / "benchmarks" / "spider_dev"
-#: name -> (question file or folder, database (None: each question's own), semantic folder, about)
-SETS = {
-    "nba-tuning": ("bench/nba_questions.yaml", "../shared/data/nba", "bench/nba_models",
-                   "the 30 NBA questions the rule was read against (the drops in nba15, nba20: selection bias)"),
-    "nba-heldout": ("bench/nba_questions_heldout.yaml", "../shared/data/nba", "bench/nba_models",
-                    "20 NBA questions kept from the rule's authors"),
-    "lahman": ("bench/lahman_questions.yaml", "data/lahman.duckdb", None, "the 25 Lahman demo questions"),
-    "spider-dev": (str(SPIDER), None, None, "all 1,028 Spider dev questions (20 databases with keys)"),
-}
+sys.path.insert(0, str(ROOT / "bench"))
+
+from schema_linking import gold_tables  # noqa: E402
+from sets import about, question_set  # noqa: E402
+
+#: the sets measured, each with its suite's configuration (the NBA sets through their public models)
+SETS = {"nba-tuning": "models", "nba-heldout": "models", "lahman": None, "spider-dev": None}
 
 
-def gold_tables(sql: str | None) -> set[str]:
-    """The tables and views a gold query reads, lower-case (CTE names left out); empty when it does not parse."""
+def gold_reads(sql: str | None) -> set[str]:
+    """The tables a gold query reads, lower-case (``schema_linking.gold_tables``); empty when it does not parse."""
     try:
-        tree = sqlglot.parse_one(sql or "", read="duckdb")
-    except sqlglot.errors.ParseError:
+        return {t.lower() for t in gold_tables(sql or "")}
+    except ValueError:
         return set()
-    ctes = {c.alias_or_name.lower() for c in tree.find_all(exp.CTE)}
-    return {t.name.lower() for t in tree.find_all(exp.Table)} - ctes
 
 
 def run_set(name: str, say) -> dict:
@@ -48,11 +41,11 @@ def run_set(name: str, say) -> dict:
     from duckask.utils.schema import get_catalog
     from duckask.utils.schema.values import from_entities, match_values, whole_names
 
-    qfile, db, models, about = SETS[name]
+    qfile, db, models = question_set(name, SETS[name])
     questions, db_dir = load_questions(ROOT / qfile)
     settings = load_settings(None, **({"semantic": str(ROOT / models)} if models else {}))
     opened: dict[str, tuple] = {}
-    out = {"about": about, "questions": len(questions), "links": 0, "questions_changed": 0, "dropped": 0,
+    out = {"about": about(name), "questions": len(questions), "links": 0, "questions_changed": 0, "dropped": 0,
            "dropped_from_gold_table": 0, "dropped_elsewhere": 0, "drops": []}
     for i, q in enumerate(questions, 1):
         where = resolve_db(q, db=str(ROOT / db) if db else None, db_dir=db_dir)
@@ -66,7 +59,7 @@ def run_set(name: str, say) -> dict:
         out["links"] += len(before)
         if gone:
             out["questions_changed"] += 1
-            gold = gold_tables(q.gold_sql)
+            gold = gold_reads(q.gold_sql)
             for m in gone:
                 hit = m.table.lower() in gold
                 out["dropped"] += 1

@@ -45,12 +45,14 @@ def ask_once(budget: float) -> dict:
 
 
 def cal() -> float | None:
+    """CAL (``../shared/tools/calibrate.py``), None where ../shared is absent."""
     tools = ROOT.parent / "shared" / "tools"
     if not (tools / "calibrate.py").exists():
         return None
-    code = f"import sys; sys.path.insert(0, {str(tools)!r}); from calibrate import calibrate; print(calibrate())"
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    return round(float(done.stdout.split()[-1]), 2) if done.returncode == 0 else None
+    sys.path.insert(0, str(tools))
+    from calibrate import calibrate
+
+    return round(calibrate(), 2)
 
 
 def main(argv: list[str] | None = None) -> int:
