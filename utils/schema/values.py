@@ -79,8 +79,7 @@ def match_values(catalog: Catalog, question: str, limit: int = 40) -> list[Value
     values ("North Carolina" in 'University of North Carolina')."""
     text = question.strip()
     phrases: list[str] = [m.group(1) or m.group(2) for m in re.finditer(r"'([^']+)'|\"([^\"]+)\"", text)]
-    tokens = re.findall(r"[\w\-\.&']+", text)
-    tokens = [t.strip(".'") for t in tokens]
+    tokens = _tokens(text)
     for n in (4, 3, 2, 1):
         for i in range(len(tokens) - n + 1):
             gram = tokens[i:i + n]
@@ -105,8 +104,7 @@ def match_values(catalog: Catalog, question: str, limit: int = 40) -> list[Value
         # Normalised forms only for what looks like a name (a capital, a digit, or several words): "forwards",
         # "North Carolina"; a lone common word stays unmatched, as before.
         words = ph.lower().split()
-        named = (any((w[:1].isupper() and w != first) or any(ch.isdigit() for ch in w) for w in ph.split())
-                 and words[0] not in STOP and words[-1] not in STOP)     # a name: a capital (not the first word's)
+        named = not _common(ph, first) and words[0] not in STOP and words[-1] not in STOP   # a name, not words
         near = [] if exact or not named else _near(catalog, ph, n_words)
         for (table, column, value), how in exact or near:
             key = (table, column, value)
@@ -232,6 +230,14 @@ def _name_words(catalog: Catalog) -> dict[str, set[str]]:
             for t in catalog.tables.values()}
 
 
+def _tokens(text: str) -> list[str]:
+    return [t.strip(".'") for t in re.findall(r"[\w\-\.&']+", text)]
+
+
+def _first_token(question: str) -> str:
+    return next(iter(_tokens(question.strip())), "")
+
+
 def _common(phrase: str, first: str) -> bool:
     """Whether a phrase is common words (no capital past the question's first word, no digit): "first round",
     "home", "made"; not a proper name ("Lakers", "Canada") or a code ("2019", "G7")."""
@@ -252,6 +258,5 @@ def from_entities(catalog: Catalog, question: str, matches: list[ValueMatch]) ->
         return matches
     near = named | {b for fk in catalog.foreign_links() for a, b in ((fk.table, fk.ref_table), (fk.ref_table, fk.table))
                     if a in named}
-    words = question.split()
-    first = words[0] if words else ""
+    first = _first_token(question)
     return [m for m in matches if m.table in near or not _common(m.phrase, first)]
