@@ -89,7 +89,8 @@ class SQLExecutor(TracedNode):
             take(shared, "plan_sql")
             served = shared["candidates"].current
             answered_by(shared, "plan" if served.get("plan") or (not voted and out.sql == p["plan"]) else "sql")
-        mark_attempt(shared, status=out.status, error=out.error, ms=round(out.ms, 1))
+        mark_attempt(shared, status=out.status, error=out.error, ms=round(out.ms, 1),
+                     **({"engine_sql": out.engine_sql} if out.engine_sql else {}))     # a live source ran it so
         if shared.get("path") in GIVE_UP and not p["raced"] and (not out.ok or out.df is None or len(out.df) == 0):
             # The plan's (or template's) SQL failed or found nothing: the question goes on the SQL path instead.
             why = out.error or f"the {shared['path']}'s query found nothing"

@@ -58,6 +58,35 @@ def make_db(path: Path) -> Path:
     return path
 
 
+#: The attacked database in PostgreSQL (a live source): the same names as ``make_db``'s.
+PG_DB = ["CREATE TABLE t (i integer, s text)", "INSERT INTO t VALUES (1, 'one'), (2, 'two'), (3, 'three')",
+         "CREATE VIEW v AS SELECT i FROM t", "CREATE SCHEMA airtable", "CREATE TABLE airtable.duckdb_databases (x integer)",
+         "CREATE SCHEMA reports", "CREATE TABLE reports.pg_settings (name text, setting text)",
+         "CREATE VIEW pg_teams AS SELECT i FROM t", "CREATE SEQUENCE t_seq"]
+LIVE_FILE = FILE.with_name("attacks_live.yaml")
+
+
+def pg_state(server, db: str) -> tuple:
+    """What an attack on a live Postgres source must not change: every relation's rows (a checksum), the list of
+    relations, the server's settings, and the sequence's position."""
+    return tuple(server.sql(
+        "SELECT (SELECT md5(string_agg(t::text, ',' ORDER BY i)) FROM t), "
+        "(SELECT string_agg(n.nspname || '.' || c.relname, ',' ORDER BY 1) FROM pg_class c JOIN pg_namespace n "
+        "ON n.oid = c.relnamespace WHERE n.nspname NOT IN ('pg_catalog', 'information_schema', 'pg_toast')), "
+        "(SELECT md5(string_agg(name || '=' || setting, ',' ORDER BY name)) FROM pg_settings), "
+        "(SELECT last_value FROM t_seq), (SELECT count(*) FROM airtable.duckdb_databases)", db=db)[0])
+
+
+def live_as_expected(case: Case, record: dict) -> bool:
+    """A live source may say no where DuckDB answers (a DuckDB-only form the engine's dialect cannot say is an
+    error); it may never answer what should have been refused or stopped."""
+    if record["as_expected"]:
+        return True
+    if case.expect in ("refused", "timeout"):
+        return record["status"] in ("refused", "error", "timeout")
+    return case.expect == "ok" and record["status"] in ("error", "refused")
+
+
 def run_case(db, case: Case) -> dict:
     """Run one case on a ``Database``; the record says what happened and whether it was as expected.
     ``harmful``: a case that should have been refused or stopped returned rows."""

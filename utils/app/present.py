@@ -70,6 +70,7 @@ class Parts:
     llm: dict = field(default_factory=dict)
     plan: str | None = None         # the plan MetricFlow compiled, when the plan path answered
     confidence: str | None = None   # "Confidence: medium — reasons" (utils/app/trust_view.py)
+    engine_sql: str | None = None   # a live source: the query as its engine ran it
 
     def more(self, shown: int) -> str | None:
         """"... N rows" when more rows exist than ``shown``."""
@@ -102,7 +103,8 @@ def parts(r) -> Parts:
                  df=r.df if r.df is not None else pd.DataFrame(), truncated=r.truncated,
                  card=r.write.text() if r.write and r.status == "pending" else None,
                  stats=f"{seconds_said(r.seconds)}, {len(r.llm_calls)} LLM calls", trace=trace_table(r.trace),
-                 llm=llm_totals(r), plan=plan_text(r), confidence=tv.confidence_line(r.confidence))
+                 llm=llm_totals(r), plan=plan_text(r), confidence=tv.confidence_line(r.confidence),
+                 engine_sql=r.engine_sql if r.intent in SQL_INTENTS else None)
 
 
 def plan_text(r) -> str | None:
@@ -146,6 +148,8 @@ def text(r, max_rows: int = 20, *, streamed: str = "", trace: bool = False) -> s
         out += ["", "Plan (MetricFlow wrote the SQL):", p.plan]
     if p.sql:
         out += ["", "SQL:", p.sql]
+    if p.engine_sql:
+        out += ["", "Ran in the source as:", p.engine_sql]
     if len(p.df):
         out += ["", nulls_shown(p.df.head(max_rows)).to_string(index=False)]
         out += [m for m in (p.more(max_rows),) if m]
@@ -186,6 +190,9 @@ def rich_lines(r, max_rows: int = 20, *, streamed: str = "", understood_said: bo
         out.append(f"[cyan]Plan (MetricFlow wrote the SQL):[/cyan]\n{escape(p.plan)}")
     if p.sql:
         out.append(sql_syntax(p.sql))
+    if p.engine_sql:
+        out.append("[cyan]Ran in the source as:[/cyan]")
+        out.append(sql_syntax(p.engine_sql))
     if len(p.df):
         t = Table(show_lines=False)
         for c in p.df.columns:
@@ -226,8 +233,10 @@ def html(r, max_rows: int = 20) -> str:
         out.append(f"<pre>{e(p.card)}</pre>")
     if p.plan:
         out.append(f"<p>Plan (MetricFlow wrote the SQL):</p><pre>{e(p.plan)}</pre>")
-    if p.sql:
-        out.append("<pre style='white-space:pre-wrap;word-break:break-word'>" + e(format_sql(p.sql)) + "</pre>")
+    for label, sql in (("", p.sql), ("<p>Ran in the source as:</p>", p.engine_sql)):
+        if sql:
+            out.append(label + "<pre style='white-space:pre-wrap;word-break:break-word'>" + e(format_sql(sql))
+                       + "</pre>")
     if len(p.df):
         out.append(nulls_shown(p.df.head(max_rows)).to_html(index=False))
         out += [f"<p>{m}</p>" for m in (p.more(max_rows),) if m]
@@ -243,7 +252,7 @@ def as_json(r, max_rows: int | None = None) -> dict[str, Any]:
 
     p = parts(r)
     return {
-        "status": r.status, "question": r.question, "answer": r.answer, "sql": r.sql,
+        "status": r.status, "question": r.question, "answer": r.answer, "sql": r.sql, "engine_sql": r.engine_sql,
         "columns": [str(c) for c in p.df.columns], "rows": rows_json(p.df, max_rows),
         "row_count": len(p.df), "truncated": r.truncated, "tables": r.tables,
         "derivation": r.derivation, "warning": r.warning,
@@ -263,7 +272,7 @@ def as_json(r, max_rows: int | None = None) -> dict[str, Any]:
 
 
 #: The keys of ``as_json`` an agent gets from the MCP ``ask`` tool.
-AGENT_KEYS = ("status", "answer", "sql", "intent", "derivation", "warning", "clarifying_question", "write", "path",
+AGENT_KEYS = ("status", "answer", "sql", "engine_sql", "intent", "derivation", "warning", "clarifying_question", "write", "path",
               "template", "confidence", "alternatives", "sources")
 
 

@@ -97,6 +97,15 @@ class Result:
                      **({"tool_calls": shared["tool_calls"]} if shared.get("tool_calls") else {})})
         return cls(**values)
 
+    @property
+    def engine_sql(self) -> str | None:
+        """A live source (``source_mode: live``): the answer's query as its engine ran it (the engine's dialect
+        and table names); None when the query ran in DuckDB."""
+        if self.status != "answered":
+            return None
+        return next((a["engine_sql"] for a in reversed(self.attempts) if a.get("engine_sql") and a.get("status") == "ok"),
+                    None)
+
     # -- confirm-before-run: a "pending" Result waits for one of these ---------------------------------
     def _continue(self, decision: dict) -> Result:
         if self.status != "pending" or self._resume is None:

@@ -85,11 +85,11 @@ def driver(dialect: Dialect):
         return None
 
 
-def connect(url: str, dialect: Dialect):
+def connect(url: str, dialect: Dialect, autocommit: bool = False):
     args = dialect.connect_args(url)
     if dialect.scheme == "postgresql" and url.lower().startswith("postgres://"):
         args = {"uri": "postgresql://" + url.split("://", 1)[1]}     # libpq takes both; be explicit
-    return driver(dialect).connect(**args)
+    return driver(dialect).connect(**args, autocommit=autocommit)
 
 
 @dataclass
@@ -217,21 +217,27 @@ def _select_list(duck: duckdb.DuckDBPyConnection, t: SourceTable, schema: pa.Sch
     return defs, exprs
 
 
+def qualified(t: SourceTable) -> str:
+    """The table's name as the source reads it (schema-qualified, quoted)."""
+    return ".".join(_q(p) for p in (t.schema, t.name) if p)
+
+
 def copy_tables(conn, dialect: Dialect, tables: list[SourceTable], duck: duckdb.DuckDBPyConnection,
-                say: Callable[[str], None] = lambda _m: None) -> dict[str, int]:
-    """Read each of ``tables`` into ``duck`` (parents of a foreign key first); returns rows per table."""
+                say: Callable[[str], None] = lambda _m: None, limit: int | None = None) -> dict[str, int]:
+    """Read each of ``tables`` into ``duck`` (parents of a foreign key first); returns rows per table. With
+    ``limit`` (a live source's catalog), at most that many rows each and no foreign keys (a sample of a child
+    need not find its parents in the parent's sample: ``live_catalog.facts`` keeps the references)."""
     rows: dict[str, int] = {}
     keys = {(t.schema, t.name): t for t in tables}
     for t in _parents_first(tables):
-        qualified = ".".join(_q(p) for p in (t.schema, t.name) if p)
         cur = conn.cursor()
         try:
-            cur.execute(f"SELECT * FROM {qualified}")
+            cur.execute(f"SELECT * FROM {qualified(t)}" + (f" LIMIT {int(limit)}" if limit is not None else ""))
             reader = cur.fetch_record_batch()
             defs, exprs = _select_list(duck, t, reader.schema, dialect)
             if t.pk:
                 defs.append(f"PRIMARY KEY ({', '.join(_q(c) for c in t.pk)})")
-            defs += _fk_defs(t, keys, rows)
+            defs += _fk_defs(t, keys, rows) if limit is None else []
             duck.execute(f"CREATE TABLE {_q(t.target)} ({', '.join(defs)})")
             duck.register("__duckask_batches", reader)
             try:
@@ -242,7 +248,7 @@ def copy_tables(conn, dialect: Dialect, tables: list[SourceTable], duck: duckdb.
             cur.close()
         _comment(duck, t)
         rows[t.target] = duck.execute(f"SELECT count(*) FROM {_q(t.target)}").fetchone()[0]
-        say(f"read {t.target} ({rows[t.target]:,} rows)")
+        say(f"read {t.target} ({rows[t.target]:,} rows{' sampled' if limit is not None else ''})")
     return rows
 
 

@@ -17,7 +17,6 @@ import os
 import threading
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 import duckdb
@@ -26,38 +25,28 @@ from tenacity import retry, retry_if_exception, stop_after_delay, wait_random
 
 from duckask.utils.config import Settings, load_settings
 from duckask.utils.db import remote
+from duckask.utils.db.live import LiveEngine
 from duckask.utils.db.binder import ConnectionScope, catalog_of, user_table_names
 from duckask.utils.db.models import ModelError, build_views, models_for, models_stamp
+from duckask.utils.db.outcome import QueryOutcome, dedupe  # noqa: F401 (QueryOutcome re-exported)
 from duckask.utils.db.quoting import quote_ident
 from duckask.utils.db.safety import UnsafeSQLError, check_sql
-from duckask.utils.db.sources import DatabaseError, is_export_dir, resolve_db_file  # noqa: F401 (re-exported)
+from duckask.utils.db.sources import (  # noqa: F401 (re-exported)
+    LIVE_PREFIX, DatabaseError, is_export_dir, resolve_db_file)
 from duckask.utils.sql.reads import fold
 
 #: How long opening the file read-only waits while another process holds its write lock.
 LOCK_WAIT_S = 10.0
 
 
-@dataclass
-class QueryOutcome:
-    sql: str
-    status: str                      # ok | refused | timeout | error
-    df: pd.DataFrame | None = None
-    error: str | None = None
-    truncated: bool = False          # more rows existed than the row cap
-    ms: float = 0.0
-
-    @property
-    def ok(self) -> bool:
-        return self.status == "ok"
-
-
 class Database:
     """A read-only, locked-down DuckDB connection plus the safe query runner."""
 
-    def __init__(self, file: Path, settings: Settings, source: str | None = None):
+    def __init__(self, file: Path, settings: Settings, source: str | None = None, engine: LiveEngine | None = None):
         self.file = file
         self.source = source or str(file)
         self.settings = settings
+        self.engine = engine            # a live source: queries run there (``live``), the file is its catalog
         self._idle = threading.Condition()
         self._in_flight = 0
         self._reopening = False
@@ -73,6 +62,8 @@ class Database:
             self.con.close()
             raise DatabaseError(f"a model of the semantic directory does not build: {e}") from e
         self.key = file_key(self.file) + stamp
+        if self.engine is not None:
+            self.engine.reload(self.file)
         self.identity = file_identity(self.file)
         self.user_tables = user_table_names(self.con)
         self.catalog = catalog_of(self.con)       # what the binder's scans of this file's tables are in
@@ -144,6 +135,11 @@ class Database:
         """The database as no allowlist limits it (itself; a ``ScopedDatabase`` answers with what it wraps)."""
         return self
 
+    @property
+    def live(self) -> bool:
+        """Whether queries run in the source's engine (``source_mode: live``) rather than in this file."""
+        return self.engine is not None
+
     #: Who the answers of this object are for, in caches that hold what a query returned (every reader: "").
     scope_key = ""
 
@@ -170,6 +166,9 @@ class Database:
                 stmt = check_sql(sql, ConnectionScope(cur, self.catalog))     # bound on the cursor it runs on
             except UnsafeSQLError as e:
                 return QueryOutcome(sql=sql, status="refused", error=str(e))
+            if self.engine is not None:         # checked here, run there
+                return self.engine.run(stmt, {m.name: m.sql for m in self.models}, timeout_s=timeout_s,
+                                       row_cap=row_cap, t0=t0)
             timed_out = threading.Event()
 
             def interrupt() -> None:
@@ -198,12 +197,14 @@ class Database:
             finally:
                 timer.cancel()
         truncated = len(rows) > row_cap
-        df = pd.DataFrame.from_records(rows[:row_cap], columns=_dedupe(cols))
+        df = pd.DataFrame.from_records(rows[:row_cap], columns=dedupe(cols))
         return QueryOutcome(sql=stmt, status="ok", df=df, truncated=truncated,
                             ms=(time.perf_counter() - t0) * 1000)
 
     def close(self) -> None:
         self.con.close()
+        if self.engine is not None:
+            self.engine.close()
 
 
 def _locked_by_another(error: BaseException) -> bool:
@@ -216,16 +217,6 @@ def _connect_waiting(file: str, config: dict) -> duckdb.DuckDBPyConnection:
     """A read-only connection, waiting up to ``LOCK_WAIT_S`` while another process writes the file (a write
     approved on another server sharing it): its lock is held for that write only."""
     return duckdb.connect(file, read_only=True, config=config)
-
-
-def _dedupe(cols: list[str]) -> list[str]:
-    seen: dict[str, int] = {}
-    out = []
-    for c in cols:
-        n = seen.get(c, 0)
-        out.append(c if n == 0 else f"{c}_{n}")
-        seen[c] = n + 1
-    return out
 
 
 _OPEN: dict[str, Database] = {}
@@ -273,7 +264,8 @@ def open_database(db: str | os.PathLike, settings: Settings | None = None) -> Da
     file = shown.file if shown else resolve_db_file(db, settings)
     with _OPEN_LOCK:
         if str(file) not in _OPEN:
-            _OPEN[str(file)] = Database(file, settings, source=remote.redact(str(db)))   # never a password
+            engine = LiveEngine(str(db), file) if file.name.startswith(LIVE_PREFIX) else None
+            _OPEN[str(file)] = Database(file, settings, source=remote.redact(str(db)), engine=engine)  # no password
         database = _OPEN[str(file)]
     if database.settings.memory_limit != settings.memory_limit or \
             database.key != file_key(file) + models_stamp(settings):     # the file or its models changed

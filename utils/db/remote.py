@@ -30,7 +30,7 @@ from pathlib import Path
 
 import duckdb
 
-from duckask.utils.db import adbc_source
+from duckask.utils.db import adbc_source, live_catalog
 from duckask.utils.db.errors import DatabaseError
 from duckask.utils.redaction import redact, redact_error
 
@@ -38,6 +38,10 @@ from duckask.utils.redaction import redact, redact_error
 KINDS = {"postgres://": ("postgres", "postgres"), "postgresql://": ("postgres", "postgres"),
          "mysql://": ("mysql", "mysql"), "md:": ("motherduck", "motherduck"),
          "motherduck:": ("motherduck", "motherduck")}
+#: A live source's catalog file is named ``live-<dialect>-<hash>.duckdb`` (a copy: ``<dialect>-<hash>.duckdb``).
+LIVE_PREFIX = "live-"
+
+
 def _fail(message: str) -> Exception:
     """A ``DatabaseError`` (what every caller catches) saying what cannot be read and how to fix it."""
     return DatabaseError(message)
@@ -93,33 +97,61 @@ def _attach_copy(db: str, extension: str, attach_type: str, tmp: Path) -> dict[s
         con.close()
 
 
-def _adbc_copy(db: str, dialect, tmp: Path, only: list[str] | None, say: Callable[[str], None]) -> dict[str, int]:
+def _adbc_copy(db: str, dialect, tmp: Path, only: list[str] | None, say: Callable[[str], None],
+               sample: int | None = None) -> tuple[dict[str, int], dict]:
+    """Every table into ``tmp`` (rows per table, {}); with ``sample``, the live catalog instead: each table's
+    structure and at most ``sample`` rows, and ``live_catalog.facts`` (rows, text values, names in the source)."""
     conn = adbc_source.connect(db, dialect)
     duck = duckdb.connect(str(tmp))
     try:
         tables = adbc_source.read_structure(conn, dialect, only)
         if not tables:
             raise ValueError("it has no tables" + (f" matching source_tables {only}" if only else ""))
-        rows = adbc_source.copy_tables(conn, dialect, tables, duck, say)
+        rows = adbc_source.copy_tables(conn, dialect, tables, duck, say, limit=sample)
         duck.execute("CHECKPOINT")
-        return rows
+        return rows, (live_catalog.facts(conn, dialect, tables, say) if sample is not None else {})
     finally:
         duck.close()
         conn.close()
 
 
-def _read(db: str, target: Path, only: list[str] | None, say: Callable[[str], None]) -> dict:
-    """Build ``target`` from the source through a temp file; DatabaseError (the old copy intact) on failure."""
+def source_rows(db: str) -> int | None:
+    """How many rows the source holds in all, from its own catalog without a scan (Postgres: ``reltuples``, or
+    for a table never analyzed its size at ~100 bytes a row); None for other engines or when it cannot say."""
+    dialect = adbc_source.dialect_of(db)
+    if dialect is None or dialect.scheme != "postgresql" or adbc_source.driver(dialect) is None:
+        return None
+    try:
+        conn = adbc_source.connect(db, dialect, autocommit=True)
+    except Exception:             # the driver's errors share no base: the open that follows says what is wrong
+        return None
+    try:
+        cur = conn.cursor()
+        cur.execute("SELECT coalesce(sum(CASE WHEN c.reltuples >= 0 THEN c.reltuples "
+                    "ELSE pg_relation_size(c.oid) / 100 END), 0)::bigint FROM pg_class c "
+                    "JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.relkind IN ('r', 'p', 'm') "
+                    "AND n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg_toast%'")
+        return int(cur.fetchone()[0])
+    except Exception:
+        return None
+    finally:
+        conn.close()
+
+
+def _read(db: str, target: Path, only: list[str] | None, say: Callable[[str], None], sample: int | None = None) -> dict:
+    """Build ``target`` from the source through a temp file; DatabaseError (the old copy intact) on failure.
+    ``sample``: a live source's catalog (``_adbc_copy``), never through a DuckDB extension."""
     extension, attach_type = kind_of(db)
     dialect = adbc_source.dialect_of(db)
-    use_extension = _extension_loads(extension)
+    use_extension = sample is None and _extension_loads(extension)
     if not use_extension and (dialect is None or adbc_source.driver(dialect) is None):
-        raise _missing(db, extension, dialect)
+        raise _missing(db, extension if sample is None else None, dialect)
     tmp = target.with_name(f"{target.stem}.tmp{os.getpid()}.duckdb")
     started = time.time()
+    live: dict = {}
     try:
-        rows = (_attach_copy(db, extension, attach_type, tmp) if use_extension
-                else _adbc_copy(db, dialect, tmp, only, say))
+        rows, live = ((_attach_copy(db, extension, attach_type, tmp), {}) if use_extension
+                      else _adbc_copy(db, dialect, tmp, only, say, sample))
         os.replace(tmp, target)
     except Exception as e:      # the driver's, DuckDB's and a name clash: all said the same way
         if isinstance(e, (KeyboardInterrupt, SystemExit)):
@@ -133,7 +165,7 @@ def _read(db: str, target: Path, only: list[str] | None, say: Callable[[str], No
     meta = {"source": redact(db), "via": f"duckdb {extension} extension" if use_extension else f"ADBC {dialect.pip}",
             "read_at": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
             "seconds": round(time.time() - started, 2), "source_tables": only or [], "tables": rows,
-            "credential": _credential(db)}
+            "credential": _credential(db), **({"live": live} if sample is not None else {})}
     target.with_suffix(".json").write_text(json.dumps(meta, indent=1))
     return meta
 
@@ -168,13 +200,16 @@ def about(target: Path) -> dict:
 
 
 def snapshot(db: str, cache: Path, *, max_age_s: float = 0.0, refresh: bool = False,
-             only: list[str] | None = None, say: Callable[[str], None] = lambda _m: None) -> Path:
-    """The DuckDB file in ``cache`` holding the remote database's tables (read by the rules above)."""
+             only: list[str] | None = None, say: Callable[[str], None] = lambda _m: None,
+             sample: int | None = None) -> Path:
+    """The DuckDB file in ``cache`` holding the remote database's tables (read by the rules above); with
+    ``sample`` (a live source), its catalog: the tables' structure, at most ``sample`` rows each, and the
+    facts its side file keeps (``live_catalog``), read and refreshed by the same rules."""
     if kind_of(db) is None:
         raise _fail(f"{redact(db)} is not a connection string duckask reads (postgresql://, mysql://, md:, "
                     "sqlite://, snowflake://, bigquery://, flightsql+grpc://)")
     name = hashlib.sha256(redact(db).strip().encode()).hexdigest()[:16]      # never a hash of the password
-    target = cache / f"{kind_of(db)[1]}-{name}.duckdb"
+    target = cache / f"{LIVE_PREFIX if sample is not None else ''}{kind_of(db)[1]}-{name}.duckdb"
     cache.mkdir(parents=True, exist_ok=True)
     if target.exists() and not refresh:
         meta = about(target)
@@ -186,11 +221,11 @@ def snapshot(db: str, cache: Path, *, max_age_s: float = 0.0, refresh: bool = Fa
         if same_tables and (not max_age_s or age < max_age_s):
             return target
         try:
-            _read(db, target, only, say)
+            _read(db, target, only, say, sample)
         except Exception as e:
             if not same_tables:       # other tables or other credentials: never the old copy
                 raise
             print(f"duckask: warning: {e}; answering from the copy read {age / 3600:.1f} h ago", file=sys.stderr)
         return target
-    _read(db, target, only, say)
+    _read(db, target, only, say, sample)
     return target

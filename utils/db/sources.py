@@ -6,13 +6,16 @@
   (keyed by the folder's contents);
 - a SQLite file: converted once through Python's sqlite3 (``duckask.utils.db.importer``) into the cache;
 - a connection string (postgresql://, mysql://, md:, or an ADBC driver's: sqlite://, snowflake://, ...): its
-  snapshot (``remote.snapshot``: read again by age, ``source_max_age_s``, or ``duckask import URL --refresh``).
+  snapshot (``remote.snapshot``: read again by age, ``source_max_age_s``, or ``duckask import URL --refresh``);
+  asked live (``live_source``: ``source_mode``), the snapshot holds its catalog and a few rows a table, and
+  ``database.open_database`` gives the database a ``live.LiveEngine`` that runs the queries in the source.
 
 A cached file is built through a temp file, so a crash never leaves a half-built database. Messages
 never carry a password (``remote.redact``).
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import sys
@@ -21,7 +24,8 @@ from pathlib import Path
 import duckdb
 
 from duckask.utils.config import Settings, load_settings
-from duckask.utils.db import remote
+from duckask.utils.db import adbc_source, remote
+from duckask.utils.db.remote import LIVE_PREFIX  # noqa: F401 (re-exported)
 from duckask.utils.db.errors import DatabaseError
 from duckask.utils.db.sqlite_source import is_sqlite_file
 
@@ -62,12 +66,40 @@ def _progress():
     return lambda m: print(f"  … {m}", file=sys.stderr, flush=True)
 
 
+def live_source(db: str, settings: Settings) -> bool:
+    """Whether the connection string ``db`` is asked live (its engine runs the queries) rather than copied:
+    ``source_mode`` live; or auto and the source holds more than ``source_live_rows`` rows (Postgres's own
+    estimate; an engine that gives none is copied). Live needs an ADBC driver (``adbc_source``)."""
+    if settings.source_mode == "copy":
+        return False
+    dialect = adbc_source.dialect_of(db)
+    usable = dialect is not None and adbc_source.driver(dialect) is not None
+    if settings.source_mode == "live":
+        if not usable:
+            raise DatabaseError(f"source_mode live asks {remote.redact(db)} through an ADBC driver, and "
+                                + (f"{dialect.pip} is not installed (pip install {dialect.pip})" if dialect else
+                                   "this kind of source has none (postgresql://, sqlite://, snowflake://, bigquery://, "
+                                   "flightsql+grpc:// have): use source_mode copy"))
+        return True
+    rows = _source_rows(db) if usable else None
+    return rows is not None and rows > settings.source_live_rows
+
+
+@functools.lru_cache(maxsize=16)
+def _source_rows(db: str) -> int | None:
+    """The source's rows in all (Postgres's ``reltuples``; once per process and source), or None."""
+    return remote.source_rows(db)
+
+
 def resolve_db_file(db: str | os.PathLike, settings: Settings | None = None) -> Path:
-    """The DuckDB file to open read-only for ``db`` (a folder, SQLite or remote database: a cached copy)."""
+    """The DuckDB file to open read-only for ``db`` (a folder, SQLite or remote database: a cached copy; a live
+    source: its catalog, named ``LIVE_PREFIX...``)."""
     settings = settings or load_settings()
     if remote.kind_of(str(db)):
+        live = live_source(str(db), settings)
         return remote.snapshot(str(db), settings.resolved_cache_dir / "remote", max_age_s=settings.source_max_age_s,
-                               only=settings.source_tables or None, say=_progress())
+                               only=settings.source_tables or None, say=_progress(),
+                               sample=settings.source_sample_rows if live else None)
     path = Path(db).expanduser().resolve()
     if not path.exists():
         raise DatabaseError(f"database not found: {remote.redact(str(path))}")
@@ -99,3 +131,9 @@ def resolve_db_file(db: str | os.PathLike, settings: Settings | None = None) -> 
 
         return _build_cached(target, build_sqlite)
     return path
+
+
+def refresh_live(db: str, settings: Settings) -> Path:
+    """Read a live source's catalog again now (after a change of its structure)."""
+    return remote.snapshot(db, settings.resolved_cache_dir / "remote", refresh=True, only=settings.source_tables or None,
+                           sample=settings.source_sample_rows)

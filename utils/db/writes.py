@@ -30,6 +30,7 @@ from duckask.utils.config import Settings
 from duckask.utils.db.audit import AuditLog, database_key, os_user
 from duckask.utils.db.binder import bind
 from duckask.utils.db.database import Database
+from duckask.utils.db.sources import refresh_live
 from duckask.utils.db.tiers import classify, engine_writes
 from duckask.utils.db.write_card import WriteCard
 from duckask.utils.db.write_plan import counted_rows, estimate_sql, explain, reads_sql
@@ -66,6 +67,8 @@ def allowed_difference(estimate: int, tolerance: str | int | None) -> float:
 def not_writable(database: Database) -> str | None:
     """Why ``database`` cannot take a write, or None: a folder or SQLite file is answered from an imported
     copy in the cache, and a write there would never reach the user's data."""
+    if database.live:               # a live source: the write runs in its engine (``live.LiveEngine.write``)
+        return None
     if Path(database.source).expanduser().resolve() != database.file.resolve():
         return (f"writes need a DuckDB file: {database.source} is answered from an imported copy in the cache, "
                 "which a write would not reach; make a DuckDB file with `duckask import` and write to that")
@@ -219,8 +222,38 @@ def _affected(res: duckdb.DuckDBPyConnection) -> int:
     return len(res.fetchall())                      # RETURNING rows
 
 
+def _off_estimate(card: WriteCard, actual: int, settings: Settings) -> str | None:
+    """Why a write that changed ``actual`` rows must be rolled back (off its estimate), or None."""
+    est = card.estimated_rows
+    if not card.checks_rows or est is None:
+        return None
+    allowed = allowed_difference(est, settings.write_tolerance)
+    # DuckDB may count an UPDATE ... FROM once per matching source row: the matches pass too
+    if abs(actual - est) > allowed and actual != card.matched_rows:
+        return (f"rolled back: it changed {actual} rows where {est} were estimated (allowed difference {allowed:g}, "
+                "write_tolerance)")
+    return None
+
+
+def _apply_live(card: WriteCard, database: Database, settings: Settings) -> tuple[str, int | None, str | None]:
+    """A live source's write: in its engine, in one transaction (``LiveEngine.write``); after a change of
+    structure (T2), the local catalog is read again so the next question sees it."""
+    with database.scope() as scope:
+        now = classify(card.sql)
+        why = engine_writes(scope.bind(card.sql), now)        # bound again on the catalog, as it reads now
+    if why or now.runs != card.runs:
+        return "error", None, f"not run: {why or 'the statement no longer reads as its card'}"
+    result = database.engine.write(card.sql, settings.timeout_s, lambda actual: _off_estimate(card, actual, settings))
+    if result[0] == "committed" and card.tier == 2:
+        with database.exclusive():
+            refresh_live(database.engine.url, database.settings)
+    return result
+
+
 def _apply(card: WriteCard, database: Database, settings: Settings) -> tuple[str, int | None, str | None]:
     """(outcome, actual rows, detail): the statement in a transaction on its own read-write connection."""
+    if database.live:
+        return _apply_live(card, database, settings)
     config = {"enable_external_access": False, "memory_limit": settings.memory_limit, "lock_configuration": True}
     with database.exclusive():
         try:
@@ -242,14 +275,10 @@ def _apply(card: WriteCard, database: Database, settings: Settings) -> tuple[str
             timer.start()
             actual = _affected(con.execute(card.sql))
             timer.cancel()
-            est = card.estimated_rows
-            if card.checks_rows and est is not None:
-                allowed = allowed_difference(est, settings.write_tolerance)
-                # DuckDB may count an UPDATE ... FROM once per matching source row: the matches pass too
-                if abs(actual - est) > allowed and actual != card.matched_rows:
-                    con.execute("ROLLBACK")
-                    return "rolled_back", actual, (f"rolled back: it changed {actual} rows where {est} were "
-                                                   f"estimated (allowed difference {allowed:g}, write_tolerance)")
+            off = _off_estimate(card, actual, settings)
+            if off:
+                con.execute("ROLLBACK")
+                return "rolled_back", actual, off
             con.execute("COMMIT")
             return "committed", actual, None
         except duckdb.Error as e:

@@ -44,15 +44,27 @@ def introspect(db: Database) -> Catalog:
                 for c, rc in zip(cols, rcols):
                     if (col := t.column(c)) is not None:
                         col.ref = Reference(rtable, rc)
+        live = db.engine.facts if getattr(db, "engine", None) is not None else {}
+        for tname, cols, rtable, rcols in live.get("references", []):      # a live catalog keeps its keys aside
+            if (t := tables.get(tname)) is not None:
+                for c, rc in zip(cols, rcols):
+                    if (col := t.column(c)) is not None:
+                        col.ref = Reference(rtable, rc)
         _imply_references(tables)
         values: dict[str, list[list[str]]] = {}
         for t in tables.values():
             if not t.columns:
                 continue
-            t.rows = int(con.execute(f"SELECT count(*) FROM {_q(t.name)}").fetchone()[0])
-            if t.rows == 0:
+            held = int(con.execute(f"SELECT count(*) FROM {_q(t.name)}").fetchone()[0])
+            t.rows = held if (live.get("rows") or {}).get(t.name) is None else int(live["rows"][t.name])
+            if held == 0:
                 continue
-            text_cols = [c for c in t.columns if is_text(c.type)]
+            known = (live.get("values") or {}).get(t.name, {})     # a live source's values, read in the engine
+            for c in t.columns:
+                for v in known.get(c.name, []):
+                    if 2 <= len(v) <= VALUE_MAX_LEN:
+                        values.setdefault(fold(v), []).append([t.name, c.name, v])
+            text_cols = [c for c in t.columns if is_text(c.type) and c.name not in known]
             distinct = {}
             if text_cols:
                 exprs = ", ".join(f"approx_count_distinct({_q(c.name)})" for c in text_cols)

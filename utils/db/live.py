@@ -1,0 +1,238 @@
+"""A live source (``source_mode: live``): questions run in the engine where the data lives, not in a copy.
+
+A live ``Database`` opens the source's local catalog (``remote.snapshot(..., sample=N)``: the tables'
+structure and a few rows each) and carries a ``LiveEngine``. Everything that reads structure runs on the
+catalog file as for any database: the statement allowlist and DuckDB's own binder (``safety.check_sql``), the
+schema the model sees, the write tiers. Every query whose rows matter (``Database.run``: the answer, the
+checks' counts, a write's estimate) is then handed to ``LiveEngine.run``:
+
+1. ``live_sql.to_engine``: the engine's dialect and table names, the function allowlist on the engine's tree;
+2. on a connection of a small pool (Postgres sessions are ``default_transaction_read_only``), in a read-only
+   transaction (``BEGIN READ ONLY``), with ``timeout_s`` as the engine's statement timeout (and a cancel
+   from here a second later, for engines that have none), the row cap as a fetch limit (the engine is asked
+   for one row more than the cap, and no more is read), then a rollback.
+
+``LiveEngine.write``: an approved card's statement in the engine's dialect, in one read-write transaction,
+committed only when ``judge`` (``writes._apply``'s row-count rule) finds nothing wrong.
+"""
+from __future__ import annotations
+
+import contextlib
+import decimal
+import queue
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pandas as pd
+import pyarrow as pa
+import sqlglot
+from sqlglot import exp
+
+from duckask.utils.db import adbc_source, live_sql, remote
+from duckask.utils.db.outcome import QueryOutcome, dedupe
+from duckask.utils.redaction import redact_error
+
+POOL = 4                          # idle connections kept per source and process
+CANCEL_GRACE_S = 1.0              # past the engine's own statement timeout, cancelled from here
+
+
+class LiveEngine:
+    """The engine behind a live source: its URL (with the password: kept only here), dialect, and the facts its
+    catalog file's side JSON holds (``live_catalog``)."""
+
+    def __init__(self, url: str, file: Path):
+        self.url = url
+        self.dialect = adbc_source.dialect_of(url)
+        self._idle: queue.LifoQueue = queue.LifoQueue()
+        self.reload(file)
+
+    def reload(self, file: Path) -> None:
+        """Read the catalog's facts again (after a refresh of the catalog file)."""
+        self.facts = remote.about(file).get("live") or {}
+        self.names = {k: (s, t) for k, (s, t) in (self.facts.get("names") or {}).items()}
+
+    # ---------------------------------------------------------------- connections
+    def _connect(self):
+        conn = adbc_source.connect(self.url, self.dialect, autocommit=True)
+        if self.dialect.scheme == "postgresql":
+            with contextlib.closing(conn.cursor()) as cur:
+                cur.execute("SET default_transaction_read_only = on")
+                cur.execute("SET application_name = 'duckask'")
+        return conn
+
+    @contextlib.contextmanager
+    def _connection(self):
+        try:
+            conn = self._idle.get_nowait()
+        except queue.Empty:
+            conn = self._connect()
+        broken = False
+        try:
+            yield conn
+        except BaseException:
+            broken = True
+            raise
+        finally:
+            if broken or self._idle.qsize() >= POOL:
+                with contextlib.suppress(Exception):
+                    conn.close()
+            else:
+                self._idle.put(conn)
+
+    def close(self) -> None:
+        while True:
+            try:
+                conn = self._idle.get_nowait()
+            except queue.Empty:
+                return
+            with contextlib.suppress(Exception):
+                conn.close()
+
+    def _begin(self, timeout_s: float, read_only: bool = True) -> list[str]:
+        if self.dialect.scheme == "postgresql":
+            return ["BEGIN READ ONLY" if read_only else "BEGIN READ WRITE",
+                    f"SET LOCAL statement_timeout = {max(1, int(timeout_s * 1000))}"]
+        return ["BEGIN"] if self.dialect.scheme == "sqlite" else []
+
+    def _end(self) -> str | None:
+        return "ROLLBACK" if self.dialect.scheme in ("postgresql", "sqlite") else None
+
+    # ---------------------------------------------------------------- reads
+    def to_engine(self, sql: str, models: dict[str, str]) -> str:
+        return live_sql.to_engine(sql, self.dialect.scheme, self.names, models)
+
+    def run(self, stmt: str, models: dict[str, str], *, timeout_s: float, row_cap: int, t0: float) -> QueryOutcome:
+        """``stmt`` (checked, DuckDB's dialect) run in the engine; never raises for SQL problems."""
+        try:
+            engine_sql = self.to_engine(stmt, models)
+        except live_sql.EngineRefusal as e:
+            return QueryOutcome(sql=stmt, status="refused", error=str(e))
+        except live_sql.EngineError as e:
+            return QueryOutcome(sql=stmt, status="error", error=str(e))
+        limited = f"SELECT * FROM ({engine_sql}) AS duckask_rows LIMIT {int(row_cap) + 1}"
+        fired = threading.Event()
+        try:
+            with self._connection() as conn, contextlib.closing(conn.cursor()) as cur:
+                timer = threading.Timer(timeout_s + CANCEL_GRACE_S, lambda: (fired.set(), _cancel(cur)))
+                timer.daemon = True
+                timer.start()
+                try:
+                    for s in self._begin(timeout_s):
+                        cur.execute(s)
+                    cur.execute(limited)
+                    table = _read_capped(cur.fetch_record_batch(), row_cap + 1)
+                finally:
+                    timer.cancel()
+                    self._finish(cur)
+        except Exception as e:           # the driver's errors share no base class: each is an outcome
+            if isinstance(e, (KeyboardInterrupt, SystemExit)):
+                raise
+            return self._failed(stmt, engine_sql, e, timeout_s, fired.is_set(), t0)
+        cols = dedupe([f.name for f in table.schema])
+        rows = list(zip(*(_python(table.column(i), table.schema.field(i)) for i in range(table.num_columns))))
+        truncated = len(rows) > row_cap
+        df = pd.DataFrame.from_records(rows[:row_cap], columns=cols)
+        return QueryOutcome(sql=stmt, status="ok", df=df, truncated=truncated, engine_sql=engine_sql,
+                            ms=(time.perf_counter() - t0) * 1000)
+
+    def _finish(self, cur) -> None:
+        end = self._end()
+        if end:
+            cur.execute(end)
+
+    def _failed(self, stmt: str, engine_sql: str, e: Exception, timeout_s: float, fired: bool,
+                t0: float) -> QueryOutcome:
+        ms = (time.perf_counter() - t0) * 1000
+        msg = redact_error(" ".join(str(e).split())[:500], self.url)
+        if fired or "statement timeout" in msg or "canceling statement" in msg:
+            return QueryOutcome(sql=stmt, status="timeout", engine_sql=engine_sql, ms=ms,
+                                error=f"refused: the query ran longer than the {timeout_s:g}s timeout and the "
+                                      f"{self.dialect.scheme} server stopped it")
+        read_only = "read-only transaction" in msg
+        return QueryOutcome(sql=stmt, status="refused" if read_only else "error", engine_sql=engine_sql, ms=ms,
+                            error=(f"refused: the {self.dialect.scheme} server refused a write in a read-only "
+                                   f"transaction ({msg})") if read_only else f"{self.dialect.scheme}: {msg}")
+
+    # ---------------------------------------------------------------- writes
+    def write(self, sql: str, timeout_s: float, judge: Callable[[int], str | None]) -> tuple[str, int | None, str | None]:
+        """(outcome, rows changed, detail): the write in the engine's dialect, in one transaction, committed
+        when ``judge(rows)`` returns None (else rolled back, saying why)."""
+        try:
+            engine_sql = self.write_sql(sql)
+        except (live_sql.EngineRefusal, live_sql.EngineError) as e:
+            return "error", None, f"not run: {e}"
+        try:
+            with self._connection() as conn, contextlib.closing(conn.cursor()) as cur:
+                for s in self._begin(timeout_s, read_only=False):
+                    cur.execute(s)
+                try:
+                    cur.execute(engine_sql)
+                    actual = max(int(cur.rowcount or 0), 0)
+                    why = judge(actual)
+                    cur.execute("ROLLBACK" if why else "COMMIT")
+                except BaseException:
+                    with contextlib.suppress(Exception):
+                        cur.execute("ROLLBACK")
+                    raise
+        except Exception as e:
+            if isinstance(e, (KeyboardInterrupt, SystemExit)):
+                raise
+            msg = redact_error(" ".join(str(e).split())[:300], self.url)
+            timed = "statement timeout" in msg or "canceling statement" in msg
+            return "error", None, f"rolled back: {f'the {timeout_s:g}s timeout' if timed else msg}"
+        return ("rolled_back", actual, why) if why else ("committed", actual, None)
+
+    def write_sql(self, sql: str) -> str:
+        """A write statement (DuckDB's dialect, its card approved) in the engine's dialect and names; its
+        expressions hold only allowed functions (``live_sql``)."""
+        write = live_sql.engine_dialect(self.dialect.scheme)
+        tree = sqlglot.parse_one(sql, read="duckdb")
+        names = {k.lower(): v for k, v in self.names.items()}
+        for table in tree.find_all(exp.Table):
+            if table.name.lower() in names and not table.db:
+                schema, real = names[table.name.lower()]
+                table.set("this", exp.to_identifier(real, quoted=True))
+                table.set("db", exp.to_identifier(schema, quoted=True) if schema else None)
+        for node in tree.find_all(exp.Func):
+            live_sql.check_function(node, self.dialect.scheme)
+        return tree.sql(dialect=write, unsupported_level=sqlglot.ErrorLevel.RAISE)
+
+
+def _cancel(cur) -> None:
+    with contextlib.suppress(Exception):
+        cur.adbc_cancel()
+
+
+def _read_capped(reader: pa.RecordBatchReader, most: int) -> pa.Table:
+    """At most ``most`` rows of the stream (the rest is not read)."""
+    batches, n = [], 0
+    for batch in reader:
+        batches.append(batch)
+        n += batch.num_rows
+        if n >= most:
+            break
+    return pa.Table.from_batches(batches, schema=reader.schema).slice(0, most)
+
+
+def _python(column: pa.ChunkedArray, field: pa.Field) -> list:
+    """A column's values as DuckDB's Python client gives them: Postgres's NUMERIC (text in Arrow, the type in
+    the field's metadata) as an int when whole, else a float (as DuckDB gives a SUM and an AVG)."""
+    values = column.to_pylist()
+    meta = {k.decode(): v.decode() for k, v in (field.metadata or {}).items()}
+    if meta.get("ADBC:postgresql:typname") == "numeric" or isinstance(field.type, (pa.Decimal128Type,)):
+        return [_number(v) for v in values]
+    return values
+
+
+def _number(v):
+    if v is None:
+        return None
+    try:
+        d = decimal.Decimal(str(v))
+    except decimal.InvalidOperation:
+        return v
+    if not d.is_finite():
+        return float(d)
+    return int(d) if d == d.to_integral_value() and abs(d) < 2 ** 63 else float(d)
