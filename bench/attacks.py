@@ -7,6 +7,7 @@
    multiple of the timeout, and whether the next query on the same connection still answers.
 
     .venv/bin/python bench/attacks.py --out docs/results/attacks.json
+    .venv/bin/python bench/attacks.py --live --out docs/results/attacks-live.json    # on live PostgreSQL (issue 54)
 """
 from __future__ import annotations
 
@@ -43,11 +44,71 @@ def snapshot(root: Path) -> dict[str, tuple[int, int, bytes]]:
             if p.is_file()}
 
 
+def print_table(records: list[dict], title: str) -> tuple[dict[str, Counter], Counter]:
+    """The table of docs/security.md by category (and the totals)."""
+    by_cat: dict[str, Counter] = defaultdict(Counter)
+    for r in records:
+        c = by_cat[r["category"]]
+        c["tried"] += 1
+        c[r["status"]] += 1
+        c["harmful"] += r["harmful"]
+        c["unexpected"] += not r["as_expected"]
+    print(title)
+    print("| category | tried | refused | stopped (timeout) | answered harmlessly | error | harmful | unexpected |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    total: Counter = Counter()
+    for cat, c in by_cat.items():
+        total.update(c)
+        print(f"| {cat} | {c['tried']} | {c['refused']} | {c['timeout']} | {c['ok']} | {c['error']} | "
+              f"{c['harmful']} | {c['unexpected']} |")
+    print(f"| all | {total['tried']} | {total['refused']} | {total['timeout']} | {total['ok']} | {total['error']} | "
+          f"{total['harmful']} | {total['unexpected']} |")
+    return by_cat, total
+
+
+def live(out: str | None) -> int:
+    """Every case of both tables on a source asked live in PostgreSQL 15 (issue 54); Postgres's rows, relations,
+    settings and sequence checked unchanged in Postgres afterwards."""
+    from attack_cases import LIVE_FILE, PG_DB, live_as_expected, pg_state
+    from pg_support import PostgresServer
+
+    from duckask.utils.config import load_settings
+
+    server = PostgresServer().start()
+    try:
+        url = server.create_database("attacked")
+        server.sql(*PG_DB, db="attacked")
+        before = pg_state(server, "attacked")
+        db = open_database(url, load_settings(cache_dir=tempfile.mkdtemp(prefix="duckask-live-attacks-"),
+                                              source_mode="live"))
+        records = []
+        for table, cases in (("attacks.yaml", load_cases()), ("attacks_live.yaml", load_cases(LIVE_FILE))):
+            for case in cases:
+                r = run_case(db, case)
+                r["as_expected"] = live_as_expected(case, r) if table == "attacks.yaml" else r["as_expected"]
+                records.append({"table": table, **r})
+        unchanged = pg_state(server, "attacked") == before
+        version = server.sql("SELECT current_setting('server_version')", db="attacked")[0][0]
+    finally:
+        server.stop()
+    _by_cat, total = print_table(records, f"{len(records)} cases on live PostgreSQL {version}; rows, relations, "
+                                          f"settings and sequence unchanged: {unchanged}")
+    if out:
+        Path(out).parent.mkdir(parents=True, exist_ok=True)
+        Path(out).write_text(json.dumps({"date": time.strftime("%Y-%m-%d"), "postgres": version,
+                                         "postgres_unchanged": unchanged, "totals": dict(total), "cases": records},
+                                        indent=1, default=str))
+    return 0 if total["harmful"] == 0 and total["unexpected"] == 0 and unchanged else 1
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--out")
     ap.add_argument("--timeouts", default="0.5,1,2,5")
+    ap.add_argument("--live", action="store_true", help="the tables on a live PostgreSQL source instead (issue 54)")
     args = ap.parse_args(argv)
+    if args.live:
+        return live(args.out)
     cases = load_cases()
     tmp = Path(tempfile.mkdtemp(prefix="duckask-attacks-"))
     settings = Settings(cache_dir=str(tmp / "cache"))
@@ -64,23 +125,8 @@ def main(argv: list[str] | None = None) -> int:
             records.append({"source": kind, **run_case(db, case)})
     unchanged = {"file": snapshot(tmp / "db") == before["file"], "export": snapshot(export) == before["export"]}
 
-    by_cat: dict[str, Counter] = defaultdict(Counter)
-    for r in records:
-        c = by_cat[r["category"]]
-        c["tried"] += 1
-        c[r["status"]] += 1
-        c["harmful"] += r["harmful"]
-        c["unexpected"] += not r["as_expected"]
-    print(f"{len(cases)} cases x 2 sources = {len(records)} runs; files unchanged: {unchanged}")
-    print("| category | tried | refused | stopped (timeout) | answered harmlessly | error | harmful | unexpected |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|")
-    total: Counter = Counter()
-    for cat, c in by_cat.items():
-        total.update(c)
-        print(f"| {cat} | {c['tried']} | {c['refused']} | {c['timeout']} | {c['ok']} | {c['error']} | "
-              f"{c['harmful']} | {c['unexpected']} |")
-    print(f"| all | {total['tried']} | {total['refused']} | {total['timeout']} | {total['ok']} | {total['error']} | "
-          f"{total['harmful']} | {total['unexpected']} |")
+    by_cat, total = print_table(records, f"{len(cases)} cases x 2 sources = {len(records)} runs; files unchanged: "
+                                         f"{unchanged}")
 
     db = open_database(db_file, settings)
     runaway = []
