@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import decimal
 import json
 import os
 import subprocess
@@ -44,9 +45,9 @@ def grow(server: PostgresServer, have: int, want: int) -> int:
     while have < want:
         upto = min(want, have + CHUNK)
         t0 = time.perf_counter()
-        server.sql("INSERT INTO orders SELECT i, 1 + (i * 7919) % 100000, ((i * 31) % 100000) / 100.0, "
+        server.sql("INSERT INTO orders SELECT i, 1 + (i * 7919::bigint) % 100000, ((i * 31::bigint) % 100000) / 100.0, "
                    "date '2020-01-01' + (i % 1827)::int, (ARRAY['placed', 'shipped', 'delivered', 'returned'])"
-                   f"[1 + i % 4] FROM generate_series({have + 1}, {upto}) i", db="scale")
+                   f"[1 + i % 4] FROM generate_series({have + 1}::bigint, {upto}) i", db="scale")
         print(f"  orders: {upto:,} rows ({time.perf_counter() - t0:.0f} s)", file=sys.stderr, flush=True)
         have = upto
     server.sql("ANALYZE orders", db="scale")
@@ -78,9 +79,10 @@ def child(url: str, mode: str, cache: str) -> dict:
 
 
 def _plain(v):
-    if isinstance(v, float):
-        return round(v, 6)
-    return v if isinstance(v, (int, str)) or v is None else str(v)
+    """A value to compare: numbers as floats to 6 places (a copy's DECIMAL and Postgres's NUMERIC alike)."""
+    if isinstance(v, (int, float, decimal.Decimal)) and not isinstance(v, bool):
+        return round(float(v), 6)
+    return v if isinstance(v, str) or v is None else str(v)
 
 
 def measure(url: str, mode: str) -> dict:

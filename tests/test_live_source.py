@@ -92,7 +92,7 @@ def test_a_query_runs_in_postgres_sees_changes_at_once_and_shows_its_sql(live, s
     assert not copied.engine_sql and copied.df["country"].tolist() == out.df["country"].tolist() == [
         "Chile", "France", "Japan"]
     for col in ("orders", "weight", "total"):
-        assert out.df[col].tolist() == pytest.approx([float(v) for v in copied.df[col]]), col
+        assert [float(v) for v in out.df[col]] == pytest.approx([float(v) for v in copied.df[col]]), col
     assert '"public"."orders"' in out.engine_sql and "EXTRACT(YEAR" in out.engine_sql.upper()
     ships = live.run("SELECT carrier, count(*) AS n FROM ops_shipments GROUP BY carrier ORDER BY carrier")
     assert ships.df.values.tolist() == [["DHL", 250], ["UPS", 250]] and '"ops"."shipments"' in ships.engine_sql

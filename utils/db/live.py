@@ -217,13 +217,18 @@ def _read_capped(reader: pa.RecordBatchReader, most: int) -> pa.Table:
 
 
 def _python(column: pa.ChunkedArray, field: pa.Field) -> list:
-    """A column's values as DuckDB's Python client gives them: Postgres's NUMERIC (text in Arrow, the type in
-    the field's metadata) as an int when whole, else a float (as DuckDB gives a SUM and an AVG)."""
+    """A column's values as DuckDB's Python client gives them. Postgres's NUMERIC comes as text (its type in the
+    field's metadata): a whole number (a SUM of integers) as an int, a value of a few decimal places (a
+    ``numeric(10,2)``, its SUM) as a Decimal, as DuckDB gives a DECIMAL, and a long division (an AVG) as a float,
+    as DuckDB gives a DOUBLE."""
     values = column.to_pylist()
     meta = {k.decode(): v.decode() for k, v in (field.metadata or {}).items()}
-    if meta.get("ADBC:postgresql:typname") == "numeric" or isinstance(field.type, (pa.Decimal128Type,)):
+    if meta.get("ADBC:postgresql:typname") == "numeric":
         return [_number(v) for v in values]
     return values
+
+
+DECIMAL_PLACES = 6          # more places than this: a division's result, a float
 
 
 def _number(v):
@@ -235,4 +240,7 @@ def _number(v):
         return v
     if not d.is_finite():
         return float(d)
-    return int(d) if d == d.to_integral_value() and abs(d) < 2 ** 63 else float(d)
+    places = -d.as_tuple().exponent if isinstance(d.as_tuple().exponent, int) else 0
+    if places <= 0:
+        return int(d)
+    return d if places <= DECIMAL_PLACES else float(d)
