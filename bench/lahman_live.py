@@ -44,7 +44,7 @@ def load(server: PostgresServer, db: str, demo: Path = DEMO) -> str:
                                              "ORDER BY table_name").fetchall()]
         with pg.connect(url, autocommit=True) as conn, conn.cursor() as cur:
             for t in tables:
-                cur.adbc_ingest(t, duck.execute(f"SELECT * FROM {_q(t)}").fetch_arrow_table(), mode="create")
+                cur.adbc_ingest(t, duck.sql(f"SELECT * FROM {_q(t)}").to_arrow_table(), mode="create")
             for t, kind, cols, ref, rcols in duck.execute(
                     "SELECT table_name, constraint_type, constraint_column_names, referenced_table, "
                     "referenced_column_names FROM duckdb_constraints() WHERE schema_name = 'main' "
