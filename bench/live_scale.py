@@ -133,7 +133,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def table(report: dict) -> str:
-    lines = ["| orders | mode | first answer | second answer | local disk | same answers |", "|---|---|---:|---:|---:|---|"]
+    lines = ["| orders | mode | first answer | second answer | local disk | same answers |",
+             "|---|---|---:|---:|---:|---|"]
     for e in report["sizes"]:
         for mode in ("copy", "live"):
             m = e[mode]

@@ -60,7 +60,8 @@ def make_db(path: Path) -> Path:
 
 #: The attacked database in PostgreSQL (a live source): the same names as ``make_db``'s.
 PG_DB = ["CREATE TABLE t (i integer, s text)", "INSERT INTO t VALUES (1, 'one'), (2, 'two'), (3, 'three')",
-         "CREATE VIEW v AS SELECT i FROM t", "CREATE SCHEMA airtable", "CREATE TABLE airtable.duckdb_databases (x integer)",
+         "CREATE VIEW v AS SELECT i FROM t", "CREATE SCHEMA airtable",
+         "CREATE TABLE airtable.duckdb_databases (x integer)",
          "CREATE SCHEMA reports", "CREATE TABLE reports.pg_settings (name text, setting text)",
          "CREATE VIEW pg_teams AS SELECT i FROM t", "CREATE SEQUENCE t_seq"]
 LIVE_FILE = FILE.with_name("attacks_live.yaml")

@@ -26,6 +26,7 @@ from duckask.utils.db.database import open_database
 from duckask.utils.db.writes import approve, propose
 from duckask.utils.llm.scripted import ScriptedLLM
 from duckask.utils.schema.introspect import introspect
+from duckask.utils.schema.value_index import LIVE_CHECK_S, ValueIndex
 
 DUCKASK = Path(sys.executable).parent / "duckask"
 
@@ -40,7 +41,8 @@ SHOP = [
     "FROM generate_series(1, 3000) i",
     "INSERT INTO orders SELECT i, 1 + i % 3000, (i % 500) + 0.25, date '2023-01-01' + (i % 730), "
     "(ARRAY['placed', 'shipped', 'returned'])[1 + i % 3], (i % 13) * 1.5 FROM generate_series(1, 20000) i",
-    "INSERT INTO ops.shipments SELECT i, i, CASE WHEN i % 2 = 0 THEN 'DHL' ELSE 'UPS' END FROM generate_series(1, 500) i",
+    "INSERT INTO ops.shipments SELECT i, i, CASE WHEN i % 2 = 0 THEN 'DHL' ELSE 'UPS' END "
+    "FROM generate_series(1, 500) i",
 ]
 
 
@@ -80,6 +82,16 @@ def test_the_catalog_holds_structure_a_sample_and_facts_from_the_engine(live):
     assert {v for _t, _c, v in catalog.values.get("returned", [])} == {"returned"}
     with live.cursor() as cur:
         assert cur.execute("SELECT count(*) FROM orders").fetchone()[0] == 50          # the file holds a sample
+
+
+def test_the_checks_read_the_catalogs_facts_and_bound_their_reads_in_the_engine(live, monkeypatch):
+    index = ValueIndex.of(live, introspect(live))
+    calls: list[dict] = []
+    ran = live.engine.run
+    monkeypatch.setattr(live.engine, "run", lambda *a, **k: calls.append(k) or ran(*a, **k))
+    assert set(index.values("customers", "country")) == {"France", "Chile", "Japan"} and not calls   # the facts
+    assert index.span("orders", "placed") == (2023, 2024, True)
+    assert calls and calls[-1]["timeout_s"] == LIVE_CHECK_S          # a min/max on a large table stops early
 
 
 def test_a_query_runs_in_postgres_sees_changes_at_once_and_shows_its_sql(live, shop, postgres):

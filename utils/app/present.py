@@ -272,8 +272,8 @@ def as_json(r, max_rows: int | None = None) -> dict[str, Any]:
 
 
 #: The keys of ``as_json`` an agent gets from the MCP ``ask`` tool.
-AGENT_KEYS = ("status", "answer", "sql", "engine_sql", "intent", "derivation", "warning", "clarifying_question", "write", "path",
-              "template", "confidence", "alternatives", "sources")
+AGENT_KEYS = ("status", "answer", "sql", "engine_sql", "intent", "derivation", "warning", "clarifying_question",
+              "write", "path", "template", "confidence", "alternatives", "sources")
 
 
 def for_agent(r, max_rows: int) -> dict[str, Any]:

@@ -103,8 +103,8 @@ class Result:
         and table names); None when the query ran in DuckDB."""
         if self.status != "answered":
             return None
-        return next((a["engine_sql"] for a in reversed(self.attempts) if a.get("engine_sql") and a.get("status") == "ok"),
-                    None)
+        return next((a["engine_sql"] for a in reversed(self.attempts)
+                     if a.get("engine_sql") and a.get("status") == "ok"), None)
 
     # -- confirm-before-run: a "pending" Result waits for one of these ---------------------------------
     def _continue(self, decision: dict) -> Result:

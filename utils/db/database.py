@@ -25,14 +25,13 @@ from tenacity import retry, retry_if_exception, stop_after_delay, wait_random
 
 from duckask.utils.config import Settings, load_settings
 from duckask.utils.db import remote
-from duckask.utils.db.live import LiveEngine
 from duckask.utils.db.binder import ConnectionScope, catalog_of, user_table_names
+from duckask.utils.db.live import LiveEngine
 from duckask.utils.db.models import ModelError, build_views, models_for, models_stamp
-from duckask.utils.db.outcome import QueryOutcome, dedupe  # noqa: F401 (QueryOutcome re-exported)
+from duckask.utils.db.outcome import QueryOutcome, dedupe
 from duckask.utils.db.quoting import quote_ident
 from duckask.utils.db.safety import UnsafeSQLError, check_sql
-from duckask.utils.db.sources import (  # noqa: F401 (re-exported)
-    LIVE_PREFIX, DatabaseError, is_export_dir, resolve_db_file)
+from duckask.utils.db.sources import LIVE_PREFIX, DatabaseError, is_export_dir, resolve_db_file  # noqa: F401 (re-exported)
 from duckask.utils.sql.reads import fold
 
 #: How long opening the file read-only waits while another process holds its write lock.

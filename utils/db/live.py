@@ -156,7 +156,8 @@ class LiveEngine:
                                    f"transaction ({msg})") if read_only else f"{self.dialect.scheme}: {msg}")
 
     # ---------------------------------------------------------------- writes
-    def write(self, sql: str, timeout_s: float, judge: Callable[[int], str | None]) -> tuple[str, int | None, str | None]:
+    def write(self, sql: str, timeout_s: float,
+              judge: Callable[[int], str | None]) -> tuple[str, int | None, str | None]:
         """(outcome, rows changed, detail): the write in the engine's dialect, in one transaction, committed
         when ``judge(rows)`` returns None (else rolled back, saying why)."""
         try:

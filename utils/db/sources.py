@@ -25,8 +25,8 @@ import duckdb
 
 from duckask.utils.config import Settings, load_settings
 from duckask.utils.db import adbc_source, remote
-from duckask.utils.db.remote import LIVE_PREFIX  # noqa: F401 (re-exported)
 from duckask.utils.db.errors import DatabaseError
+from duckask.utils.db.remote import LIVE_PREFIX  # noqa: F401 (re-exported)
 from duckask.utils.db.sqlite_source import is_sqlite_file
 
 
@@ -135,5 +135,5 @@ def resolve_db_file(db: str | os.PathLike, settings: Settings | None = None) -> 
 
 def refresh_live(db: str, settings: Settings) -> Path:
     """Read a live source's catalog again now (after a change of its structure)."""
-    return remote.snapshot(db, settings.resolved_cache_dir / "remote", refresh=True, only=settings.source_tables or None,
-                           sample=settings.source_sample_rows)
+    return remote.snapshot(db, settings.resolved_cache_dir / "remote", refresh=True,
+                           only=settings.source_tables or None, sample=settings.source_sample_rows)

@@ -28,9 +28,20 @@ from duckask.utils.db.quoting import quote_ident
 from duckask.utils.schema.catalog import is_text
 
 MAX_DISTINCT = 20_000
+#: A live source (``Database.live``): a check's read in the engine stops after this long, and the check is not made
+#: (a GROUP BY or a min/max over a table of 100 M rows is a full scan); a column's values come from the catalog's
+#: facts, read once at bounded cost (``live_catalog``), when it has them.
+LIVE_CHECK_S = 2.0
 _CACHE: dict[tuple, list[str] | None] = {}
 _COUNTS: dict[tuple, dict[str, int]] = {}
 _LOCK = threading.Lock()
+
+
+def check_read(database, sql: str, row_cap: int):
+    """A check's read of ``database`` (bounded on a live source: ``LIVE_CHECK_S``, then the check is not made)."""
+    if getattr(getattr(database, "unscoped", database), "live", False):
+        return database.run(sql, row_cap=row_cap, timeout_s=LIVE_CHECK_S)
+    return database.run(sql, row_cap=row_cap)
 
 
 def singular(word: str) -> str:
@@ -85,10 +96,15 @@ class ValueIndex:
         with _LOCK:
             if key in _CACHE:
                 return _CACHE[key]
+        known = self._facts(real, named[0])
+        if known is not None:
+            with _LOCK:
+                _CACHE[key] = known
+            return known
         col = quote_ident(named[0])
-        out = self.database.run(f"SELECT CAST({col} AS VARCHAR) AS v, count(*) AS n FROM {quote_ident(real)} "
-                                f"WHERE {col} IS NOT NULL GROUP BY 1 ORDER BY n DESC LIMIT {MAX_DISTINCT + 1}",
-                                row_cap=MAX_DISTINCT + 1)
+        out = self._read(f"SELECT CAST({col} AS VARCHAR) AS v, count(*) AS n FROM {quote_ident(real)} "
+                         f"WHERE {col} IS NOT NULL GROUP BY 1 ORDER BY n DESC LIMIT {MAX_DISTINCT + 1}",
+                         row_cap=MAX_DISTINCT + 1)
         values = None
         if out.status == "refused":                     # this reader may not read it: nothing to keep for anyone
             return None
@@ -102,6 +118,20 @@ class ValueIndex:
                 _COUNTS.clear()
             _CACHE[key] = values
         return values
+
+    def _live(self):
+        """The live source's engine when this index reads one for every reader (not a user's allowlist), else None."""
+        return getattr(self.database, "engine", None) if getattr(self.database, "live", False) else None
+
+    def _facts(self, table: str, column: str) -> list[str] | None:
+        """A live source's values of the column as its catalog read them (every value, or None)."""
+        engine = self._live()
+        if engine is None or self.database.unscoped is not self.database:
+            return None
+        return ((engine.facts.get("values") or {}).get(table) or {}).get(column)
+
+    def _read(self, sql: str, row_cap: int):
+        return check_read(self.database, sql, row_cap)
 
     def count(self, table: str, column: str, value: str) -> int:
         """How many rows hold ``value`` in the column (0 when not indexed or not held)."""
@@ -134,8 +164,7 @@ class ValueIndex:
         named = columns.get(column.lower())
         dated = bool(named) and named[1].upper().startswith(("DATE", "TIMESTAMP"))
         value = f"year({quote_ident(named[0])})" if dated else quote_ident(named[0]) if named else ""
-        out = self.database.run(f"SELECT min({value}), max({value}) FROM {quote_ident(real)}",
-                                row_cap=1) if named else None
+        out = self._read(f"SELECT min({value}), max({value}) FROM {quote_ident(real)}", row_cap=1) if named else None
         if out is not None and out.status == "refused":
             return None
         row = out.df.iloc[0].tolist() if out is not None and out.ok else [None, None]

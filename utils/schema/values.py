@@ -185,6 +185,7 @@ def whole_names(database, catalog: Catalog, question: str, matches: list[ValueMa
     (a refusal links nothing), at most ``MAX_NAME_QUERIES`` a split; none without a database. A phrase one column
     holds whole is left as ``match_values`` linked it."""
     from duckask.utils.db.quoting import quote_ident, quote_literal
+    from duckask.utils.schema.value_index import check_read
 
     out = list(matches)
     for phrase in _name_phrases(question) if database is not None else []:
@@ -204,8 +205,8 @@ def whole_names(database, catalog: Catalog, question: str, matches: list[ValueMa
                 same = [f"lower(CAST({quote_ident(c)} AS VARCHAR)) = lower({quote_literal(rest)})" for c in others]
                 counts = ", ".join(f"count(*) FILTER (WHERE {w}) AS n{i}, min(CAST({quote_ident(c)} AS VARCHAR)) "
                                    f"FILTER (WHERE {w}) AS v{i}" for i, (c, w) in enumerate(zip(others, same)))
-                res = database.run(f"SELECT {counts} FROM {quote_ident(table)} "
-                                   f"WHERE {quote_ident(column)} = {quote_literal(value)}", row_cap=1)
+                res = check_read(database, f"SELECT {counts} FROM {quote_ident(table)} "
+                                           f"WHERE {quote_ident(column)} = {quote_literal(value)}", row_cap=1)
                 if not res.ok or res.df is None or not len(res.df):
                     continue
                 row = res.df.iloc[0]
