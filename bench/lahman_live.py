@@ -4,8 +4,9 @@ The demo database (``data/lahman.duckdb``) is loaded into a PostgreSQL 15 server
 (``tests/pg_support.py``): every table through ADBC's bulk ingest, with its primary and foreign keys and its
 table and column comments. Then ``duckask eval`` runs the 25 questions of ``bench/lahman_questions.yaml`` on
 ``postgresql://...`` with ``--source-mode live`` and the demo's own knowledge (its example pairs and semantic file,
-which ``ask`` gives the demo by itself), the embedded model as the user has it. Gold queries run live too (in
-Postgres, transpiled like every query): a gold that cannot is counted apart (``gold_error``).
+which ``ask`` gives the demo by itself), the embedded model as the user has it, its common prompt prefixes warmed
+first (``duckask warm --db URL``, as ``.ci/setup`` warms the demo's). Gold queries run live too (in Postgres,
+transpiled like every query): a gold that cannot is counted apart (``gold_error``).
 
     .venv/bin/python bench/lahman_live.py [--out docs/results/lahman-live/live]
 """
@@ -74,6 +75,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         url = load(server, "lahman")
         Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+        # as .ci/setup warms the demo's common prompt prefixes, a user warms their own database's once
+        warm = [sys.executable, "-m", "duckask.utils.app.cli", "warm", "--db", url, "--source-mode", "live",
+                "--semantic", "data/lahman_semantic.yaml", "--examples", "data/lahman_examples.yaml"]
+        subprocess.run(warm, cwd=ROOT, check=True)
         cmd = [sys.executable, "-m", "duckask.utils.app.cli", "eval", "bench/lahman_questions.yaml", "--db", url,
                "--source-mode", "live", "--examples", "data/lahman_examples.yaml",
                "--semantic", "data/lahman_semantic.yaml", "--out", f"{args.out}.jsonl", "--report", args.out]

@@ -177,6 +177,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--db", help="DuckDB file, EXPORT DATABASE folder or SQLite file (default: the Lahman demo DB)")
     p.add_argument("--config")
     p.add_argument("--limit", type=int, default=8, help="prefixes to keep at most (default 8)")
+    p.add_argument("--semantic", "--descriptions", dest="descriptions", metavar="PATH",
+                   help="the semantic file the questions will be asked with (its prefixes are warmed)")
+    p.add_argument("--examples", help="the example pairs the questions will be asked with")
     p.set_defaults(func=cmd_warm)
 
     p = sub.add_parser("schema", help="print the schema exactly as the model sees it")

@@ -163,7 +163,8 @@ def cmd_warm(args) -> int:
 
     t0 = time.perf_counter()
     recs = warm(db_or_demo(args.db), limit=args.limit, config=args.config,
-                progress=lambda m: print(m, file=sys.stderr))
+                progress=lambda m: print(m, file=sys.stderr),
+                **{k: v for k in ("descriptions", "examples") if (v := getattr(args, k, None)) is not None})
     if not recs:
         print("duckask warm: nothing to do (only the embedded model keeps prompt states)", file=sys.stderr)
         return EXIT_OK
