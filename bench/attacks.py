@@ -76,8 +76,7 @@ def live(out: str | None) -> int:
 
     server = PostgresServer().start()
     try:
-        url = server.create_database("attacked")
-        server.sql(*PG_DB, db="attacked")
+        url = server.create_database("attacked", *PG_DB)
         before = pg_state(server, "attacked")
         db = open_database(url, load_settings(cache_dir=tempfile.mkdtemp(prefix="duckask-live-attacks-"),
                                               source_mode="live"))

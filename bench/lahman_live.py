@@ -19,19 +19,14 @@ from pathlib import Path
 
 import duckdb
 
+from duckask.utils.db.quoting import quote_ident as _q
+from duckask.utils.db.quoting import quote_literal as _lit
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 from pg_support import PostgresServer  # noqa: E402  (the tests' throwaway server)
 
 DEMO = ROOT / "data" / "lahman.duckdb"
-
-
-def _q(name: str) -> str:
-    return '"' + name.replace('"', '""') + '"'
-
-
-def _lit(text: str) -> str:
-    return "'" + text.replace("'", "''") + "'"
 
 
 def load(server: PostgresServer, db: str, demo: Path = DEMO) -> str:
@@ -75,6 +70,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         url = load(server, "lahman")
         Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+        Path(f"{args.out}.jsonl").unlink(missing_ok=True)      # a fresh run (duckask eval would resume it)
         # as .ci/setup warms the demo's common prompt prefixes, a user warms their own database's once
         warm = [sys.executable, "-m", "duckask.utils.app.cli", "warm", "--db", url, "--source-mode", "live",
                 "--semantic", "data/lahman_semantic.yaml", "--examples", "data/lahman_examples.yaml"]

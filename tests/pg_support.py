@@ -78,8 +78,11 @@ class PostgresServer:
                     rows = cur.fetchall() if cur.description else []
         return rows
 
-    def create_database(self, name: str) -> str:
+    def create_database(self, name: str, *statements: str) -> str:
+        """A new database ``name``, ``statements`` run in it (each alone, committed); returns its URL."""
         self.sql(f'CREATE DATABASE "{name}"')
+        if statements:
+            self.sql(*statements, db=name)
         return self.url(name)
 
     def stop(self) -> None:

@@ -17,8 +17,7 @@ LIVE = load_cases(LIVE_FILE)
 @pytest.fixture(scope="module")
 def attacked(postgres, tmp_path_factory):
     """(the live Database, the state before); after the module's last case, the state is unchanged."""
-    url = postgres.create_database("attacked")
-    postgres.sql(*PG_DB, db="attacked")
+    url = postgres.create_database("attacked", *PG_DB)
     before = pg_state(postgres, "attacked")
     settings = load_settings(None, cache_dir=str(tmp_path_factory.mktemp("live-attack-cache")), source_mode="live")
     db = open_database(url, settings)

@@ -48,9 +48,7 @@ SHOP = [
 
 @pytest.fixture(scope="module")
 def shop(postgres) -> str:
-    url = postgres.create_database("liveshop")
-    postgres.sql(*SHOP, db="liveshop")
-    return url
+    return postgres.create_database("liveshop", *SHOP)
 
 
 @pytest.fixture

@@ -47,9 +47,7 @@ SHOP = [
 
 @pytest.fixture(scope="module")
 def shop(postgres) -> str:
-    url = postgres.create_database("shop")
-    postgres.sql(*SHOP, db="shop")
-    return url
+    return postgres.create_database("shop", *SHOP)
 
 
 @pytest.fixture
