@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import clean_env
+from conftest import clean_env, duckdb_file
 from pg_support import PASSWORD
 
 from duckask.utils.app import present
@@ -179,6 +179,12 @@ def test_writes_go_through_the_card_and_run_in_one_postgres_transaction(shop, po
         assert db.run("SELECT count(*) AS n FROM notes").df.iloc[0, 0] == 3
     finally:
         postgres.sql("DROP TABLE notes", db="liveshop")
+
+
+def test_a_duckdb_file_named_like_a_live_catalog_is_a_file(tmp_path, isolated_env):
+    path = duckdb_file(tmp_path / "live-postgresql-sales.duckdb", "CREATE TABLE t AS SELECT 1 AS x")
+    db = open_database(str(path), load_settings(source_mode="live"))
+    assert not db.live and db.run("SELECT x FROM t").df.iloc[0, 0] == 1
 
 
 def test_auto_asks_live_above_the_size_and_copies_below(shop, isolated_env):

@@ -2,7 +2,8 @@
 
 ``open_database(db)`` opens the DuckDB file ``sources.resolve_db_file`` finds for ``db`` (a DuckDB file;
 an EXPORT DATABASE folder, a SQLite file or a remote database through a cached copy) ``read_only``,
-one shared connection per file and process.
+one shared connection per file and process. A remote database asked live (``source_mode``) opens its catalog
+file the same way, with a ``live.LiveEngine`` that ``Database.run`` hands each checked query to.
 
 Every connection has ``enable_external_access=false`` (no read_csv/read_text/COPY/ATTACH of files),
 a memory limit and ``lock_configuration=true`` (no SET/PRAGMA can undo it). ``Database.run`` adds the
@@ -263,7 +264,8 @@ def open_database(db: str | os.PathLike, settings: Settings | None = None) -> Da
     file = shown.file if shown else resolve_db_file(db, settings)
     with _OPEN_LOCK:
         if str(file) not in _OPEN:
-            engine = LiveEngine(str(db), file) if file.name.startswith(LIVE_PREFIX) else None
+            asked_live = remote.kind_of(str(db)) and file.name.startswith(LIVE_PREFIX)   # not a file named so
+            engine = LiveEngine(str(db), file) if asked_live else None
             _OPEN[str(file)] = Database(file, settings, source=remote.redact(str(db)), engine=engine)  # no password
         database = _OPEN[str(file)]
     if database.settings.memory_limit != settings.memory_limit or \
