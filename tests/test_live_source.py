@@ -145,6 +145,17 @@ def test_the_engine_tree_allows_only_pure_functions_over_the_sources_tables(engi
         live_sql.check_engine(engine_sql, "postgresql", {("public", "orders"), ("public", "customers")})
 
 
+def test_the_semantic_directorys_models_become_ctes_of_the_query_sent():
+    names = {"customers": ("public", "customers"), "ops_shipments": ("ops", "shipments")}
+    models = {"vips": "SELECT id, name FROM customers WHERE vip",
+              "vip_names": "SELECT name FROM vips", "unused": "SELECT carrier FROM ops_shipments"}
+    sql = live_sql.to_engine("SELECT count(*) AS n FROM vip_names", "postgresql", names, models)
+    assert sql.startswith("WITH vips AS (SELECT id, name FROM \"public\".\"customers\"")
+    assert "vip_names AS (SELECT name FROM vips)" in sql and "unused" not in sql and "shipments" not in sql
+    with pytest.raises(live_sql.EngineRefusal, match="not one of the source's tables"):
+        live_sql.to_engine("SELECT * FROM secrets", "postgresql", names, models)
+
+
 def test_a_query_the_dialect_cannot_say_is_a_clear_error_the_fixer_sees(live):
     out = live.run("SELECT list_transform([1, 2, 3], x -> x + 1) AS l")
     assert out.status == "error" and "postgresql" in out.error and out.df is None

@@ -125,11 +125,12 @@ def _inline_models(tree: exp.Expression, models: dict[str, str]) -> exp.Expressi
         if name in wanted or any(name.lower() in {t.name.lower() for t in sqlglot.parse_one(b, read="duckdb")
                                                   .find_all(exp.Table)} for b in wanted.values()):
             wanted[name] = body
-    outer = tree.args.get("with")
+    key = "with_" if "with_" in type(tree).arg_types else "with"       # sqlglot 30 names it with_
+    outer = tree.args.get(key)
     ctes = [exp.CTE(this=sqlglot.parse_one(body, read="duckdb"), alias=exp.TableAlias(this=exp.to_identifier(name)))
             for name, body in models.items() if name in wanted]
-    tree.set("with", exp.With(expressions=ctes + (list(outer.expressions) if outer else []),
-                              recursive=bool(outer and outer.args.get("recursive"))))
+    tree.set(key, exp.With(expressions=ctes + (list(outer.expressions) if outer else []),
+                           recursive=bool(outer and outer.args.get("recursive"))))
     return tree
 
 
