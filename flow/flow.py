@@ -1,22 +1,8 @@
 """Wiring only: the duckask graph.
 
-IntentRouter -data-> ResolveFollowUp -> ClarifyQuery | -schema-> AnswerSchema | -general-> AnswerGeneral
-With tools configured, ResolveFollowUp and the general turn go through ChooseSource first:
-ChooseSource -database-> ClarifyQuery | -tool-> CallTool -answer-> AnswerFromTool | -none-> AnswerGeneral
-IntentRouter -sql-> ConfirmSQL -run-> SQLExecutor                 (the user's own SQL)
-IntentRouter -write-> ReviewWrite -approved-> ApplyWrite | -edit-> ReviewWrite   (the user's SQL, not a SELECT)
-IntentRouter -change-> TableSelector -> SchemaLookup -change-> ProposeWrite -write-> ReviewWrite | -read-> ClarifyQuery
-ClarifyQuery -clear-> MatchTemplate -none-> PlanQuery -sql-> TableSelector -> SchemaLookup -> SQLGenerator ->
-    SQLExecutor
-ClarifyQuery -ambiguous-> AskUser -answered-> MatchTemplate   (non-interactive: ends)
-MatchTemplate -template-> SQLExecutor (a kept pair's SQL, the question's literals) -fallback-> TableSelector
-PlanQuery -planned-> SQLExecutor (MetricFlow's SQL) -fallback-> TableSelector (failed or empty: the SQL path)
-PlanQuery -both-> TableSelector   (with candidates: the plan's query is voted on with the SQL path's drafts)
-ResponseGrader -fallback-> TableSelector   (a plan's or a template's answer judged wrong: the SQL path)
-SQLExecutor -error-> ErrorFixer -resample/-retry-> SQLGenerator | -repaired-> SQLExecutor | -give_up-> ReportError
-SQLExecutor -success-> DataAnalyzer -> ResponseGrader -resample/-fail-> SQLGenerator | -pass/-exhausted-> end
-With ``confirm`` on, SQLGenerator and ErrorFixer's repairs go through ConfirmSQL before SQLExecutor:
-ConfirmSQL -run-> SQLExecutor | -revise-> SQLGenerator | -replan-> TableSelector | pending/declined: end.
+The picture of what is wired here is docs/design.md's section 2 (a mermaid diagram that
+tests/test_design.py holds to exactly these edges) and its nodes table, generated from this wiring; no
+other drawing of the graph is kept, so none can drift from it.
 """
 from __future__ import annotations
 

@@ -23,7 +23,7 @@ from duckask.nodes._base import TracedNode
 from duckask.utils.knowledge.examples import Example, tables_of
 from duckask.utils.knowledge.retrieve import retrieve
 from duckask.utils.llm.yaml_reply import parse_yaml
-from duckask.utils.schema.ranker import rank_tables, sure_tables, with_parents
+from duckask.utils.schema.ranker import choice_without_llm, rank_tables, with_parents
 from duckask.utils.schema.values import from_entities, match_flags, match_values, whole_names
 from duckask.utils.turn import Turn
 
@@ -87,11 +87,9 @@ class TableSelector(TracedNode):
         cat, s = self.ctx.catalog, self.ctx.settings
         out = self._rank(p["question"], p["previous"])
         ranked = out["ranked"]
-        if len(out["ranked"]) <= s.table_llm_threshold:
-            return {**out, "selected": [r.table for r in out["ranked"]], "by": "all"}
-        sure = sure_tables(ranked, s.table_sure_band)
-        if sure:
-            return {**out, "selected": with_parents(cat, sure), "by": "ranker"}
+        decided = choice_without_llm(cat, ranked, s)
+        if decided:
+            return {**out, "selected": decided[0], "by": decided[1]}
         shortlist = [r.table for r in ranked[: s.table_shortlist]]
         text = "\n".join(_table_line(cat.tables[t]) for t in shortlist)
         reply = self.ctx.llm.complete([{"role": "user", "content": PROMPT.format(tables=text, question=p["question"])}],

@@ -4,8 +4,9 @@ keep their states on disk, so the first question of every later process skips th
 The prefixes are the SQLGenerator's stable schema text (``SchemaLookup``: the instructions, then the
 tables in a fixed order, each always showing the same columns): first the part every question
 shares (the database's instructions), then, for each example pair of the database (the questions
-its users ask), the schema of the tables such a question selects (the pre-ranker's sure choice,
-else the pair's own tables, with their parents). Distinct prefixes only, the most common first, at
+its users ask), the schema of the tables such a question selects (TableSelector's choice without the model,
+``ranker.choice_without_llm``: every table of a small schema, the pre-ranker's sure choice; where the
+model would pick, the pair's own tables, with their parents). Distinct prefixes only, the most common first, at
 most ``limit``; when the database has a semantic layer the plan path uses, PlanQuery's catalog (the
 start of every plan prompt) comes first, within the limit. Only the embedded model keeps prompt states;
 with an endpoint there is nothing to do.
@@ -25,16 +26,11 @@ from duckask.utils.semantic.manifest import layer_for
 def _stable_schema(prep, ctx, question: str, tables: list[str] | None) -> str:
     """The stable schema text SchemaLookup gives for ``question`` (on ``tables`` when given)."""
     from duckask.nodes import SchemaLookup, TableSelector
-    from duckask.utils.schema.ranker import sure_tables, with_parents
+    from duckask.utils.schema.ranker import choice_without_llm, with_parents
 
-    sel = TableSelector(ctx)
-    ranked = sel._rank(question, None)
-    cat = prep.catalog
-    if len(cat.tables) <= prep.settings.table_llm_threshold:
-        chosen = list(cat.tables)
-    else:
-        chosen = with_parents(cat, sure_tables(ranked["ranked"], prep.settings.table_sure_band) or tables or
-                              [r.table for r in ranked["ranked"][:3]])
+    ranked = TableSelector(ctx)._rank(question, None)
+    decided = choice_without_llm(prep.catalog, ranked["ranked"], prep.settings)      # TableSelector's own choice
+    chosen = decided[0] if decided else with_parents(prep.catalog, tables or [r.table for r in ranked["ranked"][:3]])
     shared = {"selected_tables": chosen, "question": question,
               "value_matches": [vars(v) for v in ranked["values"]],
               "examples": [{"sql": ex.sql} for ex, _ in ranked["examples"]]}

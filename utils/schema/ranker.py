@@ -160,6 +160,17 @@ def keep_columns(catalog: Catalog, tables: list[str], question: str, value_match
 MAX_TABLES = 6
 
 
+
+def choice_without_llm(cat, ranked: list, settings) -> tuple[list[str], str] | None:
+    """TableSelector's choice when no model is asked (``warm`` predicts prompts with it too): (tables, how):
+    every candidate of a small schema (``all``: ``table_llm_threshold`` or fewer), or the sure choice with its
+    parents (``ranker``: ``sure_tables``); None when the model is to pick from the shortlist."""
+    if len(ranked) <= settings.table_llm_threshold:
+        return [r.table for r in ranked], "all"
+    sure = sure_tables(ranked, settings.table_sure_band)
+    return (with_parents(cat, sure), "ranker") if sure else None
+
+
 def with_parents(cat, chosen: list[str]) -> list[str]:
     """Add the tables the chosen ones reference (one hop), e.g. people for batting, so that names
     behind ids are reachable; at most MAX_TABLES in all."""
