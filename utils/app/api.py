@@ -124,18 +124,18 @@ def run_turn(prep: Prepared, shared: dict[str, Any], *, ask_user: Callable[[str]
     turn.reopen(shared)
     build_flow(ctx, entry).run(shared)
     turn.clock(shared, time.perf_counter() - t0)
-    result = Result.from_turn(shared, db=prep.db, settings=prep.settings)
     again = {"ask_user": ask_user, "confirm": confirm, "on_node": on_node, "on_text": on_text,
              "on_result": on_result, "approve_write": approve_write, "session": session, "user": user,
              "on_understood": on_understood}
-    if result.status == "pending":
-        def resume(decision: dict) -> Result:
-            turn.decide(shared, decision)
-            return run_turn(prep, shared, entry="write" if shared.get("write") else "confirm", **again)
 
-        result._resume = resume
+    def resume(decision: dict) -> Result:
+        turn.decide(shared, decision)
+        return run_turn(prep, shared, entry="write" if shared.get("write") else "confirm", **again)
+
     # Result.to_table: a turn of its own (not recorded as this one's outcome in a conversation's history).
-    result._write_sql = lambda sql: run_turn(prep, new_shared(sql, sql=sql), **{**again, "on_result": None})
+    result = Result.from_turn(shared, db=prep.db, settings=prep.settings, resume=resume,
+                              write_sql=lambda sql: run_turn(prep, new_shared(sql, sql=sql),
+                                                             **{**again, "on_result": None}))
     if on_result:
         on_result(result)
     return result

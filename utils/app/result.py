@@ -70,13 +70,18 @@ class Result:
     _write_sql: Callable[[str], Result] | None = field(default=None, repr=False, compare=False)
 
     @classmethod
-    def from_turn(cls, shared: dict[str, Any], *, db: str | None = None, settings: Settings | None = None) -> Result:
+    def from_turn(cls, shared: dict[str, Any], *, db: str | None = None, settings: Settings | None = None,
+                  resume: Callable[[dict], Result] | None = None,
+                  write_sql: Callable[[str], Result] | None = None) -> Result:
         """The Result of a turn, read from its state (``utils/turn.py``): each field from the key of its name,
-        or of the name ``FROM_TURN`` gives; the rows and the derivation only of an answered turn."""
+        or of the name ``FROM_TURN`` gives; the rows and the derivation only of an answered turn. ``resume``
+        continues a pending turn with its decision (kept only when the turn is pending); ``write_sql`` runs a
+        statement as a turn of its own (``to_table``)."""
         outcome = shared.get("answer") or {}         # finish's record: status, text, derivation
         status = outcome.get("status", "error")
         voted = shared.get("candidates")
-        values: dict[str, Any] = {"db": db, "settings": settings, "status": status,
+        values: dict[str, Any] = {"db": db, "settings": settings, "status": status, "_write_sql": write_sql,
+                                  "_resume": resume if status == "pending" else None,
                                   "derivation": outcome.get("derivation") or "",
                                   "vote": list(voted.ballot) if voted else []}
         for f in fields(cls):
