@@ -34,7 +34,7 @@ def main(argv: list[str] | None = None) -> int:
     from duckask.utils.app.api import prepare
     from duckask.utils.llm import ScriptedLLM
     from duckask.utils.schema.values import match_values
-    from duckask.utils.semantic.catalog import value_links
+    from duckask.utils.semantic.reading import value_links
     from duckask.utils.semantic.coverage import column_words, gate
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])

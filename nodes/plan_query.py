@@ -2,7 +2,7 @@
 SQL) and MetricFlow compiles it; otherwise, or when the plan does not hold, the SQL path runs as before.
 
 Whether the plan path is tried is decided without the model: the question's words must reach a metric's name or one of
-its synonyms (``duckask.utils.semantic.catalog.reaches``), or ask for a list of an entity the file models ("List the
+its synonyms (``duckask.utils.semantic.reading.reaches``), or ask for a list of an entity the file models ("List the
 teams in California": ``reaches_list``), which a plan without a metric answers (the values of its dimensions,
 MetricFlow's dimension-values query). The prompt starts with the layer's catalog, the same bytes for every question on
 a database (the model keeps its state). The reply is pre-filled with ``metrics: [`` and stops at a blank line; on the
@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from duckask.nodes._base import TracedNode
 from duckask.utils.schema.values import match_values
-from duckask.utils.semantic.catalog import catalog_text, reaches, reaches_list, value_links
+from duckask.utils.semantic.reading import catalog_text, reaches, reaches_list, value_links
 from duckask.utils.semantic.compile import compile_plan
 from duckask.utils.semantic.coverage import column_words, gate
 from duckask.utils.semantic.grammar import plan_grammar

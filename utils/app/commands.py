@@ -129,7 +129,7 @@ def cmd_schema(args) -> int:
     from duckask.utils.knowledge.demo import demo_knowledge
     from duckask.utils.schema import get_catalog
     from duckask.utils.schema.ddl import render_schema
-    from duckask.utils.semantic.catalog import catalog_text, summary
+    from duckask.utils.semantic.reading import catalog_text, summary
     from duckask.utils.semantic.manifest import layer_for
 
     db = db_or_demo(args.db)

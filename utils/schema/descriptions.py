@@ -59,7 +59,7 @@ def load_semantic(path: str | Path) -> tuple[dict, dict[tuple, int]]:
     from duckask.utils.semantic.manifest import is_semantic_spec, load_layer
 
     if is_semantic_spec(p):   # dbt's spec: the SQL path reads the same knowledge as the plan path
-        from duckask.utils.semantic.catalog import as_descriptions
+        from duckask.utils.semantic.reading import as_descriptions
 
         return as_descriptions(load_layer(p))
     if not p.is_file():

@@ -25,7 +25,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description="Check a semantic file (dbt's spec) and list its metrics and dimensions.")
     ap.add_argument("path")
     args = ap.parse_args(argv)
-    from duckask.utils.semantic.catalog import catalog_text
+    from duckask.utils.semantic.reading import catalog_text
     from duckask.utils.semantic.errors import SemanticFileError
     from duckask.utils.semantic.manifest import load_layer
 
