@@ -95,8 +95,8 @@ def test_on_the_real_model_a_held_plan_names_only_catalog_names(layer, question,
 def test_the_values_a_question_names_are_tied_to_the_dimensions_that_read_them(question, links):
     from duckask.utils.app.api import prepare
     from duckask.utils.schema.values import match_values
-    from duckask.utils.semantic.reading import value_links
     from duckask.utils.semantic.manifest import layer_for
+    from duckask.utils.semantic.reading import value_links
 
     prep = prepare(None)
     assert value_links(layer_for(prep.settings), match_values(prep.catalog, question)) == links

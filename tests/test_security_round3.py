@@ -26,8 +26,9 @@ import pytest
 from conftest import build_small_db, sha256
 
 from duckask.utils.config import load_settings
+from duckask.utils.knowledge.shared import knowledge_store
 from duckask.utils.llm import ScriptedLLM
-from duckask.utils.state import audit_log, knowledge_store
+from duckask.utils.state import audit_log
 
 pytest.importorskip("fastapi", reason="the server extra is not installed (pip install 'duckask[server]')")
 httpx = pytest.importorskip("httpx", reason="httpx is in the test extra")

@@ -18,9 +18,10 @@ from duckask.utils.config import load_settings
 from duckask.utils.db.audit import AuditError, AuditLog
 from duckask.utils.db.write_card import WriteCard
 from duckask.utils.knowledge.examples import Example
+from duckask.utils.knowledge.shared import knowledge_store
 from duckask.utils.knowledge.store import KnowledgeStore
 from duckask.utils.llm import ScriptedLLM
-from duckask.utils.state import audit_log, card_store, knowledge_store
+from duckask.utils.state import audit_log, card_store
 from duckask.utils.state.cards import Held, MemoryCards
 from duckask.utils.state.migrate import migrate
 

@@ -129,8 +129,8 @@ def cmd_schema(args) -> int:
     from duckask.utils.knowledge.demo import demo_knowledge
     from duckask.utils.schema import get_catalog
     from duckask.utils.schema.ddl import render_schema
-    from duckask.utils.semantic.reading import catalog_text, summary
     from duckask.utils.semantic.manifest import layer_for
+    from duckask.utils.semantic.reading import catalog_text, summary
 
     db = db_or_demo(args.db)
     settings = demo_knowledge(load_settings(args.config, **settings_options(args)), db)
@@ -219,7 +219,7 @@ def cmd_examples(args) -> int:
     from duckask.utils.config import load_settings
     from duckask.utils.db.database import open_database
     from duckask.utils.knowledge import database_identity, examples_for
-    from duckask.utils.state import knowledge_store
+    from duckask.utils.knowledge.shared import knowledge_store
 
     settings = load_settings(args.config, **settings_options(args))
     db = db_or_demo(args.db)

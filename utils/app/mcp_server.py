@@ -95,8 +95,8 @@ def build_server(db: str | None = None, *, llm=None, settings=None, allow_writes
     @server.tool(description="The semantic layer's metrics and dimensions (name, meaning, formula, synonyms, "
                              "values): questions that name a metric are answered by a plan MetricFlow compiles.")
     def list_metrics() -> dict:
-        from duckask.utils.semantic.reading import summary
         from duckask.utils.semantic.manifest import layer_for
+        from duckask.utils.semantic.reading import summary
 
         layer = layer_for(prep.settings)
         if layer is None:

@@ -122,8 +122,8 @@ def cmd_convert(args) -> int:
 
 def cmd_check(args) -> int:
     from duckask.utils.schema.descriptions import SemanticFileError, apply_descriptions
-    from duckask.utils.semantic.reading import catalog_text
     from duckask.utils.semantic.manifest import load_layer
+    from duckask.utils.semantic.reading import catalog_text
     from duckask.utils.semantic.verify import verify_metrics
 
     try:

@@ -94,8 +94,8 @@ def _log(settings):
 
 def pairs_of(database, settings) -> list[Example]:
     """The pairs kept for ``database`` in the knowledge store (local or shared), by its path and identity."""
+    from duckask.utils.knowledge.shared import knowledge_store
     from duckask.utils.knowledge.store import database_identity, owner_identity
-    from duckask.utils.state import knowledge_store
 
     return knowledge_store(settings).list(database_identity(database.source), owner_identity(database))
 
@@ -107,8 +107,8 @@ def replaced(database, settings, question: str) -> str | None:
 
 
 def _store(database, settings, ex: Example) -> Example:
+    from duckask.utils.knowledge.shared import knowledge_store
     from duckask.utils.knowledge.store import database_identity, owner_identity
-    from duckask.utils.state import knowledge_store
 
     ex.id = str(knowledge_store(settings).add(database_identity(database.source), ex, owner_identity(database)))
     return ex

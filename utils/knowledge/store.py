@@ -9,7 +9,7 @@ processes can share it. A damaged file (not a DuckDB file DuckDB can read) is se
 ``knowledge.duckdb.corrupt-<time>``, never deleted, and a new, empty store is used, with a warning naming
 both paths (``utils/damaged.py``).
 
-``duckask examples --db PATH`` lists the pairs taught for a database (through ``state.knowledge_store``, which
+``duckask examples --db PATH`` lists the pairs taught for a database (through ``shared.knowledge_store``, which
 picks this store or the shared one; this module knows nothing above it).
 """
 from __future__ import annotations

@@ -25,9 +25,9 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description="Check a semantic file (dbt's spec) and list its metrics and dimensions.")
     ap.add_argument("path")
     args = ap.parse_args(argv)
-    from duckask.utils.semantic.reading import catalog_text
     from duckask.utils.semantic.errors import SemanticFileError
     from duckask.utils.semantic.manifest import load_layer
+    from duckask.utils.semantic.reading import catalog_text
 
     try:
         layer = load_layer(args.path)

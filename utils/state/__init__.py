@@ -8,8 +8,8 @@ holds for a decision. One small interface, two places:
   (``state.postgres``): the same pairs, audit log, pending writes and threads on every server; each write decided
   once.
 
-``knowledge_store(settings)``, ``audit_log(settings)``, ``card_store(settings)`` and ``thread_store(settings, db)``
-give the one the settings name;
+``audit_log(settings)``, ``card_store(settings)`` and ``thread_store(settings, db)`` give the one the settings name
+(taught pairs: ``knowledge.shared.knowledge_store``, above this package, on its ``shared_state``);
 ``migrate`` copies the local files into a shared state.
 """
 from __future__ import annotations
@@ -33,13 +33,6 @@ def shared_state(settings: Settings):
         if url not in _STATES:
             _STATES[url] = PgState(url)
         return _STATES[url]
-
-
-def knowledge_store(settings: Settings):
-    """Taught pairs: ``add(db, example)``, ``list(db)``, ``remove(db, id)``."""
-    from duckask.utils.knowledge.store import KnowledgeStore
-
-    return _local_or_shared(settings, lambda: KnowledgeStore(settings.resolved_knowledge_file), "PgKnowledge")
 
 
 def audit_log(settings: Settings):

@@ -25,7 +25,6 @@ from typing import Any
 from duckask.utils.db.audit import COLUMNS, DECIDED, AuditError, already_decided
 from duckask.utils.db.quoting import quote_ident as _q
 from duckask.utils.db.remote import redact, redact_error
-from duckask.utils.knowledge.examples import Example, ExampleError
 
 SCHEMA = [
     "CREATE SCHEMA IF NOT EXISTS duckask",
@@ -205,39 +204,6 @@ def put_entry(cur, fields: dict[str, Any]) -> int | None:
                 [fields[c] for c in cols])
     row = cur.fetchone()
     return int(row[0]) if row else None
-
-
-class PgKnowledge:
-    """``knowledge.store.KnowledgeStore``'s operations on the shared state."""
-
-    def __init__(self, state: PgState):
-        self.state, self.path = state, state.shown
-
-    def add(self, db: str, example: Example, db_id: str = "") -> int:
-        with self._errors(), self.state.transaction() as cur:
-            return put_example(cur, db, example.question, example.sql, example.tables, renew=True, db_id=db_id)
-
-    def list(self, db: str, db_id: str | None = None) -> list[Example]:
-        with self._errors(), self.state.transaction() as cur:
-            if db_id is None:
-                cur.execute("SELECT id, question, sql, tables FROM duckask.examples WHERE db = $1 ORDER BY id", (db,))
-            else:
-                cur.execute("SELECT id, question, sql, tables FROM duckask.examples WHERE db = $1 "
-                            "AND db_id IN ('', $2) ORDER BY id", (db, db_id))
-            rows = cur.fetchall()
-        return [Example(question=q, sql=s, id=str(i), tables=json.loads(t or "[]")) for i, q, s, t in rows]
-
-    def remove(self, db: str, example_id: int) -> bool:
-        with self._errors(), self.state.transaction() as cur:
-            cur.execute("DELETE FROM duckask.examples WHERE db = $1 AND id = $2 RETURNING id", (db, int(example_id)))
-            return bool(cur.fetchall())
-
-    @contextlib.contextmanager
-    def _errors(self):
-        try:
-            yield
-        except StateError as e:
-            raise ExampleError(str(e), public=StateError.PUBLIC) from None
 
 
 class PgAudit:
