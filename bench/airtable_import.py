@@ -27,7 +27,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 def main(argv: list[str] | None = None) -> int:
     from airtable_stub import BASE_ID, TOKEN, Stub, soccer_base
 
-    from duckask.utils.db.airtable import import_base, refresh
+    from duckask.utils.semantic.airtable import import_base, refresh
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--players", type=int, default=3000)

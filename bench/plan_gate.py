@@ -34,8 +34,8 @@ def main(argv: list[str] | None = None) -> int:
     from duckask.utils.app.api import prepare
     from duckask.utils.llm import ScriptedLLM
     from duckask.utils.schema.values import match_values
-    from duckask.utils.semantic.reading import value_links
     from duckask.utils.semantic.coverage import column_words, gate
+    from duckask.utils.semantic.reading import value_links
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out")

@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 
 from duckask.nodes._base import TracedNode
-from duckask.utils.db import writes
+from duckask.utils.state import writes
 from duckask.utils.turn import Turn, finish
 from duckask.utils.turn import card as card_of
 

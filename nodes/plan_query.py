@@ -24,11 +24,11 @@ from __future__ import annotations
 
 from duckask.nodes._base import TracedNode
 from duckask.utils.schema.values import match_values
-from duckask.utils.semantic.reading import catalog_text, reaches, reaches_list, value_links
 from duckask.utils.semantic.compile import compile_plan
 from duckask.utils.semantic.coverage import column_words, gate
 from duckask.utils.semantic.grammar import plan_grammar
 from duckask.utils.semantic.plan import PlanError, describe, filter_named, labelled, parse_plan
+from duckask.utils.semantic.reading import catalog_text, reaches, reaches_list, value_links
 from duckask.utils.sql.readable import readable
 from duckask.utils.turn import Turn, answered_by, set_query, tried
 

@@ -16,10 +16,10 @@ from __future__ import annotations
 import re
 
 from duckask.nodes._base import TracedNode
+from duckask.utils.db.ast import statement_types
 from duckask.utils.db.tiers import is_write
 from duckask.utils.knowledge.examples import shown
 from duckask.utils.schema.values import hints
-from duckask.utils.sql.ast import statement_types
 from duckask.utils.turn import KEEP, Turn, finish, route, set_query, tried
 
 PROMPT = """You maintain a DuckDB database for its administrator. The tables this request touches:

@@ -16,7 +16,7 @@ ends with status ``pending`` and the Result's ``approve()`` / ``reject()`` conti
 from __future__ import annotations
 
 from duckask.nodes._base import TracedNode
-from duckask.utils.db import writes
+from duckask.utils.state import writes
 from duckask.utils.turn import KEEP, Turn, finish, set_query, take, tried
 from duckask.utils.turn import card as card_of
 

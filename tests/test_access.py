@@ -24,7 +24,7 @@ from duckask.utils.db.access import (
     owns,
     shown,
 )
-from duckask.utils.sql.reads import TableRef
+from duckask.utils.db.reads import TableRef
 
 pytest.importorskip("fastapi", reason="the server extra is not installed (pip install 'duckask[server]')")
 httpx = pytest.importorskip("httpx", reason="httpx is in the test extra")

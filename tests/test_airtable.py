@@ -15,8 +15,8 @@ import yaml
 from airtable_stub import BASE_ID, TOKEN, Stub, soccer_base
 from conftest import clean_env
 
-from duckask.utils.db.airtable import AirtableError, import_base, refresh
 from duckask.utils.db.airtable_schema import Col, cell, duck_type, plan
+from duckask.utils.semantic.airtable import AirtableError, import_base, refresh
 
 pytestmark = pytest.mark.slow        # a stub Airtable server: not in the fast set (pytest -m "" runs it)
 

@@ -17,9 +17,9 @@ import duckdb
 import pytest
 from airtable_stub import BASE_ID, TOKEN, Stub, soccer_base
 
-from duckask.utils.db import airtable
-from duckask.utils.db.airtable import import_base, refresh
 from duckask.utils.db.airtable_api import DEFAULT_ENDPOINT, AirtableError, max_pages_of
+from duckask.utils.semantic import airtable
+from duckask.utils.semantic.airtable import import_base, refresh
 
 pytestmark = pytest.mark.slow        # a stub Airtable server: not in the fast set (pytest -m "" runs it)
 

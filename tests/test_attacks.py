@@ -20,9 +20,9 @@ from attack_cases import TIMEOUT_S, load_cases, run_case
 
 from duckask import ask
 from duckask.utils.config import Settings
+from duckask.utils.db.ast import statement_types
 from duckask.utils.db.database import open_database
 from duckask.utils.llm import ScriptedLLM
-from duckask.utils.sql.ast import statement_types
 
 CASES = load_cases()
 

@@ -17,9 +17,9 @@ from conftest import build_small_db, sha256
 from duckask.utils.app.api import ask
 from duckask.utils.app.cli import EXIT_FAIL, EXIT_OK, main
 from duckask.utils.config import load_settings
-from duckask.utils.db import writes
 from duckask.utils.db.audit import AuditError, AuditLog, database_key
 from duckask.utils.llm import ScriptedLLM
+from duckask.utils.state import writes
 
 GARBAGE = b"not an audit log " * 300
 DELETE = "DELETE FROM teams WHERE id = 1"

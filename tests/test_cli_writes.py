@@ -222,8 +222,8 @@ def test_decide_a_write_another_process_left_pending(cli, reply, written):
     """An agent's propose_write (here: writes.propose as "mcp agent") leaves a pending entry; a person runs
     `duckask decide ID`, sees the card and types yes; the audit names both."""
     from duckask.utils.config import load_settings
-    from duckask.utils.db import writes
     from duckask.utils.db.database import open_database
+    from duckask.utils.state import writes
 
     run, spawn, db, audit = cli
     settings = load_settings(None, allow_writes=True, audit_file=str(audit))

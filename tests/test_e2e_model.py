@@ -250,6 +250,6 @@ def test_an_nba_question_through_the_clean_models(model_opts):
     names = {str(v) for row in r.df.itertuples(index=False) for v in row}
     assert {"Golden State Warriors", "Los Angeles Clippers", "Los Angeles Lakers", "Sacramento Kings"} <= names \
         or {"Warriors", "Clippers", "Lakers", "Kings"} <= names, (r.sql, r.df)
-    from duckask.utils.sql.ast import table_aliases
+    from duckask.utils.db.ast import table_aliases
 
     assert len(r.df) == 4 and set(table_aliases(r.sql).values()) == {"teams"}, r.sql   # the model, not raw tables

@@ -10,7 +10,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from duckask.utils.db.import_command import main
+from duckask.utils.app.import_command import main
 from duckask.utils.db.importer import import_source, sanitize_identifier
 from duckask.utils.db.sqlite_source import sqlite_type_to_duckdb
 

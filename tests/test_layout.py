@@ -19,8 +19,8 @@ MODULES = sorted(m.name for m in pkgutil.walk_packages(duckask.utils.__path__, "
 TOOLS = {"duckask.utils.config", "duckask.utils.llm", "duckask.utils.llm.model_store", "duckask.utils.llm.cache",
          "duckask.utils.schema.ranker",
          "duckask.utils.schema.ddl", "duckask.utils.sql.reference",
-         "duckask.utils.sql.tidy", "duckask.utils.db.models", "duckask.utils.db.tiers", "duckask.utils.db.writes",
-         "duckask.utils.db.import_command", "duckask.utils.db.airtable", "duckask.utils.db.airtable_api",
+         "duckask.utils.sql.tidy", "duckask.utils.db.models", "duckask.utils.db.tiers", "duckask.utils.state.writes",
+         "duckask.utils.app.import_command", "duckask.utils.semantic.airtable", "duckask.utils.db.airtable_api",
          "duckask.utils.db.airtable_schema", "duckask.utils.delivery.mail", "duckask.utils.delivery.export",
          "duckask.utils.tools.registry", "duckask.utils.knowledge.examples",
          "duckask.utils.trust.confidence", "duckask.utils.app.cli",
@@ -45,7 +45,7 @@ def test_each_tool_runs_on_its_own(name, capsys):
 
 
 @pytest.mark.slow           # a python -m subprocess each
-@pytest.mark.parametrize("name", ["duckask.utils.knowledge.examples", "duckask.utils.db.import_command",
+@pytest.mark.parametrize("name", ["duckask.utils.knowledge.examples", "duckask.utils.app.import_command",
                                   "duckask.utils.schema", "duckask.utils.schema.ddl",
                                   "duckask.utils.llm.cache", "duckask.utils.sql.tidy"])
 def test_python_m_runs_a_module_once(name):

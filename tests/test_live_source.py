@@ -23,10 +23,10 @@ from duckask.utils.app.api import ask
 from duckask.utils.config import load_settings
 from duckask.utils.db import live_sql
 from duckask.utils.db.database import open_database
-from duckask.utils.db.writes import approve, propose
 from duckask.utils.llm.scripted import ScriptedLLM
 from duckask.utils.schema.introspect import introspect
 from duckask.utils.schema.value_index import LIVE_CHECK_S, ValueIndex
+from duckask.utils.state.writes import approve, propose
 
 DUCKASK = Path(sys.executable).parent / "duckask"
 

@@ -1,4 +1,4 @@
-"""What a SELECT reads, CTEs resolved by scope (``utils/sql/reads.py``), checked against the fixture table and
+"""What a SELECT reads, CTEs resolved by scope (``utils/db/reads.py``), checked against the fixture table and
 against DuckDB's own binder; and the read allowlist built on it (``access.ScopedDatabase``): a CTE named
 after a forbidden table hides nothing outside its scope (issue 30, findings 1 and 4)."""
 from __future__ import annotations
@@ -10,10 +10,10 @@ import pytest
 import yaml
 from conftest import build_small_db, sha256
 
-from duckask.utils.db import writes
 from duckask.utils.db.access import ScopedDatabase, User
 from duckask.utils.db.database import open_database
-from duckask.utils.sql.reads import resolve
+from duckask.utils.db.reads import resolve
+from duckask.utils.state import writes
 
 CASES = yaml.safe_load((Path(__file__).parent / "fixtures" / "reads.yaml").read_text())
 

@@ -19,12 +19,12 @@ from conftest import clean_env, sha256
 from duckask.utils.app.api import ask
 from duckask.utils.app.conversation import Conversation
 from duckask.utils.config import load_settings
-from duckask.utils.db import writes
 from duckask.utils.db.audit import AuditLog, render, status_of
 from duckask.utils.db.database import open_database
 from duckask.utils.db.tiers import classify
 from duckask.utils.db.write_plan import counted_rows, estimate_sql
 from duckask.utils.llm.scripted import ScriptedLLM
+from duckask.utils.state import writes
 
 FIXTURES = Path(__file__).parent / "fixtures"
 TIERS = yaml.safe_load((FIXTURES / "write_tiers.yaml").read_text())
@@ -261,7 +261,7 @@ def test_crash_between_audit_and_write_leaves_a_started_record(people, tmp_path,
     script = textwrap.dedent(f"""
         import os
         from duckask.utils.config import load_settings
-        from duckask.utils.db import writes
+        from duckask.utils.state import writes
         from duckask.utils.db.database import open_database
         settings = load_settings(None, allow_writes=True, audit_file={str(audit)!r})
         database = open_database({str(people)!r}, settings)

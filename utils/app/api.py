@@ -45,13 +45,13 @@ class Prepared:
 
     def propose(self, sql: str, *, session: str | None = None, user: str | None = None) -> WriteCard:
         """A write proposed for approval: its card (pending, or blocked with the reason), in the audit log."""
-        from duckask.utils.db import writes
+        from duckask.utils.state import writes
 
         return writes.propose(sql, self.database, self.settings, session=session, user=user)
 
     def decide(self, card: WriteCard, approve: bool, reason: str | None = None, by: str | None = None) -> WriteCard:
         """Run or drop a pending write (``by``: who decides), then read the catalog again if it changed."""
-        from duckask.utils.db import writes
+        from duckask.utils.state import writes
 
         card = writes.decide(card, approve, self.database, self.settings, reason, by=by)
         self.refresh()

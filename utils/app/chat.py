@@ -23,7 +23,7 @@ from duckask.utils.app.api import QuestionTooLong
 from duckask.utils.app.present import EXIT_FAIL, EXIT_USAGE, exit_code
 from duckask.utils.app.terminal import Terminal, escape, parse_confirm
 from duckask.utils.db.audit import AuditError
-from duckask.utils.db.writes import NO_APPROVER
+from duckask.utils.state.writes import NO_APPROVER
 
 CHAT_HELP = """Ask a question about the data, a follow-up ("and in 2018?", "only the left-handed ones"), a
 question about the schema ("what tables are there?", "what does hbp mean?"), or paste SQL.

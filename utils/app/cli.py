@@ -230,7 +230,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_state)
 
     p = sub.add_parser("import", help="build a DuckDB file from CSV/Parquet files, a SQLite file or an Airtable base")
-    from duckask.utils.db.import_command import add_arguments, run_command
+    from duckask.utils.app.import_command import add_arguments, run_command
 
     add_arguments(p)
     p.set_defaults(func=run_command)

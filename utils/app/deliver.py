@@ -6,7 +6,7 @@ The approval card prints the statement, its tier, the plain explanation and the 
 reads one line: only the word ``yes`` approves. Without a terminal on stdin there is no card
 (``write_prompt`` returns None): the write stays pending or is rejected, and nothing is written.
 
-The card's text and the yes are ``utils/db/writes.py`` (``card_text``, ``read_yes``); run that module on its
+The card's text and the yes are ``utils/state/writes.py`` (``card_text``, ``read_yes``); run that module on its
 own to propose one write and approve it on the terminal.
 """
 from __future__ import annotations
@@ -15,7 +15,7 @@ import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from duckask.utils.db.writes import read_yes
+from duckask.utils.state.writes import read_yes
 
 if TYPE_CHECKING:
     from duckask.utils.db.write_card import WriteCard

@@ -110,8 +110,8 @@ def build_server(db: str | None = None, *, llm=None, settings=None, allow_writes
                              "writes: a person approves it with `duckask decide ID --db ...`. With writes off "
                              "(the server's --allow-writes), the card says it is blocked.")
     def propose_write(change: str) -> dict:
-        from duckask.utils.db import writes
         from duckask.utils.db.tiers import is_write
+        from duckask.utils.state import writes
 
         if not change.strip():
             raise ToolError("the change is empty: give a statement or say what to change")

@@ -19,8 +19,8 @@ import secrets
 import time
 
 from duckask.utils.db.write_card import WriteCard
-from duckask.utils.db.writes import expire
 from duckask.utils.state.cards import Held, MemoryCards, token_hash
+from duckask.utils.state.writes import expire
 
 MAX_PENDING = 500                # writes waiting on this server, all proposers together
 MAX_PENDING_PER_PROPOSER = 20    # writes one proposer may have waiting

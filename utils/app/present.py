@@ -36,7 +36,7 @@ SQL_INTENTS = ("data", "sql", "change")
 
 def exit_code(status: str, detail: str | None = None) -> int:
     """The exit code for a Result's status; a write rejected for want of a terminal is 3 (a person must act)."""
-    from duckask.utils.db.writes import NO_APPROVER
+    from duckask.utils.state.writes import NO_APPROVER
 
     if status == "rejected" and detail == NO_APPROVER:
         return EXIT_CLARIFY

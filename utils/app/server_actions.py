@@ -2,7 +2,7 @@
 decisions, downloads and email. ``create_app`` adds them with ``add_action_routes``.
 
 - ``POST /api/sql`` ``{"sql"}``: a read runs through the safe executor as before; any other statement
-  is *proposed* (``db.writes.propose``: tier, estimate, explanation, audit entry) and comes back as
+  is *proposed* (``state.writes.propose``: tier, estimate, explanation, audit entry) and comes back as
   ``{"status": "pending", "write": card}`` (the card with its one-time ``approval_token``), or a 400
   ``{"error": reason, "write": card}`` when it is blocked (T3, writes off: ``duckask serve --allow-writes``
   turns them on), or a 429 when its proposer already has ``MAX_PENDING_PER_PROPOSER`` writes waiting;

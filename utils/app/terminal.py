@@ -173,7 +173,7 @@ class Terminal:
 
     def approve_write(self, card: WriteCard) -> dict:
         """A write's card (SQL highlighted, what it does, estimated rows); only a typed "yes" approves."""
-        from duckask.utils.db.writes import read_yes
+        from duckask.utils.state.writes import read_yes
 
         self.status.clear()
         self.out.print(f"[bold red]{escape(card.text().splitlines()[0])}[/bold red]")

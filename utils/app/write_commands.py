@@ -57,7 +57,7 @@ def cmd_sql(args) -> int:
 def _write(args, database, settings) -> int:
     from duckask.utils.app.deliver import write_prompt
     from duckask.utils.app.present import exit_code
-    from duckask.utils.db import writes
+    from duckask.utils.state import writes
 
     card = writes.propose(args.sql, database, settings)
     if card.decision == "pending":
@@ -96,9 +96,9 @@ def cmd_decide(args) -> int:
     from duckask.utils.app.deliver import write_prompt
     from duckask.utils.app.present import exit_code
     from duckask.utils.config import load_settings
-    from duckask.utils.db import writes
     from duckask.utils.db.audit import os_user
     from duckask.utils.db.database import open_database
+    from duckask.utils.state import writes
 
     settings = load_settings(args.config, **{**settings_options(args), "allow_writes": True})
     database = open_database(db_or_demo(args.db), settings)

@@ -36,7 +36,7 @@ import yaml
 
 from duckask.utils.db.binder import Qualified
 from duckask.utils.db.quoting import quote_ident
-from duckask.utils.sql.reads import TableRef, fold, resolve
+from duckask.utils.db.reads import TableRef, fold, resolve
 
 ROLES = ("reader", "proposer", "approver", "admin")
 _NAME = re.compile(r"^[A-Za-z0-9._@-]{1,64}$")
@@ -219,7 +219,7 @@ class ScopedDatabase:
     """``database`` as one user may read it: a query that reads a table outside their allowlist is refused,
     the table named; everything else is the database's own (its checks, timeout and row cap).
 
-    What a query reads is decided twice, from structure only: by ``sql.reads`` (DuckDB's parse, CTEs
+    What a query reads is decided twice, from structure only: by ``db.reads`` (DuckDB's parse, CTEs
     resolved by scope: a CTE named after a forbidden table hides it only where it is in scope, never a
     ``main.people`` beside it), and by DuckDB's own binder (``get_table_names``), which also sees through
     views. A name the first finds must be on the allowlist; a base table the binder finds must be on it or

@@ -14,7 +14,7 @@
 
 ``cell(column, value)`` turns one API value into what the column holds. ``read_state`` and ``save_state``
 keep what an import was (base, endpoint, schema hash, start time, the hash of the semantic file duckask
-last wrote, which ``airtable_semantic`` uses to leave an edited one alone) in the file's ``airtable``
+last wrote, which ``semantic.airtable_draft`` uses to leave an edited one alone) in the file's ``airtable``
 schema, which the model never sees. Run on its own to see the plan for a schema file::
 
     python -m duckask.utils.db.airtable_schema schema.json

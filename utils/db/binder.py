@@ -18,7 +18,7 @@ too, with the table it writes (``Bound.writes``): the binder binds writes as wel
 ``WITH`` below a SELECT or an INSERT is seen as the engine will run it (``tiers.engine_writes``,
 ``safety.outside_data``).
 
-Names compare in DuckDB's own case folding (``sql.reads.fold``: ASCII letters only).
+Names compare in DuckDB's own case folding (``db.reads.fold``: ASCII letters only).
 """
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 
 import duckdb
 
-from duckask.utils.sql.reads import fold
+from duckask.utils.db.reads import fold
 
 Qualified = tuple[str, str, str]          # (catalog, schema, table), folded
 

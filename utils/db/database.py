@@ -31,9 +31,9 @@ from duckask.utils.db.live import LiveEngine
 from duckask.utils.db.models import ModelError, build_views, models_for, models_stamp
 from duckask.utils.db.outcome import QueryOutcome, dedupe
 from duckask.utils.db.quoting import quote_ident
+from duckask.utils.db.reads import fold
 from duckask.utils.db.safety import UnsafeSQLError, check_sql
 from duckask.utils.db.sources import LIVE_PREFIX, DatabaseError, is_export_dir, resolve_db_file  # noqa: F401 (re-exported)
-from duckask.utils.sql.reads import fold
 
 #: How long opening the file read-only waits while another process holds its write lock.
 LOCK_WAIT_S = 10.0

@@ -37,8 +37,8 @@ import jinja2
 from jinja2.exceptions import SecurityError
 from jinja2.sandbox import SandboxedEnvironment
 
+from duckask.utils.db.ast import base_tables, parse
 from duckask.utils.db.quoting import quote_ident
-from duckask.utils.sql.ast import base_tables, parse
 
 _LINE = re.compile(r"LINE (\d+):")
 

@@ -1,7 +1,7 @@
 """Statement safety: exactly one read-only SELECT/WITH statement, checked by DuckDB's own parser, that
 reads only the database's data.
 
-``check_sql`` also walks the statement's serialized AST (``sql.ast``) and refuses what describes the
+``check_sql`` also walks the statement's serialized AST (``db.ast``) and refuses what describes the
 server rather than the data: DuckDB's system and metadata functions and views (``duckdb_*``,
 ``pragma_*``, ``current_setting``, ``information_schema``, ``pg_catalog``: they print the database's
 absolute path, ``allowed_directories`` and every setting), table functions other than the row
@@ -20,7 +20,7 @@ import duckdb
 
 from duckask.utils.db.binder import Bound
 from duckask.utils.db.quoting import quote_ident
-from duckask.utils.sql.reads import TableRef, resolve
+from duckask.utils.db.reads import TableRef, resolve
 
 
 class UnsafeSQLError(ValueError):
@@ -58,7 +58,7 @@ class Scope(Protocol):
 def reads_server(sql: str, scope: Scope | None = None) -> str | None:
     """Why the statement reaches past the data (a refusal message), or None.
 
-    Twice, from structure only. DuckDB's parse (``sql.reads``: CTEs resolved by scope, so ``WITH
+    Twice, from structure only. DuckDB's parse (``db.reads``: CTEs resolved by scope, so ``WITH
     duckdb_databases AS (...)`` beside a real ``duckdb_databases`` does not hide it) refuses the system and
     metadata functions, other table functions, system schemas and catalogs, and file paths. Then, with a
     ``scope``, DuckDB's binder (``binder.bind``) says what each name resolves to: every scan must be of the
@@ -94,7 +94,7 @@ def reads_server(sql: str, scope: Scope | None = None) -> str | None:
 
 def _is_data(scope: Scope, ref: TableRef) -> bool:
     """Whether ``ref``, as written, resolves to a table or view of the database's own (the binder's answer for
-    ``SELECT * FROM ref`` on the same search path; a CTE in scope never reaches here, ``sql.reads`` leaves it
+    ``SELECT * FROM ref`` on the same search path; a CTE in scope never reaches here, ``db.reads`` leaves it
     out)."""
     name = ".".join(quote_ident(p) for p in (ref.catalog, ref.schema, ref.name) if p)
     bound = scope.bind(f"SELECT * FROM {name}")

@@ -50,7 +50,7 @@ import duckdb
 import sqlglot
 from sqlglot import exp
 
-from duckask.utils.sql.ast import statement_types
+from duckask.utils.db.ast import statement_types
 
 TIER_NAMES = {0: "T0 read", 1: "T1 data change", 2: "T2 schema change", 3: "T3 blocked"}
 

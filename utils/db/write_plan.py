@@ -9,7 +9,7 @@ and the reads behind it checked like any query.
   statement, run on the read-only connection.
 - ``reads_sql(c)``: SELECTs over every expression the statement reads (SET values, RETURNING, defaults,
   checks and generated columns, the VALUES rows, a view's query), which ``safety.reads_server`` and a
-  user's allowlist check as they check any query (``sql.reads``: CTEs resolved by scope): a write cannot
+  user's allowlist check as they check any query (``db.reads``: CTEs resolved by scope): a write cannot
   read files, the server's settings, or a table its proposer may not read either.
 - ``explain(c, rows)``: one or two sentences, from small functions by kind (``EXPLAINERS``).
 """

@@ -23,11 +23,11 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from duckask.utils.db.ast import statement_types
 from duckask.utils.dialogue.general import ABOUT
 from duckask.utils.schema.catalog import Catalog
 from duckask.utils.schema.ranker import rank_tables
 from duckask.utils.schema.values import match_values
-from duckask.utils.sql.ast import statement_types
 
 INTENTS = ("data", "schema", "general", "sql", "change")
 

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import yaml
 
-from duckask.utils.sql.ast import cte_names, parse, walk
+from duckask.utils.db.ast import cte_names, parse, walk
 
 
 @dataclass

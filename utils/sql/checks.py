@@ -26,13 +26,13 @@ from collections.abc import Callable
 
 import pandas as pd
 
+from duckask.utils.db.ast import parse, walk
+from duckask.utils.db.reads import resolve
 from duckask.utils.schema.terms import split_ident, stem
 from duckask.utils.sql import answer_checks as ac
 from duckask.utils.sql import entity_checks as ec
 from duckask.utils.sql import grounding_checks as gc
 from duckask.utils.sql.answer_checks import Critique, Facts
-from duckask.utils.sql.ast import parse, walk
-from duckask.utils.sql.reads import resolve
 from duckask.utils.sql.tidy import self_comparisons
 
 _COUNT_Q = re.compile(r"^\s*(how many|count\b|what is the (total )?number of|what's the number of|"

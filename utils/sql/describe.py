@@ -16,7 +16,7 @@ from typing import NamedTuple
 import sqlglot
 from sqlglot import exp
 
-from duckask.utils.sql.ast import base_tables, parse, span
+from duckask.utils.db.ast import base_tables, parse, span
 
 
 @dataclass

@@ -21,10 +21,10 @@ import re
 import pandas as pd
 from sqlglot import exp
 
+from duckask.utils.db.reads import resolve
 from duckask.utils.schema.catalog import per_catalog
 from duckask.utils.schema.terms import split_ident, stem
 from duckask.utils.sql.answer_checks import _LIST_ASKED, Critique, Facts, _literals, parse_duckdb
-from duckask.utils.sql.reads import resolve
 
 _COUNT_WORDS = re.compile(r"\b(how many|number of|count|total|how much|sum|average|amount)\b", re.I)
 

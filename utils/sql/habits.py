@@ -15,7 +15,7 @@ Each rule here fixes one habit whose DuckDB meaning is certain, and leaves every
   ``strptime``), ``SUBSTRING_INDEX(s, d, ±1)`` (``split_part``), ``ISNULL``/``NVL`` (``coalesce``),
   ``CURDATE``/``GETDATE``/``SYSDATE``.
 
-Rules read DuckDB's own parse of the query (``sql.ast``) and edit the text at its offsets, so the rest
+Rules read DuckDB's own parse of the query (``db.ast``) and edit the text at its offsets, so the rest
 keeps the model's spelling; a query DuckDB cannot parse is left alone.
 """
 from __future__ import annotations
@@ -25,7 +25,7 @@ import re
 import sqlglot
 from sqlglot import exp
 
-from duckask.utils.sql.ast import parse, span, walk
+from duckask.utils.db.ast import parse, span, walk
 from duckask.utils.sql.edit import replace_spans, top_level
 from duckask.utils.sql.facts import SchemaFacts
 

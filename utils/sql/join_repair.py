@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import re
 
+from duckask.utils.db.ast import outer_tables, parse, table_aliases, walk
 from duckask.utils.schema.catalog import ForeignKey
-from duckask.utils.sql.ast import outer_tables, parse, table_aliases, walk
 from duckask.utils.sql.edit import outer_from_end, replace_spans, spelled, sub_outside_strings
 from duckask.utils.sql.errors import QueryError
 from duckask.utils.sql.facts import SchemaFacts

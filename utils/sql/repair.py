@@ -10,7 +10,7 @@ from __future__ import annotations
 import difflib
 import re
 
-from duckask.utils.sql.ast import parse, table_aliases
+from duckask.utils.db.ast import parse, table_aliases
 from duckask.utils.sql.edit import replace_ident, spelled
 from duckask.utils.sql.errors import QueryError, parse_error
 from duckask.utils.sql.facts import SchemaFacts

@@ -15,8 +15,8 @@ from __future__ import annotations
 import argparse
 import re
 
+from duckask.utils.db.ast import equalities, parse, table_aliases, walk
 from duckask.utils.sql import habits
-from duckask.utils.sql.ast import equalities, parse, table_aliases, walk
 from duckask.utils.sql.edit import replace_spans, spelled
 from duckask.utils.sql.facts import SchemaFacts
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from duckask.utils.sql.ast import base_tables, parse, walk
+from duckask.utils.db.ast import base_tables, parse, walk
 
 
 def query_shape(sql: str) -> dict[str, int]:

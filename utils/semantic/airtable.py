@@ -4,7 +4,7 @@ The base's schema becomes tables as ``airtable_schema`` plans them (field types 
 join tables with foreign keys); ``airtable_api`` reads it and the records, ``airtable_load`` writes them.
 Every record is read before anything is written and the file is built under a temporary name and renamed,
 so a failed import or refresh loses nothing. Next to it goes a semantic file draft (``<out>.semantic.yaml``,
-dbt's spec, as ``duckask semantic init`` writes; ``airtable_semantic``) with the field descriptions and each
+dbt's spec, as ``duckask semantic init`` writes; ``semantic.airtable_draft``) with the field descriptions and each
 select's allowed values. A semantic file that is no longer what duckask last wrote there (a person reviewed
 or edited it) is never overwritten: the new draft goes beside it as ``<out>.semantic.new.yaml`` and the
 command says so.
@@ -20,7 +20,7 @@ Airtable's), never the one stored in the file: a file from someone else must not
 
 Run on its own (the same options as ``duckask import airtable``)::
 
-    python -m duckask.utils.db.airtable BASE_ID --out base.duckdb [--refresh [--full]] [--endpoint URL]
+    python -m duckask.utils.semantic.airtable BASE_ID --out base.duckdb [--refresh [--full]] [--endpoint URL]
 """
 from __future__ import annotations
 
@@ -46,7 +46,7 @@ from duckask.utils.db.airtable_api import (
 )
 from duckask.utils.db.airtable_load import apply, build
 from duckask.utils.db.airtable_schema import TablePlan, plan, read_state, save_state, schema_sha
-from duckask.utils.db.airtable_semantic import Placement, place_draft, semantic_draft, write_draft
+from duckask.utils.semantic.airtable_draft import Placement, place_draft, semantic_draft, write_draft
 
 SINCE_MARGIN = dt.timedelta(minutes=5)   # clock skew between this machine and Airtable's
 BASE_ID = re.compile(r"app[A-Za-z0-9]{1,40}")

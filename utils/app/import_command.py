@@ -4,7 +4,7 @@
 
 Run on its own::
 
-    python -m duckask.utils.db.import_command SRC --out DB [--replace]     (the same as ``duckask import``)
+    python -m duckask.utils.app.import_command SRC --out DB [--replace]     (the same as ``duckask import``)
 """
 from __future__ import annotations
 
@@ -16,9 +16,9 @@ from pathlib import Path
 
 import duckdb
 
-from duckask.utils.db import airtable
 from duckask.utils.db.importer import import_source
 from duckask.utils.db.table_builder import Comments, Progress
+from duckask.utils.semantic import airtable
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
@@ -139,7 +139,7 @@ def _import_remote(args) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m duckask.utils.db.import_command ...``: the same options and exit codes as ``duckask import``."""
+    """``python -m duckask.utils.app.import_command ...``: the same options and exit codes as ``duckask import``."""
     parser = add_arguments(argparse.ArgumentParser(prog="duckask import", description="Build a DuckDB file "
                                                    "from a folder of CSV/Parquet files or a SQLite file."))
     return run_command(parser.parse_args(sys.argv[1:] if argv is None else argv))

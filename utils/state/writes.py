@@ -14,7 +14,7 @@
 
 Run on its own (the card and a terminal approval, as ``duckask sql --allow-writes`` does)::
 
-    python -m duckask.utils.db.writes --db PATH "DELETE FROM t WHERE id = 3"
+    python -m duckask.utils.state.writes --db PATH "DELETE FROM t WHERE id = 3"
 """
 from __future__ import annotations
 
@@ -312,7 +312,7 @@ def read_yes(prompt: str = APPROVE_HELP, reader=input) -> bool:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m duckask.utils.db.writes --db PATH "SQL"``: propose one write, show its card, and run it
+    """``python -m duckask.utils.state.writes --db PATH "SQL"``: propose one write, show its card, and run it
     on an explicit yes typed on the terminal (without one, it is rejected: nothing is written)."""
     import argparse
     import sys

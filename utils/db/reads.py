@@ -15,7 +15,7 @@ So ``WITH people AS (SELECT 1) SELECT * FROM main.people`` reads ``main.people``
 ``WITH duckdb_databases AS (...)`` does not hide a ``duckdb_databases`` beside it. Whatever is unsure
 resolves to "a table", never to "a CTE": an error here refuses, it never lets a read through.
 ``None`` means DuckDB cannot parse it (callers refuse). The read allowlist (``db.access``), the guard on
-the server's own views (``db.safety``) and the reads behind a write's card and estimate (``db.writes``)
+the server's own views (``db.safety``) and the reads behind a write's card and estimate (``state.writes``)
 all use this; tests/fixtures/reads.yaml holds its cases, and tests/test_reads.py checks them against
 DuckDB's binder.
 """
@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from duckask.utils.sql.ast import parse
+from duckask.utils.db.ast import parse
 
 _ASCII_UPPER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 
