@@ -77,6 +77,15 @@ def embedded_model_path() -> str:
         pytest.skip(f"embedded model not available: {e}")
 
 
+@pytest.fixture(scope="module")
+def model_opts(tmp_path_factory) -> dict:
+    """``ask`` options for a test with the embedded model: its file, a cache of the module's own, and no time budget
+    (``time_budget_s: 0``): an answer under test must not depend on how loaded the machine is (a slowed turn once
+    met the default budget before its retry and failed in CI, passing alone)."""
+    return {"model_path": embedded_model_path(), "cache_dir": str(tmp_path_factory.mktemp("cache")),
+            "time_budget_s": 0}
+
+
 @pytest.fixture(scope="session")
 def test_cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """One cache dir for the whole session (catalog and import caches land here)."""

@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import SHARED, embedded_model_path
+from conftest import SHARED
 
 from duckask.utils.config import load_settings
 from duckask.utils.db.database import open_database
@@ -21,11 +21,6 @@ SPIDER = SHARED / "benchmarks" / "spider_dev"
 NBA = SHARED / "data" / "nba"
 
 pytestmark = pytest.mark.model
-
-
-@pytest.fixture(scope="module")
-def model_opts(tmp_path_factory):
-    return {"model_path": embedded_model_path(), "cache_dir": str(tmp_path_factory.mktemp("cache"))}
 
 
 def _spider(qid: str) -> tuple[str, str, str]:

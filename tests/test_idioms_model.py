@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import embedded_model_path
 
 from duckask.utils.config import load_settings
 from duckask.utils.db.database import open_database
@@ -28,11 +27,6 @@ def built(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("idioms")
     idioms_dbs.build(out)
     return out
-
-
-@pytest.fixture(scope="module")
-def model_opts(tmp_path_factory):
-    return {"model_path": embedded_model_path(), "cache_dir": str(tmp_path_factory.mktemp("cache"))}
 
 
 @pytest.mark.parametrize("qid, idiom", [
