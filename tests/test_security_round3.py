@@ -179,8 +179,8 @@ def test_a_read_holding_a_write_is_refused_at_the_statement_check(site, sql):
 def test_the_engines_binder_catches_a_nested_write_on_its_own(tmp_path, settings, monkeypatch):
     """With the tree check switched off, DuckDB's binder (the write bound on the database) still blocks it."""
     from duckask.utils.db import tiers
-    from duckask.utils.state import writes
     from duckask.utils.db.database import open_database
+    from duckask.utils.state import writes
 
     db = build_small_db(tmp_path / "nba.duckdb")
     monkeypatch.setattr(tiers, "nested_writes", lambda tree: [])
