@@ -31,6 +31,7 @@ import sqlglot
 from sqlglot import exp
 
 from duckask.utils.db import adbc_source, live_sql, remote
+from duckask.utils.db.live_catalog import cancel
 from duckask.utils.db.outcome import QueryOutcome, dedupe
 from duckask.utils.redaction import redact_error
 
@@ -115,7 +116,7 @@ class LiveEngine:
         fired = threading.Event()
         try:
             with self._connection() as conn, contextlib.closing(conn.cursor()) as cur:
-                timer = threading.Timer(timeout_s + CANCEL_GRACE_S, lambda: (fired.set(), _cancel(cur)))
+                timer = threading.Timer(timeout_s + CANCEL_GRACE_S, lambda: (fired.set(), cancel(cur)))
                 timer.daemon = True
                 timer.start()
                 try:
@@ -162,7 +163,7 @@ class LiveEngine:
         when ``judge(rows)`` returns None (else rolled back, saying why)."""
         try:
             engine_sql = self.write_sql(sql)
-        except (live_sql.EngineRefusal, live_sql.EngineError) as e:
+        except (live_sql.EngineRefusal, live_sql.EngineError, sqlglot.errors.SqlglotError) as e:
             return "error", None, f"not run: {e}"
         try:
             with self._connection() as conn, contextlib.closing(conn.cursor()) as cur:
@@ -190,20 +191,13 @@ class LiveEngine:
         expressions hold only allowed functions (``live_sql``)."""
         write = live_sql.engine_dialect(self.dialect.scheme)
         tree = sqlglot.parse_one(sql, read="duckdb")
-        names = {k.lower(): v for k, v in self.names.items()}
-        for table in tree.find_all(exp.Table):
-            if table.name.lower() in names and not table.db:
-                schema, real = names[table.name.lower()]
-                table.set("this", exp.to_identifier(real, quoted=True))
-                table.set("db", exp.to_identifier(schema, quoted=True) if schema else None)
+        created = {t.name.lower() for t in [tree.find(exp.Table)] if t is not None} if isinstance(tree, exp.Create) \
+            else set()                                     # the table a CREATE makes is not the source's yet
+        live_sql.rename_tables(tree, self.names, created | {c.alias_or_name.lower() for c in tree.find_all(exp.CTE)},
+                               alias=False)
         for node in tree.find_all(exp.Func):
             live_sql.check_function(node, self.dialect.scheme)
         return tree.sql(dialect=write, unsupported_level=sqlglot.ErrorLevel.RAISE)
-
-
-def _cancel(cur) -> None:
-    with contextlib.suppress(Exception):
-        cur.adbc_cancel()
 
 
 def _read_capped(reader: pa.RecordBatchReader, most: int) -> pa.Table:

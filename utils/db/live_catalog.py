@@ -87,7 +87,7 @@ def _values(conn, t: SourceTable, column: str, rows: int | None, stat: tuple | N
 def _one(conn, sql: str) -> list | None:
     """The rows of one bounded query, or None when it failed or ran past ``QUERY_S`` (cancelled)."""
     cur = conn.cursor()
-    timer = threading.Timer(QUERY_S, lambda: _cancel(cur))
+    timer = threading.Timer(QUERY_S, lambda: cancel(cur))
     timer.daemon = True
     timer.start()
     try:
@@ -102,7 +102,8 @@ def _one(conn, sql: str) -> list | None:
         cur.close()
 
 
-def _cancel(cur) -> None:
+def cancel(cur) -> None:
+    """Ask the engine to stop the cursor's running query (a driver that cannot is left to finish)."""
     with contextlib.suppress(Exception):
         cur.adbc_cancel()
 

@@ -96,7 +96,7 @@ def to_engine(sql: str, dialect: str, names: dict[str, tuple[str, str]],
         raise EngineError(f"cannot be written for {dialect}: sqlglot does not parse it ({_first(e)})") from None
     tree = _inline_models(tree, models or {})
     ctes = _cte_names(tree)
-    _rename_tables(tree, names, ctes)
+    rename_tables(tree, names, ctes)
     tree = _portable(tree, write)
     try:
         out = tree.sql(dialect=write, unsupported_level=ErrorLevel.RAISE)
@@ -134,7 +134,11 @@ def _inline_models(tree: exp.Expression, models: dict[str, str]) -> exp.Expressi
     return tree
 
 
-def _rename_tables(tree: exp.Expression, names: dict[str, tuple[str, str]], ctes: set[str]) -> None:
+def rename_tables(tree: exp.Expression, names: dict[str, tuple[str, str]], ctes: set[str], *,
+                  alias: bool = True) -> None:
+    """Every table of ``tree`` by its name in the engine (``names``); a CTE's name (``ctes``: also a table a
+    write creates) is left as it is; any other is refused. ``alias``: keep the local name as the table's alias
+    (a query's columns qualified by it keep working)."""
     lowered = {k.lower(): v for k, v in names.items()}
     for table in list(tree.find_all(exp.Table)):
         if isinstance(table.this, exp.Func):          # a table function: checked on the engine's tree
@@ -147,7 +151,7 @@ def _rename_tables(tree: exp.Expression, names: dict[str, tuple[str, str]], ctes
         schema, real = lowered[name]
         table.set("this", exp.to_identifier(real, quoted=True))
         table.set("db", exp.to_identifier(schema, quoted=True) if schema else None)
-        if not table.alias:          # columns qualified by the local name keep working
+        if alias and not table.alias:
             table.set("alias", exp.TableAlias(this=exp.to_identifier(name, quoted=True)))
 
 
