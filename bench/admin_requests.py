@@ -112,7 +112,7 @@ def judged(item: dict, card, work: Path) -> tuple[bool, str]:
 
 
 def run(items: list[dict], work: Path, out: Path) -> list[dict]:
-    from duckask.utils.app.api import ask
+    from duckask.utils.api import ask
     from duckask.utils.config import load_settings
     from duckask.utils.llm import get_llm
 

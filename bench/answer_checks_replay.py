@@ -25,10 +25,10 @@ from pathlib import Path
 from duckask.utils.config import load_settings
 from duckask.utils.db.database import open_database
 from duckask.utils.eval.records import read_records
-from duckask.utils.schema import get_catalog
 from duckask.utils.schema.terms import split_ident
 from duckask.utils.schema.value_index import ValueIndex
 from duckask.utils.schema.values import match_values
+from duckask.utils.semantic import get_catalog
 from duckask.utils.sql.checks import CHECKS, Facts
 from duckask.utils.sql.grounding_checks import table_words
 

@@ -47,7 +47,7 @@ _PREPARED: dict = {}
 
 
 def prepared(name: str, llm):
-    from duckask.utils.app.api import prepare
+    from duckask.utils.api import prepare
 
     if name not in _PREPARED:
         _PREPARED[name] = prepare(db_path(name), llm=llm)
@@ -100,7 +100,7 @@ def run_clarify(items: list[dict]) -> dict:
 
 
 def run_bounces(path: str, db: str | None) -> dict:
-    from duckask.utils.app.api import prepare
+    from duckask.utils.api import prepare
     from duckask.utils.dialogue.vague import vagueness
     from duckask.utils.eval.questions import load_questions, resolve_db
     from duckask.utils.llm import ScriptedLLM

@@ -28,8 +28,8 @@ sys.path.insert(0, str(ROOT))
 
 from duckask.utils.config import load_settings  # noqa: E402
 from duckask.utils.db.database import open_database  # noqa: E402
-from duckask.utils.schema import get_catalog  # noqa: E402
 from duckask.utils.schema.values import match_values  # noqa: E402
+from duckask.utils.semantic import get_catalog  # noqa: E402
 from duckask.utils.trust.confidence import WEIGHTS  # noqa: E402
 from duckask.utils.trust.grounding import facts_for, grounding  # noqa: E402
 

@@ -95,7 +95,7 @@ def score(database, sql: str | None, gold: str) -> bool:
 
 
 def run_set(name: str, spec: dict, phases: list[str], out: Path, log, stamp: dict) -> list[dict]:
-    from duckask.utils.app.api import new_shared, prepare, run_turn
+    from duckask.utils.api import new_shared, prepare, run_turn
     from duckask.utils.knowledge.keep import keep
 
     state = Path(tempfile.mkdtemp(prefix=f"duckask-lc-{name}-"))

@@ -110,7 +110,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
 
     from duckask.data.lahman import DEFAULT_PATH
-    from duckask.utils.app.api import prepare
+    from duckask.utils.api import prepare
     from duckask.utils.llm import ScriptedLLM
     from duckask.utils.schema.value_index import ValueIndex
 

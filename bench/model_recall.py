@@ -31,9 +31,9 @@ sys.path.insert(0, str(ROOT / "bench"))
 from schema_linking import NBA_DB, gold_tables  # noqa: E402
 
 from duckask.utils.config import load_settings  # noqa: E402
-from duckask.utils.schema import get_catalog  # noqa: E402
 from duckask.utils.schema.ranker import rank_tables  # noqa: E402
 from duckask.utils.schema.values import match_values  # noqa: E402
+from duckask.utils.semantic import get_catalog  # noqa: E402
 
 KS = (1, 3, 5, 8)
 SETS = {"tuning 30": ROOT / "bench" / "nba_questions.yaml",

@@ -31,7 +31,7 @@ def plan_of(recorded: dict, layer):
 
 
 def main(argv: list[str] | None = None) -> int:
-    from duckask.utils.app.api import prepare
+    from duckask.utils.api import prepare
     from duckask.utils.llm import ScriptedLLM
     from duckask.utils.schema.values import match_values
     from duckask.utils.semantic.coverage import column_words, gate

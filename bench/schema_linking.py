@@ -50,10 +50,10 @@ import duckdb
 import yaml
 
 from duckask.utils.config import load_settings
-from duckask.utils.schema import get_catalog
 from duckask.utils.schema.catalog import Catalog, Table
 from duckask.utils.schema.ranker import rank_tables
 from duckask.utils.schema.values import match_values
+from duckask.utils.semantic import get_catalog
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"

@@ -121,7 +121,7 @@ class Scorer:
         self.dbs: dict[str, object] = {}
 
     def __call__(self, q, db: str, sql: str | None, options: dict) -> bool:
-        from duckask.utils.app.api import prepare
+        from duckask.utils.api import prepare
         from duckask.utils.sql.compare import results_match
         from duckask.utils.sql.describe import has_top_level_order_by
 
@@ -145,7 +145,7 @@ class _NoLLM:
 
 # --------------------------------------------------------------------------- modes
 def run_warm(name: str, limit: int | None, score: Scorer, out: Path, log) -> list[dict]:
-    from duckask.utils.app.api import new_shared, prepare, run_turn
+    from duckask.utils.api import new_shared, prepare, run_turn
 
     jobs, options = load_set(name, limit)
     recs, preps = [], {}

@@ -25,7 +25,7 @@ SETS = [("lahman", "bench/lahman_questions.yaml", "demo", {}),
 def main(argv: list[str] | None = None) -> int:
     from duckask.data.lahman import DEFAULT_PATH
     from duckask.nodes.match_template import best
-    from duckask.utils.app.api import prepare
+    from duckask.utils.api import prepare
     from duckask.utils.eval.questions import load_questions
     from duckask.utils.knowledge import examples_for
     from duckask.utils.llm import ScriptedLLM

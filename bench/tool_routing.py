@@ -56,7 +56,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-cal", action="store_true")
     args = ap.parse_args(argv)
     sys.path.insert(0, str(ROOT.parent / "shared" / "tools"))
-    from duckask.utils.app.api import prepare
+    from duckask.utils.api import prepare
 
     items = yaml.safe_load(Path(args.questions).read_text())
     prep = prepare(None, tools=TOOLS, examples="", semantic="")

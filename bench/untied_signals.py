@@ -38,8 +38,8 @@ def add_untied(path: Path) -> tuple[int, int]:
     from duckask.utils.config import load_settings
     from duckask.utils.db.database import open_database
     from duckask.utils.eval.questions import load_questions, resolve_db
-    from duckask.utils.schema import get_catalog
     from duckask.utils.schema.terms import split_ident
+    from duckask.utils.semantic import get_catalog
     from duckask.utils.trust.grounding import untied_names
 
     qfile, db, semantic = source_of(path)

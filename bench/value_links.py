@@ -38,8 +38,8 @@ def run_set(name: str, say) -> dict:
     from duckask.utils.config import load_settings
     from duckask.utils.db.database import open_database
     from duckask.utils.eval.questions import load_questions, resolve_db
-    from duckask.utils.schema import get_catalog
     from duckask.utils.schema.values import from_entities, match_values, whole_names
+    from duckask.utils.semantic import get_catalog
 
     qfile, db, models = question_set(name, SETS[name])
     questions, db_dir = load_questions(ROOT / qfile)

@@ -74,7 +74,7 @@ def tiers(path: Path) -> dict:
 def writes_on(db: str, work: Path) -> list[dict]:
     from duckask.utils.config import load_settings
     from duckask.utils.db.database import open_database, resolve_db_file
-    from duckask.utils.schema import get_catalog
+    from duckask.utils.semantic import get_catalog
     from duckask.utils.state import writes
 
     copy = work / "nba-copy.duckdb"

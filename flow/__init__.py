@@ -12,7 +12,7 @@ __all__ = ["ask", "Conversation", "Result", "build_flow", "evaluate"]
 def __getattr__(name):
     # Lazy, so that `python -m duckask.utils.<tool>` does not import the whole graph first.
     if name in ("ask", "Result"):
-        from duckask.utils.app import api
+        import duckask.utils.api as api
 
         return getattr(api, name)
     if name == "Conversation":

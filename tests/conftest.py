@@ -159,7 +159,7 @@ def ask_with_drafts(db, question: str, drafts: list[str], replies: dict | None =
     """A question through the whole graph with SQLGenerator's drafts scripted (and other nodes' ``replies``; rules
     for the router, the template analyzer, no clarifying): (the Result, the scripted LLM, whose ``calls`` hold each
     prompt)."""
-    from duckask.utils.app.api import ask
+    from duckask.utils.api import ask
     from duckask.utils.llm import ScriptedLLM
 
     llm = ScriptedLLM({"SQLGenerator": drafts, **(replies or {})})

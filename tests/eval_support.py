@@ -86,7 +86,7 @@ def write_jsonl(path: Path, rows: list[dict]) -> Path:
 @pytest.fixture(autouse=True)
 def no_real_model(monkeypatch):
     """Never the real model: any fallback to get_llm() fails the test unless the test patched it."""
-    from duckask.utils.app import api
+    import duckask.utils.api as api
 
     def refuse(settings=None):
         raise AssertionError("the real LLM backend was requested")

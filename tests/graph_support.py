@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from duckask.utils.app.api import Result, ask
+from duckask.utils.api import Result, ask
 from duckask.utils.llm import ScriptedLLM
 
 LAKERS_Q = "What are the points of Lakers players?"

@@ -14,7 +14,7 @@ from types import SimpleNamespace
 import pytest
 from conftest import build_small_db, sha256
 
-from duckask.utils.app.api import ask
+from duckask.utils.api import ask
 from duckask.utils.app.cli import EXIT_FAIL, EXIT_OK, main
 from duckask.utils.config import load_settings
 from duckask.utils.db.audit import AuditError, AuditLog, database_key
@@ -66,7 +66,7 @@ def test_a_damaged_audit_log_leaves_reads_working_and_audit_says_why(damaged, ca
 def test_chat_refuses_the_write_and_goes_on(damaged, capsys, monkeypatch):
     import io
 
-    from duckask.utils.app import api
+    import duckask.utils.api as api
 
     db, audit = damaged
     before = sha256(db)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from duckask.utils.app.api import ask
+from duckask.utils.api import ask
 from duckask.utils.llm import ScriptedLLM
 from duckask.utils.llm.base import LLMReply, MeteredLLM, complete_many
 

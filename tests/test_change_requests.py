@@ -12,11 +12,11 @@ from conftest import SHARED, requires_shared, sha256
 from test_writes import log, make_people
 
 from duckask.nodes.propose_write import parse_proposal
-from duckask.utils.app.api import ask
+from duckask.utils.api import ask
 from duckask.utils.config import load_settings
 from duckask.utils.dialogue.intent import change_request, classify
 from duckask.utils.llm.scripted import ScriptedLLM
-from duckask.utils.schema import get_catalog
+from duckask.utils.semantic import get_catalog
 
 ROOT = __import__("pathlib").Path(__file__).resolve().parents[1]
 

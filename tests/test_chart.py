@@ -1,4 +1,4 @@
-"""The chart chosen from a result's columns (utils/app/chart.py), table-driven, and the chart as a
+"""The chart chosen from a result's columns (utils/api/chart.py), table-driven, and the chart as a
 plotly figure, a self-contained offline HTML file (``ask --chart``) and ``Result.chart()``."""
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import json
 import pandas as pd
 import pytest
 
-from duckask.utils.app.chart import choose_chart
+from duckask.utils.api.chart import choose_chart
 
 CASES = [
     ("a year and a number: line", {"year_id": [2018, 2019], "hr": [48, 53]},
@@ -33,8 +33,8 @@ def test_choose_chart(name, data, expect):
 
 def test_the_chart_as_a_figure_and_an_offline_html_file(tmp_path, small_db, isolated_env, capsys, monkeypatch):
     pytest.importorskip("plotly", reason="charts need plotly (the server extra)")
+    import duckask.utils.api as api
     from duckask import ask
-    from duckask.utils.app import api
     from duckask.utils.app.cli import main
     from duckask.utils.llm import ScriptedLLM
 

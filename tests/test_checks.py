@@ -153,8 +153,9 @@ def test_nearest_values_by_normal_form_abbreviation_containment_and_spelling(lit
 
 def test_the_value_index_reads_a_columns_values_once_and_not_a_number_or_a_huge_column(small_db, isolated_env):
     from duckask.utils.db.database import open_database
-    from duckask.utils.schema import get_catalog, value_index
+    from duckask.utils.schema import value_index
     from duckask.utils.schema.value_index import ValueIndex
+    from duckask.utils.semantic import get_catalog
 
     db = open_database(small_db)
     index = ValueIndex.of(db, get_catalog(db))
@@ -229,8 +230,8 @@ def test_a_stated_year_a_table_of_that_season_already_keeps(tmp_path, isolated_e
     game dates was sent back for 'in 2016' though every row is of that season)."""
 
     from duckask.utils.db.database import open_database
-    from duckask.utils.schema import get_catalog
     from duckask.utils.schema.value_index import ValueIndex
+    from duckask.utils.semantic import get_catalog
     from duckask.utils.sql.answer_checks import Facts
     from duckask.utils.sql.grounding_checks import constraint_dropped
 

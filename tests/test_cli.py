@@ -1,7 +1,7 @@
 """The ``duckask`` command line, with a ScriptedLLM in place of the real model.
 
-``duckask ask`` calls ``duckask.utils.app.api.ask``, which gets its backend from
-``duckask.utils.app.api.get_llm``; the ``scripted`` fixture replaces that with a ScriptedLLM.
+``duckask ask`` calls ``duckask.utils.api.ask``, which gets its backend from
+``duckask.utils.api.get_llm``; the ``scripted`` fixture replaces that with a ScriptedLLM.
 """
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from conftest import clean_env
 
-from duckask.utils.app import api
+import duckask.utils.api as api
 from duckask.utils.app.cli import EXIT_CLARIFY, EXIT_FAIL, EXIT_OK, EXIT_USAGE, main
 from duckask.utils.llm import ScriptedLLM
 

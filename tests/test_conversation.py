@@ -10,7 +10,7 @@ import duckdb
 import pytest
 
 from duckask import Conversation, ask
-from duckask.utils.app.api import new_shared, prepare, run_turn
+from duckask.utils.api import new_shared, prepare, run_turn
 from duckask.utils.app.conversation import SessionError
 from duckask.utils.llm import ScriptedLLM
 

@@ -8,8 +8,8 @@ import pytest
 
 from duckask.utils.db.access import ScopedDatabase, User
 from duckask.utils.db.database import open_database
-from duckask.utils.schema import get_catalog
 from duckask.utils.schema.value_index import ValueIndex
+from duckask.utils.semantic import get_catalog
 from duckask.utils.sql.answer_checks import Facts
 from duckask.utils.sql.entity_checks import count_not_of_entity
 from duckask.utils.sql.grounding_checks import table_words

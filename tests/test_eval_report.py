@@ -79,7 +79,7 @@ def test_modes(tmp_path, small_db, env):
 
 
 def test_a_question_that_crashes_is_recorded_and_the_run_goes_on(tmp_path, qfile, small_db, env, monkeypatch):
-    from duckask.utils.app import api
+    import duckask.utils.api as api
 
     real_ask = api.ask
 

@@ -24,7 +24,7 @@ from graph_support import (  # noqa: F401 (fixtures are used by name)
     user_prompt,
 )
 
-from duckask.utils.app.api import ask
+from duckask.utils.api import ask
 from duckask.utils.llm import LLMError, ScriptedLLM
 
 

@@ -9,7 +9,7 @@ import pytest
 from conftest import build_small_db, sha256
 
 from duckask.nodes.table_selector import _rank
-from duckask.utils.app.api import ask
+from duckask.utils.api import ask
 from duckask.utils.app.cli import main as cli_main
 from duckask.utils.config import load_settings
 from duckask.utils.db.database import open_database
@@ -17,7 +17,7 @@ from duckask.utils.knowledge import Example, ExampleError, KnowledgeStore, datab
 from duckask.utils.knowledge.examples import load_examples, tables_of, verify
 from duckask.utils.knowledge.retrieve import retrieve
 from duckask.utils.llm import ScriptedLLM
-from duckask.utils.schema import get_catalog
+from duckask.utils.semantic import get_catalog
 
 CAPACITY_Q = "What is the capacity of the arena of the Celtics?"
 CAPACITY_SQL = ("SELECT a.name, a.capacity FROM arenas a JOIN teams t ON a.team_id = t.id "
@@ -246,7 +246,7 @@ def test_the_demo_knowledge_stays_with_the_demo(tmp_path, isolated_env):
 def test_the_demo_semantic_file_applies_to_the_demo(isolated_env):
     from duckask.data.lahman import DEFAULT_PATH
     from duckask.utils.knowledge.demo import DEMO_SEMANTIC
-    from duckask.utils.schema.descriptions import apply_descriptions
+    from duckask.utils.semantic.descriptions import apply_descriptions
 
     if not DEFAULT_PATH.exists():
         pytest.skip("the demo database is not built (python -m duckask.data.lahman)")

@@ -17,9 +17,8 @@ MODULES = sorted(m.name for m in pkgutil.walk_packages(duckask.utils.__path__, "
                  if not m.name.endswith("__main__"))
 #: The modules that are tools of their own (``python -m duckask.utils...``): only these have a main().
 TOOLS = {"duckask.utils.config", "duckask.utils.llm", "duckask.utils.llm.model_store", "duckask.utils.llm.cache",
-         "duckask.utils.schema.ranker",
-         "duckask.utils.schema.ddl", "duckask.utils.sql.reference",
-         "duckask.utils.sql.tidy", "duckask.utils.db.models", "duckask.utils.db.tiers", "duckask.utils.state.writes",
+         "duckask.utils.sql.reference", "duckask.utils.db.models", "duckask.utils.db.tiers",
+         "duckask.utils.state.writes",
          "duckask.utils.app.import_command", "duckask.utils.semantic.airtable", "duckask.utils.db.airtable_api",
          "duckask.utils.db.airtable_schema", "duckask.utils.delivery.mail", "duckask.utils.delivery.export",
          "duckask.utils.tools.registry", "duckask.utils.knowledge.examples",
@@ -46,8 +45,8 @@ def test_each_tool_runs_on_its_own(name, capsys):
 
 @pytest.mark.slow           # a python -m subprocess each
 @pytest.mark.parametrize("name", ["duckask.utils.knowledge.examples", "duckask.utils.app.import_command",
-                                  "duckask.utils.schema", "duckask.utils.schema.ddl",
-                                  "duckask.utils.llm.cache", "duckask.utils.sql.tidy"])
+                                  "duckask.utils.semantic", "duckask.utils.llm.cache",
+                                  "duckask.utils.sql.reference"])
 def test_python_m_runs_a_module_once(name):
     """A package that imported its own modules at import time would make ``python -m`` warn that the
     module is found in sys.modules (and run it twice over)."""

@@ -18,8 +18,7 @@ import pytest
 from conftest import clean_env, duckdb_file
 from pg_support import PASSWORD
 
-from duckask.utils.app import present
-from duckask.utils.app.api import ask
+from duckask.utils.api import ask, present
 from duckask.utils.config import load_settings
 from duckask.utils.db import live_sql
 from duckask.utils.db.database import open_database

@@ -6,12 +6,12 @@ import duckdb
 import pytest
 from conftest import sha256
 
-from duckask.utils.app.api import ask
+from duckask.utils.api import ask
 from duckask.utils.config import load_settings
 from duckask.utils.db.database import DatabaseError, open_database
 from duckask.utils.db.models import ModelError, build_views, load_models
 from duckask.utils.llm import ScriptedLLM
-from duckask.utils.schema import get_catalog
+from duckask.utils.semantic import get_catalog
 
 # Two families describing the same people with other ids and spellings, as warehouses have them.
 RAW = """
@@ -155,7 +155,7 @@ def test_public_models_are_what_table_selection_sees(warehouse, isolated_env):
 def test_models_setting_is_checked(warehouse, isolated_env):
     db, sem = warehouse
     (sem / "duckask.yaml").write_text("duckask:\n  models: everything\n")
-    from duckask.utils.schema.descriptions import SemanticFileError
+    from duckask.utils.semantic.descriptions import SemanticFileError
 
     with pytest.raises(SemanticFileError, match="models: is public .* or beside"):
         get_catalog(db, load_settings(None, semantic=str(sem)))

@@ -8,8 +8,7 @@ import json
 import pytest
 from rich.console import Console
 
-from duckask.utils.app import present
-from duckask.utils.app.api import ask
+from duckask.utils.api import ask, present
 from duckask.utils.llm.scripted import ScriptedLLM
 
 SQL = ("SELECT 'x' AS t, NULL::VARCHAR AS a, NULL::INT AS b, NULL::DOUBLE AS d, NULL::DATE AS day "

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from duckask.utils.app.api import ask
+from duckask.utils.api import ask
 from duckask.utils.llm import ScriptedLLM
 from duckask.utils.semantic.grammar import plan_grammar
 from duckask.utils.semantic.manifest import load_layer
@@ -93,7 +93,7 @@ def test_on_the_real_model_a_held_plan_names_only_catalog_names(layer, question,
     ("Which team won the World Series in 2016?", []),       # names the dimension won_world_series, not a value
 ])
 def test_the_values_a_question_names_are_tied_to_the_dimensions_that_read_them(question, links):
-    from duckask.utils.app.api import prepare
+    from duckask.utils.api import prepare
     from duckask.utils.schema.values import match_values
     from duckask.utils.semantic.manifest import layer_for
     from duckask.utils.semantic.reading import value_links

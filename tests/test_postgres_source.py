@@ -16,7 +16,7 @@ import pytest
 from conftest import clean_env, sha256
 from pg_support import PASSWORD
 
-from duckask.utils.app.api import ask
+from duckask.utils.api import ask
 from duckask.utils.config import load_settings
 from duckask.utils.db import remote
 from duckask.utils.db.database import DatabaseError, open_database

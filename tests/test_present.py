@@ -1,4 +1,4 @@
-"""One presentation of a Result (``utils/app/present.py``), one settings check (``utils/config.py``), one exit-code
+"""One presentation of a Result (``utils/api/present.py``), one settings check (``utils/config.py``), one exit-code
 map: the same Result shows the same facts through every surface; a bad option is a clear error everywhere."""
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import re
 import pytest
 
 import duckask
-from duckask.utils.app import present
+from duckask.utils.api import present
 from duckask.utils.config import SettingError, check_setting, load_settings, with_options
 from duckask.utils.llm import ScriptedLLM
 

@@ -138,7 +138,7 @@ _model = embedded_model_path
 def _prompts() -> list[list[dict]]:
     """SQLGenerator prompts on the demo database, as the graph builds them (recorded by rendering)."""
     from duckask.nodes.sql_generator import build_messages
-    from duckask.utils.app.api import prepare
+    from duckask.utils.api import prepare
     from duckask.utils.schema.ddl import render_schema
 
     prep = prepare(None, llm=object())

@@ -4,13 +4,13 @@ from __future__ import annotations
 import duckdb
 import pytest
 
-from duckask.utils.app.api import ask
+from duckask.utils.api import ask
 from duckask.utils.config import load_settings
 from duckask.utils.db.database import open_database
 from duckask.utils.llm import ScriptedLLM
-from duckask.utils.schema import get_catalog
 from duckask.utils.schema.ddl import render_ddl
 from duckask.utils.schema.ranker import keep_columns
+from duckask.utils.semantic import get_catalog
 
 STATS = [f"stat_{i:02d}" for i in range(30)]
 

@@ -11,8 +11,8 @@ import json
 import pytest
 from conftest import PLAYERS
 
-from duckask.utils.app import api
-from duckask.utils.app.api import QuestionTooLong, new_shared
+import duckask.utils.api as api
+from duckask.utils.api import QuestionTooLong, new_shared
 from duckask.utils.app.cli import EXIT_USAGE, main
 from duckask.utils.config import MAX_QUESTION
 from duckask.utils.llm import ScriptedLLM

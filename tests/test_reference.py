@@ -7,7 +7,7 @@ from __future__ import annotations
 import duckdb
 import pytest
 
-from duckask.utils.app.api import ask
+from duckask.utils.api import ask
 from duckask.utils.llm import ScriptedLLM
 from duckask.utils.schema.nested import kind_of, literal, shape
 from duckask.utils.sql.reference import MAX_CHARS, MAX_ENTRIES, functions, lookup, rank, sheet
@@ -130,8 +130,8 @@ def test_literals_are_duckdbs():
 
 def test_the_schema_text_carries_the_nested_notes(tmp_path, isolated_env):
     from duckask.utils.db.database import open_database
-    from duckask.utils.schema import get_catalog
     from duckask.utils.schema.ddl import render_ddl
+    from duckask.utils.semantic import get_catalog
 
     path = tmp_path / "nested.duckdb"
     with duckdb.connect(str(path)) as c:

@@ -80,7 +80,7 @@ def test_a_remote_database_is_shown_redacted_on_every_surface(tmp_path, isolated
 
     from conftest import build_small_db
 
-    from duckask.utils.app.api import ask, prepare
+    from duckask.utils.api import ask, prepare
     from duckask.utils.app.conversation import Conversation
     from duckask.utils.db import remote
     from duckask.utils.llm import ScriptedLLM

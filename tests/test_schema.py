@@ -5,11 +5,11 @@ import duckdb
 import pytest
 from conftest import duckdb_file
 
-from duckask.utils.schema import get_catalog
 from duckask.utils.schema.ddl import render_ddl
-from duckask.utils.schema.descriptions import apply_descriptions
 from duckask.utils.schema.ranker import rank_tables
 from duckask.utils.schema.values import hints, match_flags, match_values
+from duckask.utils.semantic import get_catalog
+from duckask.utils.semantic.descriptions import apply_descriptions
 
 
 @pytest.fixture(scope="module")

@@ -6,14 +6,14 @@ import json
 
 import pytest
 
-from duckask.utils.app.api import ask
+from duckask.utils.api import ask
 from duckask.utils.app.cli import main as cli_main
 from duckask.utils.db.database import open_database
 from duckask.utils.llm import ScriptedLLM
-from duckask.utils.schema import get_catalog
 from duckask.utils.schema.ddl import render_schema
-from duckask.utils.schema.descriptions import SemanticFileError, apply_descriptions
 from duckask.utils.schema.ranker import rank_tables
+from duckask.utils.semantic import get_catalog
+from duckask.utils.semantic.descriptions import SemanticFileError, apply_descriptions
 
 YAML = """\
 instructions: |
@@ -107,6 +107,26 @@ def test_the_prompt_and_duckask_schema_show_it(small_db, isolated_env, semantic,
     assert cli_main(["schema", "--db", str(small_db), "--descriptions", str(semantic), "--json"]) == 0
     shown = json.loads(capsys.readouterr().out)["ddl"]
     assert "biggest_arena = max(capacity)" in shown and "one of 'Los Angeles'" in shown
+
+
+def test_duckask_schema_rank_shows_the_scores_the_semantic_file_gives(small_db, isolated_env, semantic, capsys):
+    """The ranker as a debugging tool (docs/debugging.md): the synonyms of the semantic file reach it."""
+    question = "Which venue has the most seating?"
+    assert cli_main(["schema", "--db", str(small_db), "--rank", question]) == 0
+    bare = capsys.readouterr().out.splitlines()
+    assert cli_main(["schema", "--db", str(small_db), "--descriptions", str(semantic), "--rank", question,
+                     "--top", "2"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 2 and lines[0].split()[1] == "arenas" and float(lines[0].split()[0]) > 0
+    assert all(float(x.split()[0]) == 0 for x in bare)                     # no word of the schema without it
+
+
+def test_duckask_sql_tidy_prints_the_cleaned_query_without_running_it(small_db, isolated_env, capsys):
+    # a join the question does not need, on a table it does not name (sql/tidy.py's unused-join rule)
+    sql = "SELECT p.name FROM players p JOIN teams t ON p.team_id = t.id WHERE p.points > 10"
+    assert cli_main(["sql", "--db", str(small_db), "--tidy", sql, "--question", "Which players scored over 10?"]) == 0
+    out = capsys.readouterr().out.strip()
+    assert "teams" not in out and "players" in out and "points > 10" in out
 
 
 @pytest.mark.parametrize("suffix, text, message", [

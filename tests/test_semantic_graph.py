@@ -7,7 +7,7 @@ import duckdb
 import pytest
 from semantic_support import LEGACY, layer  # noqa: F401 (fixtures are used by name)
 
-from duckask.utils.app.api import ask
+from duckask.utils.api import ask
 from duckask.utils.app.cli import main as cli_main
 from duckask.utils.llm import ScriptedLLM
 from duckask.utils.semantic.manifest import load_layer
@@ -293,7 +293,7 @@ def test_the_plan_gate_holds_a_question_word_no_part_of_the_plan_stands_for(laye
     """unused_words (issue 53, item 2): a word of the question that names a column of the database, with nothing in the
     plan standing for it (its metrics, dimensions, synonyms, values, models), sends the question to the SQL path."""
     from duckask.data.lahman import demo_db_path
-    from duckask.utils.schema import get_catalog
+    from duckask.utils.semantic import get_catalog
     from duckask.utils.semantic.coverage import column_words, gate
     from duckask.utils.semantic.plan import parse_plan
 

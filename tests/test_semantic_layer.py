@@ -13,9 +13,9 @@ from semantic_support import DEMO, LEGACY, demo, layer  # noqa: F401 (fixtures a
 from duckask.data.lahman import demo_db_path
 from duckask.utils.config import load_settings
 from duckask.utils.db.database import open_database
-from duckask.utils.schema import get_catalog
-from duckask.utils.schema.descriptions import SemanticFileError, load_semantic
+from duckask.utils.semantic import get_catalog
 from duckask.utils.semantic.compile import compile_plan
+from duckask.utils.semantic.descriptions import SemanticFileError, load_semantic
 from duckask.utils.semantic.draft import convert, draft_documents, render
 from duckask.utils.semantic.manifest import load_layer
 from duckask.utils.semantic.plan import PlanError, describe, parse_plan, where_filters

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from duckask.utils.app.api import ask
+from duckask.utils.api import ask
 from duckask.utils.db.database import open_database
 from duckask.utils.db.tiers import classify
 from duckask.utils.llm import ScriptedLLM

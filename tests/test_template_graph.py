@@ -11,7 +11,7 @@ import yaml
 from conftest import build_small_db
 from graph_support import LAKERS_Q, LAKERS_SQL, path, rows, run  # noqa: F401 (fixtures are used by name)
 
-from duckask.utils.app.api import ask
+from duckask.utils.api import ask
 from duckask.utils.llm import ScriptedLLM
 
 MORE_Q = "Which players scored more than 20 points?"

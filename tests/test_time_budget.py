@@ -2,7 +2,7 @@
 the best answer so far is given with its confidence, or the report says what was tried and why it stopped."""
 from __future__ import annotations
 
-from duckask.utils.app.api import ask
+from duckask.utils.api import ask
 from duckask.utils.llm import ScriptedLLM
 
 OPTS = {"router": "rules", "analyzer": "template", "clarify": "off"}

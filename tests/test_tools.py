@@ -9,7 +9,7 @@ import pytest
 from graph_support import LAKERS_Q, LAKERS_SQL
 from tool_stubs import OMDB_KEY, ToolStub
 
-from duckask.utils.app.api import ask
+from duckask.utils.api import ask
 from duckask.utils.app.conversation import Conversation
 from duckask.utils.config import SettingError, load_settings
 from duckask.utils.llm import LLMError, ScriptedLLM

@@ -16,8 +16,7 @@ import math
 import pandas as pd
 import pytest
 
-from duckask.utils.app import present
-from duckask.utils.app.api import ask
+from duckask.utils.api import ask, present
 from duckask.utils.eval.report import by_confidence, render_markdown, summarize
 from duckask.utils.llm import ScriptedLLM
 from duckask.utils.llm.decode import token_prob
@@ -378,7 +377,7 @@ def test_the_llm_graders_verdict_through_an_endpoint_is_a_signal(small_db, isola
                                     "dissent": 3, "ungrounded": ["constraint_dropped"], "grader": "fail"}])
 def test_every_reason_reads_as_words_with_no_parentheses(extra):
     """Issue 47: 'medium (a plan over named metrics (as right as its semantic file))' read badly; a reason is words."""
-    from duckask.utils.app.trust_view import confidence_line
+    from duckask.utils.api.trust_view import confidence_line
 
     conf = assess(signals(**extra), load_weights())      # the shipped model: its reasons are what people read
     assert conf["reasons"] and not any("(" in r or ")" in r for r in conf["reasons"]), conf["reasons"]

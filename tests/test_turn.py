@@ -12,7 +12,7 @@ import pytest
 from docgen import node_files, reads, writes
 
 from duckask.utils import turn
-from duckask.utils.app.result import FROM_TURN, Result
+from duckask.utils.api.result import FROM_TURN, Result
 
 ROOT = Path(__file__).resolve().parents[1]
 HANDOFFS = {name for name, f in vars(turn).items() if inspect.isfunction(f) and f.__module__ == turn.__name__

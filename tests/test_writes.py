@@ -16,7 +16,7 @@ import pytest
 import yaml
 from conftest import clean_env, sha256
 
-from duckask.utils.app.api import ask
+from duckask.utils.api import ask
 from duckask.utils.app.conversation import Conversation
 from duckask.utils.config import load_settings
 from duckask.utils.db.audit import AuditLog, render, status_of

@@ -91,7 +91,7 @@ class Settings:
     """`column_pruning: wide`: columns a wide table shows."""
     descriptions: str | None = None
     """The semantic file (alias `semantic`, `--semantic`): dbt's semantic model spec, a file or a directory
-    (`utils/semantic/`), or the older YAML/markdown file (`schema/descriptions.py`)"""
+    (`utils/semantic/`), or the older YAML/markdown file (`utils/semantic/descriptions.py`)"""
     templates: str = "on"
     """On / off: a question that is a kept pair's with other literals (a year, a name that is a value of its column)
     is answered by the pair's SQL with them put in, without the model (`nodes/match_template.py`)"""

@@ -25,7 +25,7 @@ KEEP: Any = object()
 
 
 def callers(*names: str):
-    """Declare who may call a hand-off: node class names, or ``api`` (``utils/app/api.py``, which starts a turn)."""
+    """Declare who may call a hand-off: node class names, or ``api`` (``utils/api/__init__.py``: it starts a turn)."""
     def mark(f):
         f.callers = frozenset(names)
         return f

@@ -1,4 +1,5 @@
-"""The ways people use duckask, and the one layer in front of the graph they share.
+"""The ways people use duckask: each builds a turn through the API they share (``duckask.utils.api``: ``ask``,
+``Result``, how a Result looks).
 
 Surfaces:
 - ``cli``: the ``duckask`` command's parser; ``commands`` (ask, chat, schema, demo, warm, eval, teach,
@@ -11,13 +12,5 @@ Surfaces:
   waits in);
 - ``mcp_server`` (``duckask mcp``: tools for AI agents);
 - ``conversation`` (``Conversation``: turns with history, sessions on disk); ``warm`` (``duckask warm``).
-
-The layer they share:
-- ``api``: ``ask``, ``prepare`` / ``run_turn``, and ``Prepared``'s ``run_sql``, ``propose``, ``decide``,
-  ``refresh``;
-- ``result``: ``Result`` and what can be done with it next;
-- ``present``: how a Result looks on every surface, and every exit code; ``trust_view`` (its confidence and
-  a not-sure answer's candidates) and ``present_sql`` (the rows of your own SQL);
-- ``deliver``: the terminal's write approval and the actions on an answered Result;
-- ``chart``: the chart a result's columns call for.
+- ``deliver``: the terminal's write approval and the actions on an answered Result.
 """

@@ -19,8 +19,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from duckask.utils.app.api import QuestionTooLong
-from duckask.utils.app.present import EXIT_FAIL, EXIT_USAGE, exit_code
+from duckask.utils.api import QuestionTooLong
+from duckask.utils.api.present import EXIT_FAIL, EXIT_USAGE, exit_code
 from duckask.utils.app.terminal import Terminal, escape, parse_confirm
 from duckask.utils.db.audit import AuditError
 from duckask.utils.state.writes import NO_APPROVER
@@ -60,7 +60,7 @@ class Piped:
         return parse_confirm(self.next_line(), self.next_line)
 
     def show(self, r, max_rows: int) -> None:
-        from duckask.utils.app.present import as_json, text
+        from duckask.utils.api.present import as_json, text
 
         if self.json_mode:
             print(json.dumps(as_json(r, max_rows), default=str), flush=True)

@@ -187,6 +187,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--tables", help="comma-separated subset")
     p.add_argument("--semantic", "--descriptions", dest="descriptions", metavar="PATH",
                    help="semantic file to apply, as ask would (dbt's spec, or the older YAML/markdown)")
+    p.add_argument("--rank", metavar="QUESTION",
+                   help="instead, how the ranker scores each table for QUESTION (the values it names, scores, why)")
+    p.add_argument("--top", type=int, default=8, metavar="N", help="with --rank: the N best tables (default 8)")
     p.set_defaults(func=cmd_schema)
 
     p = sub.add_parser("sql", help="run your own SQL through the same safe executor")
@@ -198,6 +201,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--max-rows", type=int, default=50)
     _add_write_option(p)
     p.add_argument("--out", metavar="FILE", help="also write the rows to FILE: .csv, .parquet, .json or .xlsx")
+    p.add_argument("--tidy", action="store_true",
+                   help="instead of running it, print the query after duckask's clean-up rules (sql/tidy.py)")
+    p.add_argument("--question", help="with --tidy: the question it answers (joins to tables it does not name may go)")
     p.set_defaults(func=cmd_sql)
 
     p = sub.add_parser("audit", help="the audit log of write attempts (approved, rejected, blocked)")

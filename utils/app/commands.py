@@ -7,7 +7,7 @@ import sys
 import time
 from typing import Any
 
-from duckask.utils.app.present import EXIT_CLARIFY, EXIT_FAIL, EXIT_OK, EXIT_USAGE  # noqa: F401 (the one map)
+from duckask.utils.api.present import EXIT_CLARIFY, EXIT_FAIL, EXIT_OK, EXIT_USAGE  # noqa: F401 (the one map)
 
 DEMO_QUESTION = "Who hit the most home runs in 2019?"
 
@@ -51,7 +51,7 @@ def db_or_demo(db: str | None) -> str:
 
 
 def _print_result(r, args, streamed: str = "") -> int:
-    from duckask.utils.app.present import as_json, exit_code, text
+    from duckask.utils.api.present import as_json, exit_code, text
 
     if args.json:
         print(json.dumps(as_json(r, args.max_rows), default=str))
@@ -64,7 +64,7 @@ def report_failure(e: Exception, args) -> int | None:
     """The exit code a command ends with on an error a user can act on (a database, model, setting or audit log
     problem, a question over the limit), after saying what was wrong on stderr (and with ``--json`` as a JSON
     object); None for any other error, which is a bug."""
-    from duckask.utils.app.api import QuestionTooLong
+    from duckask.utils.api import QuestionTooLong
     from duckask.utils.db.audit import AuditError
     from duckask.utils.db.database import DatabaseError
     from duckask.utils.llm import LLMError
@@ -80,7 +80,7 @@ def report_failure(e: Exception, args) -> int | None:
 
 
 def cmd_ask(args) -> int:
-    from duckask.utils.app.api import ask
+    from duckask.utils.api import ask
 
     question = args.question
     args.sql = getattr(args, "sql", None)  # `duckask demo` has no --sql
@@ -106,7 +106,7 @@ def cmd_ask(args) -> int:
         status.clear()
     code = _print_result(r, args, stream.text if stream else "")
     if getattr(args, "chart", None) and r.df is not None:
-        from duckask.utils.app.chart import chart_for_cli
+        from duckask.utils.api.chart import chart_for_cli
 
         code = code or chart_for_cli(r.df, args.chart)
     if r.status == "pending" and not args.json:
@@ -127,8 +127,9 @@ def cmd_chat(args) -> int:
 def cmd_schema(args) -> int:
     from duckask.utils.config import load_settings
     from duckask.utils.knowledge.demo import demo_knowledge
-    from duckask.utils.schema import get_catalog
     from duckask.utils.schema.ddl import render_schema
+    from duckask.utils.schema.ranker import explain
+    from duckask.utils.semantic import get_catalog
     from duckask.utils.semantic.manifest import layer_for
     from duckask.utils.semantic.reading import catalog_text, summary
 
@@ -140,6 +141,9 @@ def cmd_schema(args) -> int:
     if unknown:
         print(f"unknown table(s): {', '.join(unknown)}", file=sys.stderr)
         return EXIT_FAIL
+    if args.rank:
+        print(explain(cat, args.rank, args.top))
+        return EXIT_OK
     ddl = render_schema(cat, tables)
     layer = layer_for(settings)
     if args.json:

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from duckask.utils.app.api import Prepared, Result, confirm_option, new_shared, prepare, run_turn
+from duckask.utils.api import Prepared, Result, confirm_option, new_shared, prepare, run_turn
 from duckask.utils.config import Settings
 from duckask.utils.llm import LLM
 

@@ -68,7 +68,7 @@ def into_table(result, name: str):
 
 def after_answer(r, args) -> int:
     """``ask --out / --email / --into-table``: each on an answered Result; returns an exit code (0: all done)."""
-    from duckask.utils.app.present import EXIT_CLARIFY, EXIT_FAIL, EXIT_OK, exit_code
+    from duckask.utils.api.present import EXIT_CLARIFY, EXIT_FAIL, EXIT_OK, exit_code
 
     code = EXIT_OK
     wanted = [(getattr(args, "out", None), export), (getattr(args, "email", None), email)]

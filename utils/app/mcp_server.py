@@ -42,9 +42,9 @@ def build_server(db: str | None = None, *, llm=None, settings=None, allow_writes
     from mcp.server.mcpserver import MCPServer
     from mcp.server.mcpserver.exceptions import ToolError
 
-    from duckask.utils.app.api import QuestionTooLong, new_shared, prepare, run_turn
-    from duckask.utils.app.present import for_agent
-    from duckask.utils.app.present_sql import outcome_json
+    from duckask.utils.api import QuestionTooLong, new_shared, prepare, run_turn
+    from duckask.utils.api.present import for_agent
+    from duckask.utils.api.present_sql import outcome_json
     from duckask.utils.schema.ddl import render_schema
 
     # Read-only whatever the config says: an agent cannot approve a write for a human (a pasted write is

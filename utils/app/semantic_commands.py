@@ -11,7 +11,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from duckask.utils.app.present import EXIT_FAIL, EXIT_OK, EXIT_USAGE
+from duckask.utils.api.present import EXIT_FAIL, EXIT_OK, EXIT_USAGE
 
 
 def add_parser(sub) -> None:
@@ -41,8 +41,8 @@ def _open(db: str | None, semantic: str | None = None):
     from duckask.utils.app.commands import db_or_demo
     from duckask.utils.config import load_settings
     from duckask.utils.db.database import DatabaseError, open_database
-    from duckask.utils.schema import get_catalog
-    from duckask.utils.schema.descriptions import SemanticFileError
+    from duckask.utils.semantic import get_catalog
+    from duckask.utils.semantic.descriptions import SemanticFileError
 
     settings = load_settings(descriptions=None)
     try:
@@ -55,7 +55,7 @@ def _open(db: str | None, semantic: str | None = None):
 def _write(text: str, out: str | None, force: bool) -> int:
     import tempfile
 
-    from duckask.utils.schema.descriptions import SemanticFileError
+    from duckask.utils.semantic.descriptions import SemanticFileError
     from duckask.utils.semantic.manifest import load_layer
 
     with tempfile.TemporaryDirectory() as tmp:   # what duckask writes must load: a draft MetricFlow rejects is a bug
@@ -106,7 +106,7 @@ def _write_models(database, catalog, directory: Path, force: bool) -> None:
 
 
 def cmd_convert(args) -> int:
-    from duckask.utils.schema.descriptions import SemanticFileError, load_semantic
+    from duckask.utils.semantic.descriptions import SemanticFileError, load_semantic
     from duckask.utils.semantic.draft import convert, render
 
     try:
@@ -121,7 +121,7 @@ def cmd_convert(args) -> int:
 
 
 def cmd_check(args) -> int:
-    from duckask.utils.schema.descriptions import SemanticFileError, apply_descriptions
+    from duckask.utils.semantic.descriptions import SemanticFileError, apply_descriptions
     from duckask.utils.semantic.manifest import load_layer
     from duckask.utils.semantic.reading import catalog_text
     from duckask.utils.semantic.verify import verify_metrics

@@ -88,7 +88,7 @@ def create_app(db: str | None = None, *, llm=None, settings=None, api_key: str |
     from fastapi.responses import FileResponse, HTMLResponse, Response, StreamingResponse
     from starlette.exceptions import HTTPException
 
-    from duckask.utils.app.api import new_shared, prepare, run_turn
+    from duckask.utils.api import new_shared, prepare, run_turn
     from duckask.utils.app.browse import metrics, suggestions
     from duckask.utils.app.conversation import HISTORY_TURNS, turn_record
     from duckask.utils.app.queue import Gate, in_thread

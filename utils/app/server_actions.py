@@ -54,7 +54,7 @@ def add_action_routes(app, prep, gate, read_json, *, keys=None) -> PendingWrites
     from fastapi.responses import JSONResponse, Response
     from starlette.exceptions import HTTPException
 
-    from duckask.utils.app.present_sql import outcome_json
+    from duckask.utils.api.present_sql import outcome_json
     from duckask.utils.db.access import may_decide, may_propose, may_see, owns
     from duckask.utils.db.audit import AuditError
     from duckask.utils.delivery.export import FORMATS, ExportError, frame_bytes

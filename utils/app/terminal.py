@@ -127,7 +127,7 @@ class Terminal:
             self.readline.set_startup_hook()
 
     def show_sql(self, sql: str) -> None:
-        from duckask.utils.app.present import sql_syntax
+        from duckask.utils.api.present import sql_syntax
 
         self.out.print(sql_syntax(sql))
 
@@ -148,7 +148,7 @@ class Terminal:
         self.said_understood = True
 
     def show(self, r, max_rows: int) -> None:
-        from duckask.utils.app.present import rich_lines
+        from duckask.utils.api.present import rich_lines
 
         self.status.clear()
         self.status.quiet = False       # the next turn shows its progress again

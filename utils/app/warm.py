@@ -18,7 +18,7 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
-from duckask.utils.app.api import prepare
+from duckask.utils.api import prepare
 from duckask.utils.schema.ddl import render_instructions
 from duckask.utils.semantic.manifest import layer_for
 

@@ -16,7 +16,7 @@ from duckask.utils.app.commands import EXIT_CLARIFY, EXIT_FAIL, EXIT_OK, EXIT_US
 
 
 def _print_rows(out, args) -> None:
-    from duckask.utils.app.present_sql import outcome_json, outcome_text
+    from duckask.utils.api.present_sql import outcome_json, outcome_text
 
     if args.json:
         print(json.dumps(outcome_json(out), default=str))
@@ -29,13 +29,19 @@ def _print_rows(out, args) -> None:
 
 
 def cmd_sql(args) -> int:
-    from duckask.utils.app.api import run_sql
+    from duckask.utils.api import run_sql
     from duckask.utils.config import load_settings
     from duckask.utils.db.database import open_database
     from duckask.utils.db.tiers import is_write
 
     settings = load_settings(args.config, **settings_options(args))
     database = open_database(db_or_demo(args.db), settings)
+    if getattr(args, "tidy", False):
+        from duckask.utils.semantic import get_catalog
+        from duckask.utils.sql.tidy import tidy_sql
+
+        print(tidy_sql(args.sql, get_catalog(database, settings), args.question))
+        return EXIT_OK
     if is_write(args.sql):
         return _write(args, database, settings)
     out = run_sql(database, settings, args.sql, export=bool(getattr(args, "out", None)))
@@ -55,8 +61,8 @@ def cmd_sql(args) -> int:
 
 
 def _write(args, database, settings) -> int:
+    from duckask.utils.api.present import exit_code
     from duckask.utils.app.deliver import write_prompt
-    from duckask.utils.app.present import exit_code
     from duckask.utils.state import writes
 
     card = writes.propose(args.sql, database, settings)
@@ -93,8 +99,8 @@ def cmd_audit(args) -> int:
 def cmd_decide(args) -> int:
     """``duckask decide ID --db DB``: a write another process left pending (an agent's ``propose_write``)
     shown as its card, run after a typed yes only, or rejected with ``--reject``."""
+    from duckask.utils.api.present import exit_code
     from duckask.utils.app.deliver import write_prompt
-    from duckask.utils.app.present import exit_code
     from duckask.utils.config import load_settings
     from duckask.utils.db.audit import os_user
     from duckask.utils.db.database import open_database

@@ -25,6 +25,7 @@ from collections.abc import Callable
 
 from duckask.utils.db.ast import statement_types
 from duckask.utils.dialogue.general import ABOUT
+from duckask.utils.lexicon import MEASURED, one_of
 from duckask.utils.schema.catalog import Catalog
 from duckask.utils.schema.ranker import rank_tables
 from duckask.utils.schema.values import match_values
@@ -136,8 +137,8 @@ _SCHEMA = re.compile(
     r"|\bwhat (data )?type is\b|\bdata types?\b|\bdifference between\b.{0,60}\b(tables?|columns?|fields?)\b",
     re.I)
 # A schema-shaped question that asks for a figure from the rows is a data question.
-_ROW_FIGURE = re.compile(r"\b(how many|number of|count|average|avg|total|sum|maximum|minimum|max|min|most|least|"
-                         r"top|highest|lowest|largest|smallest|oldest|youngest|latest|earliest|distinct|"
+_ROW_FIGURE = re.compile(r"\b(how many|number of|count|average|avg|total|sum|max|min|"
+                         + one_of(MEASURED, ("latest", "earliest")) + r"|distinct|"
                          r"who|when did|list (the|all) \w+ (who|that|with|whose))\b", re.I)
 _ROW_WORDS = re.compile(r"\b(rows|records|entries)\b", re.I)
 # ... and so is one that picks rows: "show all the fields of the responses with an overall satisfaction of 1".

@@ -17,6 +17,8 @@ from decimal import Decimal
 import numpy as np
 import pandas as pd
 
+from duckask.utils.lexicon import AMOUNTS, COMPARATIVES, one_of
+
 #: Auxiliary verbs: where a question's noun phrase ends ("how many players | were inducted").
 AUX = {"is", "are", "was", "were", "has", "have", "had", "did", "does", "do", "can", "could", "will", "would",
        "should", "'s"}
@@ -147,7 +149,7 @@ def subject_wh(words: str, df: pd.DataFrame) -> str | None:
             (fmt(df.iat[0, 0]), [], []) if not _numeric(df, 0) else (None, [], []))
         if lead is None:            # a number is no answer to "who" or "which": said with the question instead
             return None
-        counted = _noun_after(said, r"(?:most|fewest|least|highest|lowest|more|fewer)")
+        counted = _noun_after(said, one_of(AMOUNTS, COMPARATIVES))
         counts = [f"{numbers[0]} {counted}"] if counted and len(numbers) == 1 else numbers   # whose noun, if many?
         return (f"{lead}" + (f" ({', '.join(others)})" if others else "") + f" {said}"
                 + (f", with {_listed(counts)}" if counts else "") + ".")

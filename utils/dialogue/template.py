@@ -3,7 +3,7 @@
 ``template_answer(df, truncated, question)`` answers in a sentence built from the question's words
 (``phrasing.answer_sentence``) and lists what no rule there fits;
 ``derivation(sql)`` says in words what the query read, kept, grouped, ordered and cut (``sql.describe``).
-DataAnalyzer uses both; how a Result is shown is ``utils/app/present.py``.
+DataAnalyzer uses both; how a Result is shown is ``utils/api/present.py``.
 """
 from __future__ import annotations
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from duckask.utils.lexicon import MEASURED, one_of
 from duckask.utils.schema.catalog import Catalog, is_text, per_catalog
 from duckask.utils.schema.ranker import rank_tables
 from duckask.utils.schema.terms import question_terms, split_ident
@@ -80,7 +81,7 @@ def unresolved_reference(q: str, cat: Catalog, history: bool) -> Found | None:
 _JUDGEMENT = re.compile(r"\b(best|greatest|worst|better|worse|good|bad|great|finest|favou?rite|"
                         r"did (well|badly|poorly|good)|do (well|badly)|doing (well|badly)|successful|important|"
                         r"interesting|impressive|popular|strongest|weakest)\b", re.I)
-_MEASURE = re.compile(r"\b(most|least|highest|lowest|fewest|largest|smallest|biggest|number of|how many|count|"
+_MEASURE = re.compile(r"\b(" + one_of(MEASURED) + r"|number of|how many|count|"
                       r"average|avg|total|sum|rate|ratio|percentage|percent|share|per|by|in terms of|based on|"
                       r"measured|according to|rank(ed|ing)?|score[ds]?|rating|votes?|points|wins|won|record|"
                       r"winning|sold|sales|revenue|salary|salaries|era|amount|size|age|price|cost)\b", re.I)

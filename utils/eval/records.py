@@ -67,7 +67,7 @@ def replay(paths: list[str | Path], questions: str | Path) -> Iterator[tuple[dic
     opened (and its catalog read) once: what the replay benchmarks iterate over (no LLM)."""
     from duckask.utils.db.database import open_database
     from duckask.utils.eval.questions import load_questions, resolve_db
-    from duckask.utils.schema import get_catalog
+    from duckask.utils.semantic import get_catalog
 
     qs, db_dir = load_questions(questions)
     by_id = {q.id: q for q in qs}

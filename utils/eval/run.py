@@ -27,7 +27,7 @@ from duckask.utils.eval.questions import Question, load_questions, read_ids, res
 from duckask.utils.eval.records import RecordWriter, read_records
 from duckask.utils.eval.report import summarize, write_report
 from duckask.utils.llm import LLM, get_llm
-from duckask.utils.schema import get_catalog
+from duckask.utils.semantic import get_catalog
 from duckask.utils.sql.compare import answer_holds, results_match
 from duckask.utils.sql.describe import has_top_level_order_by
 
@@ -130,7 +130,7 @@ def eval_settings(settings: Settings) -> Settings:
 
 def evaluate_one(q: Question, db: str, *, llm: LLM, settings: Settings, mode: str = "spider",
                  baseline: str | None = None) -> dict[str, Any]:
-    from duckask.utils.app.api import ask
+    from duckask.utils.api import ask
     from duckask.utils.knowledge.demo import demo_knowledge
 
     settings = demo_knowledge(settings, db)  # as ``ask`` will: the gold runs against the same catalog

@@ -1,25 +1,23 @@
 """What duckask knows about a database, and what the model sees of it.
 
-- ``get_catalog(db)``: the ``Catalog`` of a database, from memory, then the on-disk JSON cache (keyed
-  by the database file's path, size and mtime, so each database is introspected once), else by
-  ``introspect``; with the settings' ``descriptions`` file applied when there is one.
+- ``read_catalog(db)``: the ``Catalog`` of a database as the database itself says it, from memory, then
+  the on-disk JSON cache (keyed by the database file's path, size and mtime, so each database is
+  introspected once), else by ``introspect``. The catalog the model reads, with the settings' semantic
+  file applied, is ``duckask.utils.semantic.get_catalog`` (the layer above).
 - ``catalog``: the types (``Catalog``, ``Table``, ``Column``, ``Reference``, ``ForeignKey``);
   ``introspect``: reading them from DuckDB (``nested``: how a STRUCT, LIST, MAP or JSON column is read);
-  ``descriptions``: the YAML documentation overlay;
   ``ddl``: ``render_ddl``, the compact schema the model reads; ``ranker``: schema linking (which
   tables and columns a question needs); ``values``: literal values and yes/no flags a question names;
-  ``terms``: the words of questions and names (stemming, bigrams); ``semantic_md``: the semantic file
-  as markdown.
+  ``terms``: the words of questions and names (stemming, bigrams).
 
-Run on its own::
+See the schema exactly as the model sees it, and how the ranker scores each table for a question::
 
-    python -m duckask.utils.schema --db PATH [--tables a,b] [--no-samples]
+    duckask schema --db PATH [--tables a,b] [--rank "question"]
 """
 from __future__ import annotations
 
 import hashlib
 import threading
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from duckask.utils.config import Settings, load_settings
@@ -28,36 +26,18 @@ from duckask.utils.db.database import Database, open_database
 if TYPE_CHECKING:    # the modules themselves load on first use, so that `python -m` runs each once
     from duckask.utils.schema.catalog import Catalog
 
-__all__ = ["get_catalog", "main"]
+__all__ = ["read_catalog"]
 
 _MEM: dict[str, Catalog] = {}
 _MEM_LOCK = threading.Lock()
 
 
-def get_catalog(db: Database | str, settings: Settings | None = None) -> Catalog:
-    """The catalog of ``db``, from memory, then the on-disk cache, else by introspection; with the
-    settings' ``descriptions`` file applied when there is one."""
+def read_catalog(db: Database | str, settings: Settings | None = None) -> Catalog:
+    """The catalog of ``db`` as the database says it, from memory, then the on-disk cache, else by
+    introspection (no semantic file applied)."""
     settings = settings or load_settings()
     if not isinstance(db, Database):
         db = open_database(db, settings)
-    cat = _base_catalog(db, settings)
-    if settings.descriptions:
-        from duckask.utils.semantic.manifest import stamp
-
-        key = (cat.key, str(Path(settings.descriptions).resolve()), stamp(settings.descriptions))
-        with _MEM_LOCK:
-            if key not in _DESCRIBED:
-                from duckask.utils.schema.descriptions import apply_descriptions
-
-                _DESCRIBED[key] = apply_descriptions(cat, settings.descriptions)
-            return _DESCRIBED[key]
-    return cat
-
-
-_DESCRIBED: dict[tuple, Catalog] = {}
-
-
-def _base_catalog(db: Database, settings: Settings) -> Catalog:
     from duckask.utils.schema.catalog import Catalog
     from duckask.utils.schema.introspect import introspect
 

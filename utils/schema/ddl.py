@@ -2,16 +2,11 @@
 instructions, compact CREATE TABLE statements (``render_ddl``: primary and foreign keys, comments,
 synonyms, allowed values or a few sample values), and the named metrics of those tables.
 
-Run on its own::
-
-    python -m duckask.utils.schema.ddl --db PATH [--tables a,b] [--no-samples]
+See it for a database: ``duckask schema --db PATH [--tables a,b]``.
 """
 from __future__ import annotations
 
-import argparse
-
 from duckask.utils.db.quoting import ident as _ident
-from duckask.utils.schema import get_catalog
 from duckask.utils.schema.catalog import Catalog, Column, is_text
 from duckask.utils.schema.ranker import keep_columns
 
@@ -130,18 +125,3 @@ def render_reach(catalog: Catalog, tables: list[str], question: str, shown: list
         return ""
     return render_ddl(catalog, pick, columns=keep_columns(catalog, pick, question, [], max_columns), name_hidden=True)
 
-
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description="Print the compact schema duckask shows the model.")
-    ap.add_argument("--db", required=True)
-    ap.add_argument("--tables", help="comma-separated table names (default: all)")
-    ap.add_argument("--no-samples", action="store_true")
-    args = ap.parse_args(argv)
-    cat = get_catalog(args.db)
-    tables = args.tables.split(",") if args.tables else None
-    print(render_schema(cat, tables, samples=not args.no_samples))
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -12,13 +12,12 @@ A table scores from
 when the ranking alone can choose (TableSelector then skips its LLM call), and ``with_parents`` adds
 the tables the chosen ones reference.
 
-Run on its own::
+See each table's score and why for a question (``explain``)::
 
-    python -m duckask.utils.schema.ranker --db PATH "question" [-k 8]
+    duckask schema --db PATH --rank "question" [--top 8]
 """
 from __future__ import annotations
 
-import argparse
 import math
 import re
 from collections import defaultdict
@@ -194,22 +193,11 @@ def sure_tables(ranked: list, band: float) -> list[str] | None:
     return top if 1 <= len(top) <= SURE_MAX else None
 
 
-def main(argv: list[str] | None = None) -> int:
-    from duckask.utils.schema import get_catalog
 
-    ap = argparse.ArgumentParser(description="Rank a database's tables for a question (no LLM).")
-    ap.add_argument("--db", required=True)
-    ap.add_argument("question")
-    ap.add_argument("-k", type=int, default=8)
-    args = ap.parse_args(argv)
-    cat = get_catalog(args.db)
-    vm = match_values(cat, args.question)
-    for m in vm + match_flags(cat, args.question):
-        print(f"value: {m.table}.{m.column} = {m.value!r} (from {m.phrase!r})")
-    for r in rank_tables(cat, args.question, vm)[: args.k]:
-        print(f"{r.score:6.2f}  {r.table}  {', '.join(r.reasons[:6])}")
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
+def explain(catalog: Catalog, question: str, k: int = 8) -> str:
+    """The values a question names and the ``k`` best tables with their scores and reasons, one a line."""
+    vm = match_values(catalog, question)
+    lines = [f"value: {m.table}.{m.column} = {m.value!r} (from {m.phrase!r})"
+             for m in vm + match_flags(catalog, question)]
+    lines += [f"{r.score:6.2f}  {r.table}  {', '.join(r.reasons[:6])}" for r in rank_tables(catalog, question, vm)[:k]]
+    return "\n".join(lines)

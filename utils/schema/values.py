@@ -4,7 +4,7 @@ shows them to the model as value hints; literal matches also rank tables.
 
 Run on its own through the ranker, which prints them before the ranking::
 
-    python -m duckask.utils.schema.ranker --db PATH "question"
+    duckask schema --db PATH --rank "question"
 """
 from __future__ import annotations
 

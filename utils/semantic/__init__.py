@@ -2,7 +2,10 @@
 
 - ``manifest``: load and validate a semantic file or directory (``load_layer``), with duckask's side
   section and ``meta`` extras; the names a plan may use;
-- ``catalog``: what is read of it: the plan prompt's catalog, the SQL path's descriptions, and which
+- ``get_catalog(db)``: the catalog the model reads: the database's own (``schema.read_catalog``) with the
+  settings' semantic file applied (``descriptions``: dbt's spec, or the older YAML; ``markdown``: the
+  older file written as markdown);
+- ``reading``: what is read of a layer: the plan prompt's catalog, the SQL path's descriptions, and which
   metrics a question reaches;
 - ``plan``: the small plan the model writes (metrics, group_by, where, order_by, limit), checked, and
   its plain filters translated into MetricFlow's where syntax;
@@ -19,6 +22,40 @@ Run on its own (check a semantic file and print its catalog)::
 from __future__ import annotations
 
 import argparse
+import threading
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from duckask.utils.config import Settings, load_settings
+from duckask.utils.db.database import Database, open_database
+from duckask.utils.schema import read_catalog
+
+if TYPE_CHECKING:
+    from duckask.utils.schema.catalog import Catalog
+
+__all__ = ["get_catalog", "main"]
+
+_DESCRIBED: dict[tuple, Catalog] = {}
+_LOCK = threading.Lock()
+
+
+def get_catalog(db: Database | str, settings: Settings | None = None) -> Catalog:
+    """The catalog of ``db`` the model reads: ``read_catalog``'s, with the settings' ``descriptions``
+    (semantic) file applied when there is one (kept per file version)."""
+    settings = settings or load_settings()
+    if not isinstance(db, Database):
+        db = open_database(db, settings)
+    cat = read_catalog(db, settings)
+    if not settings.descriptions:
+        return cat
+    from duckask.utils.semantic.descriptions import apply_descriptions
+    from duckask.utils.semantic.manifest import stamp
+
+    key = (cat.key, str(Path(settings.descriptions).resolve()), stamp(settings.descriptions))
+    with _LOCK:
+        if key not in _DESCRIBED:
+            _DESCRIBED[key] = apply_descriptions(cat, settings.descriptions)
+        return _DESCRIBED[key]
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -30,6 +30,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from duckask.utils.lexicon import NOT_SUPERLATIVE, SUPERLATIVES, one_of
 from duckask.utils.schema.catalog import per_catalog
 from duckask.utils.schema.terms import question_terms, split_ident
 from duckask.utils.semantic.manifest import SemanticLayer
@@ -37,10 +38,7 @@ from duckask.utils.semantic.plan import Plan, label
 
 _WHO = re.compile(r"^\s*(who|whom|which|what (player|team|college|school|pitcher|manager|coach|referee|city|"
                   r"arena|country)s?)\b", re.I)
-_SUPERLATIVE = re.compile(r"\b(most|least|fewest|top|best|worst|highest|lowest|biggest|largest|smallest|longest|"
-                          r"shortest|first|last|\w+est)\b", re.I)
-_NOT_SUPERLATIVE = {"interest", "rest", "west", "test", "best-of", "contest", "forest", "request", "suggest",
-                    "harvest", "honest", "modest", "protest", "guest", "nest", "chest", "earnest"}
+_SUPERLATIVE = re.compile(r"\b(" + one_of(SUPERLATIVES, ("first", "last")) + r"|\w+est)\b", re.I)
 _YEAR = re.compile(r"\b(1[89]\d\d|20\d\d)\b")
 _NOW = re.compile(r"\b(this|last|current|past) (season|year)\b", re.I)
 _FLAG = {"y", "n", "yes", "no", "true", "false", "t", "f", "1", "0"}
@@ -56,7 +54,7 @@ def _norm_words(text: str) -> set[str]:
 
 
 def _superlative(question: str) -> bool:
-    return any(m.group(0).lower() not in _NOT_SUPERLATIVE for m in _SUPERLATIVE.finditer(question))
+    return any(m.group(0).lower() not in NOT_SUPERLATIVE for m in _SUPERLATIVE.finditer(question))
 
 
 def _is_time(dimension: str) -> bool:

@@ -1,6 +1,6 @@
-"""The one error of a semantic file (dbt's spec or the older form) that cannot be read or applied: below both the
-schema side (``schema.descriptions``, ``schema.semantic_md``) and the semantic layer (``semantic.manifest``), so that
-neither imports the other for it."""
+"""The one error of a semantic file (dbt's spec or the older YAML/markdown form) that cannot be read or applied,
+raised by ``manifest``, ``descriptions`` and ``markdown`` alike; a leaf of the package, so that none of them imports
+another for it."""
 from __future__ import annotations
 
 

@@ -16,7 +16,7 @@ entity too, so two people with the same name stay apart).
 
 ``load_layer(path)`` returns a ``SemanticLayer`` (the manifest, the side section, the names a plan may use);
 ``as_descriptions(layer)`` the same knowledge in the older semantic file's shape, which the SQL path applies
-(``duckask.utils.schema.descriptions``), so one file teaches both paths. Errors name the file, the line and
+(``duckask.utils.semantic.descriptions``), so one file teaches both paths. Errors name the file, the line and
 the fix.
 
 Run on its own (check a file and list what it defines)::

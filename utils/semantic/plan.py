@@ -20,9 +20,9 @@ import argparse
 import re
 from dataclasses import dataclass, field
 
+from duckask.utils.lexicon import OPERATOR_WORDS, first_words
 from duckask.utils.llm.yaml_reply import yaml_mapping
 from duckask.utils.semantic.manifest import GRAINS, SemanticLayer, load_layer
-from duckask.utils.sql.describe import OPERATOR_WORDS
 
 KEYS = ("metrics", "group_by", "where", "order_by", "limit")
 _FILTER = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_.]*)\s*(==|=|!=|<>|<=|>=|<|>|not\s+like|like|ilike|not\s+in|in|between)"
@@ -258,7 +258,7 @@ def labelled(plan: Plan) -> dict[str, list[str]]:
     wrote it stays in ``as_dict()`` for those who want it."""
     return {"measures": [field_label(m) for m in plan.metrics], "by": [field_label(g) for g in plan.group_by],
             "where": [f"{field_label(d)} {OPERATOR_WORDS.get(op, op)} {v}" for d, op, v in plan.where],
-            "order": [f"{field_label(o.lstrip('-'))}, {'highest' if o.startswith('-') else 'lowest'} first"
+            "order": [f"{field_label(o.lstrip('-'))}, {first_words(o.startswith('-'))} first"
                       for o in plan.order_by],
             "limit": [str(plan.limit)] if plan.limit else []}
 
@@ -278,7 +278,7 @@ def describe(plan: Plan, layer: SemanticLayer) -> str:
     parts += [_filter_words(d, op, v) for d, op, v in plan.where]
     for o in plan.order_by:
         ranked = label(o.lstrip("-"))
-        first = "highest" if o.startswith("-") else "lowest"
+        first = first_words(o.startswith("-"))
         parts.append(f"{first} first" if o.lstrip("-") in plan.metrics and len(plan.order_by) == 1
                      else f"by {ranked}, {first} first")
     if plan.limit:

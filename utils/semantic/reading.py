@@ -4,7 +4,7 @@ question reaches it.
 - ``catalog_text(layer)``: metrics and dimensions with their meaning, the same bytes for every question on
   a database (the plan prompt puts it first, so the prompt-state cache serves it);
 - ``as_descriptions(layer)``: the older semantic file's dict (instructions, tables, columns, metrics), which
-  ``duckask.utils.schema.descriptions`` applies to the catalog: the SQL path learns from the same file;
+  ``duckask.utils.semantic.descriptions`` applies to the catalog: the SQL path learns from the same file;
 - ``reaches(question, layer)``: the metrics whose name or synonyms the question's words reach (stemmed
   word overlap, no model call): the plan path runs only when there is one.
 """

@@ -31,6 +31,7 @@ import pandas as pd
 import sqlglot
 from sqlglot import exp
 
+from duckask.utils.lexicon import ORDINALS, SUPERLATIVES, one_of
 from duckask.utils.schema.terms import split_ident, stem
 
 _YES = {"y", "yes", "true", "t"}
@@ -43,15 +44,11 @@ _HOW_MANY = re.compile(r"^\s*(how many|what is the (total )?number of|count the)
 _MEASURE = re.compile(r"\b(average|mean|per|rate|ratio|percent\w*|share|proportion|hours?|minutes?|seconds?|days?|"
                       r"weeks?|months?|years?|miles?|km|kilo\w*|pounds?|kg|dollars?|euros?|times)\b", re.I)
 _ONE_SUPERLATIVE = re.compile(r"^\s*(which|what|who)\s+(\w+\s+)?(has|had|have|is|was|did|does|got|scored|won|hit|"
-                              r"made|earned|sold|spent|\w+ed)\b.*\b(most|least|highest|lowest|largest|smallest|"
-                              r"best|worst|biggest|fewest|greatest|maximum|minimum|longest|shortest|oldest|youngest)\b",
-                              re.I)
+                              r"made|earned|sold|spent|\w+ed)\b.*\b(" + one_of(SUPERLATIVES) + r")\b", re.I)
 _SEVERAL = re.compile(r"\b(each|per|every|all|top \d+|top (two|three|four|five|ten)|\d+ (most|best|highest)|list|"
                       r"ranks?|respectively|both)\b", re.I)
 _LIST_ASKED = re.compile(r"^\s*(list|show|find all|give all|what are|which \w+s\b|who are|name all)", re.I)
-_SINGLE = re.compile(r"\b(most|least|highest|lowest|largest|smallest|best|worst|biggest|fewest|greatest|first|last|"
-                     r"latest|earliest|newest|oldest|youngest|top|maximum|minimum|max|min|one|single|longest|"
-                     r"shortest|\w+est)\b", re.I)
+_SINGLE = re.compile(r"\b(" + one_of(SUPERLATIVES, ORDINALS, ("max", "min", "one", "single")) + r"|\w+est)\b", re.I)
 #: At most this many rows still answer "which X has the most ..." (ties at the top).
 MAX_TIES = 5
 

@@ -28,6 +28,7 @@ import pandas as pd
 
 from duckask.utils.db.ast import parse, walk
 from duckask.utils.db.reads import resolve
+from duckask.utils.lexicon import SUPERLATIVES, one_of
 from duckask.utils.schema.terms import split_ident, stem
 from duckask.utils.sql import answer_checks as ac
 from duckask.utils.sql import entity_checks as ec
@@ -47,8 +48,7 @@ _AGGREGATES = {"avg", "mean", "sum", "count", "count_star", "min", "max", "media
                "max_by", "min_by", "string_agg", "list", "array_agg", "mode", "any_value", "first", "last",
                "fsum", "favg", "sumkahan", "kahan_sum", "count_if", "bool_and", "bool_or", "product", "histogram",
                "approx_count_distinct", "entropy", "corr", "covar_pop", "regr_slope"}
-_SUPERLATIVE = re.compile(r"\b(which|what|who)\b.*\b(most|least|highest|lowest|largest|smallest|best|worst|top|"
-                          r"biggest|fewest|greatest|maximum|minimum)\b", re.I)
+_SUPERLATIVE = re.compile(r"\b(which|what|who)\b.*\b" + one_of(SUPERLATIVES) + r"\b", re.I)
 
 Check = Callable[[str, str, "pd.DataFrame | None", Facts], "str | None"]
 

@@ -17,6 +17,7 @@ import sqlglot
 from sqlglot import exp
 
 from duckask.utils.db.ast import base_tables, parse, span
+from duckask.utils.lexicon import OPERATOR_WORDS, first_words
 
 
 @dataclass
@@ -28,9 +29,6 @@ class SQLShape:
     limit: str | None = None
 
 
-#: A comparison in words, the one wording of every derivation (the SQL path's here, a plan's in ``semantic.plan``).
-OPERATOR_WORDS = {"=": "is", "!=": "is not", "<>": "is not", ">": "above", ">=": "at least", "<": "below",
-                  "<=": "at most"}
 _COMPARE = {kind: OPERATOR_WORDS[op] for kind, op in ((exp.EQ, "="), (exp.NEQ, "!="), (exp.GT, ">"),
                                                       (exp.GTE, ">="), (exp.LT, "<"), (exp.LTE, "<="))}
 _NEGATED = {"is": "is not", "is not": "is", "above": "at most", "at least": "below", "below": "at least",
@@ -64,7 +62,7 @@ def _words_shape(select: exp.Select) -> SQLShape:
     order = select.args.get("order")
     if order is not None:
         for o in order.expressions:
-            first = "highest" if o.args.get("desc") else "lowest"
+            first = first_words(bool(o.args.get("desc")))
             shape.order_by.append(f"{first} {term_words(o.this, names, select)} first")
     limit = select.args.get("limit")
     if limit is not None and limit.expression is not None:

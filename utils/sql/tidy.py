@@ -6,13 +6,12 @@ or the query itself shows to be wrong, rewritten without an LLM call.
 query unchanged unless its fix is clear-cut. Rules read the query through DuckDB's parser
 (``ast.py``) and edit it at the parser's offsets, so the model's spelling and layout are kept.
 
-Run on its own::
+See what they make of a query, without running it::
 
-    python -m duckask.utils.sql.tidy --db PATH "SELECT ..." [--question "..."]
+    duckask sql --db PATH --tidy "SELECT ..." [--question "..."]
 """
 from __future__ import annotations
 
-import argparse
 import re
 
 from duckask.utils.db.ast import equalities, parse, table_aliases, walk
@@ -218,18 +217,3 @@ def tidy_sql(sql: str, catalog, question: str | None = None) -> str:
         sql = rule(sql, facts)
     return sql
 
-
-def main(argv: list[str] | None = None) -> int:
-    from duckask.utils.schema import get_catalog
-
-    ap = argparse.ArgumentParser(description="Apply duckask's SQL clean-up rules to a query.")
-    ap.add_argument("--db", required=True)
-    ap.add_argument("sql")
-    ap.add_argument("--question")
-    args = ap.parse_args(argv)
-    print(tidy_sql(args.sql, get_catalog(args.db), args.question))
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

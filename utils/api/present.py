@@ -18,7 +18,7 @@ import json
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from duckask.utils.app import trust_view as tv
+from duckask.utils.api import trust_view as tv
 from duckask.utils.delivery.export import nulls_shown
 
 if TYPE_CHECKING:
@@ -69,7 +69,7 @@ class Parts:
     trace: str                      # the trace table
     llm: dict = field(default_factory=dict)
     plan: str | None = None         # the plan MetricFlow compiled, when the plan path answered
-    confidence: str | None = None   # "Confidence: medium — reasons" (utils/app/trust_view.py)
+    confidence: str | None = None   # "Confidence: medium — reasons" (utils/api/trust_view.py)
     engine_sql: str | None = None   # a live source: the query as its engine ran it
 
     def more(self, shown: int) -> str | None:
@@ -248,7 +248,7 @@ def html(r, max_rows: int = 20) -> str:
 # --------------------------------------------------------------------------- JSON
 def as_json(r, max_rows: int | None = None) -> dict[str, Any]:
     """The ``--json`` object (and the server's, the chat's JSON lines)."""
-    from duckask.utils.app.chart import choose_chart
+    from duckask.utils.api.chart import choose_chart
 
     p = parts(r)
     return {

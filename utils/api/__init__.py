@@ -1,8 +1,15 @@
-"""The notebook/Python API: ``ask(question, db=PATH, **options) -> Result``.
+"""The layer every surface shares in front of the graph: the notebook/Python API ``ask(question, db=PATH,
+**options) -> Result``, and the Result itself.
 
-``prepare`` opens the database, catalog and LLM once; ``run_turn`` runs the graph on one shared store
-and builds the ``Result`` (``result.py``); ``ask`` is the two for one question (``Conversation`` reuses
-them).
+- here: ``prepare`` opens the database, catalog and LLM once; ``run_turn`` runs the graph on one shared store
+  and builds the ``Result``; ``ask`` is the two for one question (``Conversation`` reuses them); ``Prepared``'s
+  ``run_sql``, ``propose``, ``decide``, ``refresh``;
+- ``result``: ``Result``, read from the turn in one place, and what can be done with it next;
+- ``present``: how a Result looks on every surface, and every exit code; ``trust_view`` (its confidence and a
+  not-sure answer's candidates) and ``present_sql`` (the rows of your own SQL);
+- ``chart``: the chart a result's columns call for.
+
+Below the surfaces (``utils/app``) and ``utils/eval``, which runs question files through this same ``ask``.
 """
 from __future__ import annotations
 
@@ -12,12 +19,12 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from duckask.utils import turn
-from duckask.utils.app.result import Result
+from duckask.utils.api.result import Result
 from duckask.utils.config import MAX_QUESTION, Settings, load_settings, with_options
 from duckask.utils.db.database import open_database
 from duckask.utils.knowledge import examples_for
 from duckask.utils.llm import LLM, MeteredLLM, get_llm
-from duckask.utils.schema import get_catalog
+from duckask.utils.semantic import get_catalog
 from duckask.utils.semantic.manifest import layer_for
 from duckask.utils.tools.registry import load_tools
 

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from duckask.utils.app.present import rows_json
+from duckask.utils.api.present import rows_json
 from duckask.utils.delivery.export import nulls_shown
 
 
 def outcome_json(out, max_rows: int | None = None) -> dict[str, Any]:
     """The user's own SQL run by the safe executor (a ``QueryOutcome``), as JSON."""
-    from duckask.utils.app.chart import choose_chart
+    from duckask.utils.api.chart import choose_chart
 
     d: dict[str, Any] = {"status": out.status, "sql": out.sql, "error": out.error, "ms": round(out.ms, 1)}
     if out.ok:

@@ -121,9 +121,9 @@ class Result:
         return resume(decision)
 
     def chart(self, kind: str | None = None):
-        """A plotly Figure, the chart chosen from the columns (``utils/app/chart.py``; ``kind``: line, bar or
+        """A plotly Figure, the chart chosen from the columns (``utils/api/chart.py``; ``kind``: line, bar or
         scatter instead). Needs plotly (the ``server`` extra); ValueError when there is nothing to chart."""
-        from duckask.utils.app.chart import figure
+        from duckask.utils.api.chart import figure
 
         return figure(self.df if self.df is not None else pd.DataFrame(), kind=kind)
 
@@ -214,23 +214,23 @@ class Result:
         return self.status == "answered"
 
     def to_dict(self, max_rows: int | None = None) -> dict[str, Any]:
-        """The ``--json`` object (``utils/app/present.py``: how every surface shows a Result)."""
-        from duckask.utils.app.present import as_json
+        """The ``--json`` object (``utils/api/present.py``: how every surface shows a Result)."""
+        from duckask.utils.api.present import as_json
 
         return as_json(self, max_rows)
 
     def trace_table(self) -> str:
-        from duckask.utils.app.present import trace_table
+        from duckask.utils.api.present import trace_table
 
         return trace_table(self.trace)
 
     def __repr__(self) -> str:
-        from duckask.utils.app.present import text
+        from duckask.utils.api.present import text
 
         return f"Result(status={self.status!r}, intent={self.intent!r}, {self.seconds:.1f}s, " \
                f"{len(self.llm_calls)} LLM calls)\nQ: {self.question}\n" + text(self, 10)
 
     def _repr_html_(self) -> str:
-        from duckask.utils.app.present import html
+        from duckask.utils.api.present import html
 
         return html(self)

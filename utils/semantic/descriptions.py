@@ -20,7 +20,7 @@ ranker and the DDL the model reads both see it. YAML::
             synonyms: [age bracket]
             values: [U8, U9, U10]                       # the values it holds, shown to the model
 
-The same content can be written as markdown (``.md``; see ``semantic_md.py``). Descriptions replace
+The same content can be written as markdown (``.md``; see ``markdown.py``). Descriptions replace
 existing comments. Unknown tables or columns, and misshapen entries, are errors that name the line.
 
 Check a file and print the schema the model would see: ``duckask schema --db PATH --semantic FILE``.
@@ -65,7 +65,7 @@ def load_semantic(path: str | Path) -> tuple[dict, dict[tuple, int]]:
     if not p.is_file():
         raise SemanticFileError(f"semantic file not found: {p}")
     if p.suffix.lower() in (".md", ".markdown"):
-        from duckask.utils.schema.semantic_md import parse_markdown
+        from duckask.utils.semantic.markdown import parse_markdown
 
         return parse_markdown(p)
     text = p.read_text(encoding="utf-8")
