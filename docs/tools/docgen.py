@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = ("flow", "nodes", "utils", "utils/llm", "utils/db", "utils/schema", "utils/semantic", "utils/sql",
             "utils/knowledge", "utils/state", "utils/dialogue", "utils/trust", "utils/tools", "utils/delivery",
             "utils/eval",
-            "utils/app", "data")
+            "utils/api", "utils/app", "data")
 
 
 def _cell(text: str) -> str:
