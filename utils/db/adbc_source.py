@@ -247,7 +247,9 @@ def copy_tables(conn, dialect: Dialect, tables: list[SourceTable], duck: duckdb.
         finally:
             cur.close()
         _comment(duck, t)
-        rows[t.target] = duck.execute(f"SELECT count(*) FROM {_q(t.target)}").fetchone()[0]
+        counted = duck.execute(f"SELECT count(*) FROM {_q(t.target)}").fetchone()
+        assert counted is not None                  # an aggregate: always one row
+        rows[t.target] = counted[0]
         say(f"read {t.target} ({rows[t.target]:,} rows{' sampled' if limit is not None else ''})")
     return rows
 

@@ -41,7 +41,9 @@ def client(token: str | None, endpoint: str | None = None, timeout: float = 30.0
                             "schema.bases:read scopes (https://airtable.com/create/tokens)")
     retry = retry_strategy(status_forcelist=(429, 500, 502, 503, 504), total=8, connect=1, read=1,
                            backoff_factor=0.5, backoff_max=30)
-    return Api(token, endpoint_url=endpoint or DEFAULT_ENDPOINT, timeout=(10, timeout), retry_strategy=retry)
+    # pyairtable annotates the timeout as ints; requests (which it hands them to) takes a float as well
+    return Api(token, endpoint_url=endpoint or DEFAULT_ENDPOINT, timeout=(10, timeout),  # type: ignore[arg-type]
+               retry_strategy=retry)
 
 
 def _said(exc: Exception, what: str, endpoint: str) -> AirtableError:
@@ -85,7 +87,9 @@ def fetch_records(api, base_id: str, table: TablePlan, *, formula: str | None = 
         options["formula"] = formula
     if fields is not None:
         options["fields"] = fields
-    records, page, offsets = [], 0, set()
+    records: list[dict] = []
+    offsets: set[str] = set()
+    page = 0
     try:
         for page, body in enumerate(api.iterate_requests("get", t.urls.records, fallback=("post", t.urls.records_post),
                                                          options=options), 1):

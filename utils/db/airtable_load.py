@@ -49,7 +49,7 @@ def _types(p: TablePlan) -> dict[str, str]:
 
 def _pairs(k: Link, records: dict[str, list[dict]], only: dict[str, set[str]] | None = None) -> set[tuple]:
     """The (left, right) record pairs a link field holds, read from both sides' records."""
-    out = set()
+    out: set[tuple] = set()
     for r in records.get(k.left, []):
         if only is None or r["id"] in only.get(k.left, set()):
             out.update((r["id"], o) for o in (r.get("fields") or {}).get(k.field_id) or [] if isinstance(o, str))

@@ -179,7 +179,7 @@ def plan(schema: dict) -> tuple[list[TablePlan], list[Link]]:
                 continue
             options = f.get("options") or {}
             right, inverse = options.get("linkedTableId"), options.get("inverseLinkFieldId")
-            if right not in names:
+            if not isinstance(right, str) or right not in names:       # names' keys are table ids (str)
                 continue
             seen.update({f["id"], inverse} - {None})
             left_col, right_col = f"{names[t['id']]}_id", f"{names[right]}_id"

@@ -26,7 +26,9 @@ def _serialize(sql: str) -> str | None:
         with _LOCK:
             cur = _PARSER.cursor()
         try:
-            return cur.execute("SELECT json_serialize_sql(?::VARCHAR)", [sql]).fetchone()[0]
+            row = cur.execute("SELECT json_serialize_sql(?::VARCHAR)", [sql]).fetchone()
+            assert row is not None                  # a SELECT without FROM: always one row
+            return row[0]
         finally:
             cur.close()
     except duckdb.Error:

@@ -94,8 +94,9 @@ def bind(cur: duckdb.DuckDBPyConnection, sql: str) -> Bound | None:
     """What ``sql`` (one statement: a SELECT, or a write) reads and writes once bound on ``cur``, or None when DuckDB
     cannot bind it (a wrong column): callers then decide from the parse alone, and running it fails the same way."""
     try:
-        raw = cur.execute("SELECT json_serialize_plan(?::VARCHAR)", [sql]).fetchone()[0]
-        doc = json.loads(raw)
+        row = cur.execute("SELECT json_serialize_plan(?::VARCHAR)", [sql]).fetchone()
+        assert row is not None                      # a SELECT without FROM: always one row
+        doc = json.loads(row[0])
     except (duckdb.Error, ValueError, RecursionError):
         return None
     if not isinstance(doc, dict) or doc.get("error") or not doc.get("plans"):
@@ -116,7 +117,9 @@ def user_table_names(cur: duckdb.DuckDBPyConnection) -> frozenset[str]:
 
 def catalog_of(cur: duckdb.DuckDBPyConnection) -> str:
     """The name of the database ``cur`` reads (its catalog), folded."""
-    return fold(cur.execute("SELECT current_database()").fetchone()[0])
+    row = cur.execute("SELECT current_database()").fetchone()
+    assert row is not None                          # a SELECT without FROM: always one row
+    return fold(row[0])
 
 
 class ConnectionScope:

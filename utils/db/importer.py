@@ -25,6 +25,7 @@ import logging
 import os
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Literal
 
 import duckdb
 
@@ -149,7 +150,7 @@ def import_source(
     return result
 
 
-def _plan(src: Path) -> tuple[str, object]:
+def _plan(src: Path) -> tuple[Literal["sqlite"], Path] | tuple[Literal["files"], list[tuple[str, Path, str]]]:
     """Validate ``src`` and list what to import."""
     if src.is_dir():
         files = sorted(p for p in src.iterdir() if p.is_file() and _data_suffix(p))

@@ -45,7 +45,9 @@ class LiveEngine:
 
     def __init__(self, url: str, file: Path):
         self.url = url
-        self.dialect = adbc_source.dialect_of(url)
+        dialect = adbc_source.dialect_of(url)
+        assert dialect is not None, "a live catalog is only made for an ADBC source (remote._read)"
+        self.dialect = dialect
         self._idle: queue.LifoQueue = queue.LifoQueue()
         self.reload(file)
 
@@ -116,7 +118,11 @@ class LiveEngine:
         fired = threading.Event()
         try:
             with self._connection() as conn, contextlib.closing(conn.cursor()) as cur:
-                timer = threading.Timer(timeout_s + CANCEL_GRACE_S, lambda: (fired.set(), cancel(cur)))
+                def stop() -> None:
+                    fired.set()
+                    cancel(cur)
+
+                timer = threading.Timer(timeout_s + CANCEL_GRACE_S, stop)
                 timer.daemon = True
                 timer.start()
                 try:
@@ -235,7 +241,8 @@ def _number(v):
         return v
     if not d.is_finite():
         return float(d)
-    places = -d.as_tuple().exponent if isinstance(d.as_tuple().exponent, int) else 0
+    exponent = d.as_tuple().exponent
+    places = -exponent if isinstance(exponent, int) else 0
     if places <= 0:
         return int(d)
     return d if places <= DECIMAL_PLACES else float(d)

@@ -111,11 +111,11 @@ def _first(e: Exception) -> str:
     return " ".join(str(e).split())[:200]
 
 
-def _cte_names(tree: exp.Expression) -> set[str]:
+def _cte_names(tree: exp.Expr) -> set[str]:
     return {c.alias_or_name.lower() for c in tree.find_all(exp.CTE)}
 
 
-def _inline_models(tree: exp.Expression, models: dict[str, str]) -> exp.Expression:
+def _inline_models(tree: exp.Expr, models: dict[str, str]) -> exp.Expr:
     """The models the query reads, as CTEs in front of it (a model may read another: all of them, in order)."""
     used = {t.name.lower() for t in tree.find_all(exp.Table) if not t.db}
     wanted = {m: s for m, s in models.items() if m.lower() in used}
@@ -134,7 +134,7 @@ def _inline_models(tree: exp.Expression, models: dict[str, str]) -> exp.Expressi
     return tree
 
 
-def rename_tables(tree: exp.Expression, names: dict[str, tuple[str, str]], ctes: set[str], *,
+def rename_tables(tree: exp.Expr, names: dict[str, tuple[str, str]], ctes: set[str], *,
                   alias: bool = True) -> None:
     """Every table of ``tree`` by its name in the engine (``names``); a CTE's name (``ctes``: also a table a
     write creates) is left as it is; any other is refused. ``alias``: keep the local name as the table's alias
@@ -155,7 +155,7 @@ def rename_tables(tree: exp.Expression, names: dict[str, tuple[str, str]], ctes:
             table.set("alias", exp.TableAlias(this=exp.to_identifier(name, quoted=True)))
 
 
-def _portable(tree: exp.Expression, write: str) -> exp.Expression:
+def _portable(tree: exp.Expr, write: str) -> exp.Expr:
     """What the engine reads otherwise: Postgres rounds to places only a NUMERIC (``round(double, int)`` does
     not exist), so the rounded value is cast first."""
     if write != "postgres":

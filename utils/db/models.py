@@ -199,8 +199,12 @@ def build_views(con: duckdb.DuckDBPyConnection, models: list[Model], *, check_ro
         except duckdb.Error as e:
             raise ModelError(f"{m.path}, line {_where(m, str(e))}: {str(e).splitlines()[0]}") from e
         try:        # every row and column computed once (a count alone would skip the columns' casts)
-            rows[m.name] = con.execute(f"SELECT count(*), bit_xor(hash(t)) FROM {quote_ident(m.name)} AS t")\
-                .fetchone()[0] if check_rows else -1
+            if check_rows:
+                row = con.execute(f"SELECT count(*), bit_xor(hash(t)) FROM {quote_ident(m.name)} AS t").fetchone()
+                assert row is not None              # an aggregate: always one row
+                rows[m.name] = row[0]
+            else:
+                rows[m.name] = -1
         except duckdb.Error as e:
             raise ModelError(f"{m.path}, line {_where(m, str(e), False)}: {str(e).splitlines()[0]}") from e
     return rows

@@ -27,6 +27,7 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import cast
 
 import duckdb
 
@@ -89,7 +90,9 @@ def _attach_copy(db: str, extension: str, attach_type: str, tmp: Path) -> dict[s
         con.execute(f"LOAD {extension}")
         quoted = db.replace("'", "''")
         con.execute(f"ATTACH '{quoted}' AS remote_src (TYPE {attach_type}, READ_ONLY)")
-        here = con.execute("SELECT current_database()").fetchone()[0].replace('"', '""')
+        row = con.execute("SELECT current_database()").fetchone()
+        assert row is not None                      # a SELECT without FROM: always one row
+        here = row[0].replace('"', '""')
         con.execute(f'COPY FROM DATABASE remote_src TO "{here}"')
         con.execute("DETACH remote_src")
         return {t: n for t, n in con.execute("SELECT table_name, estimated_size FROM duckdb_tables()").fetchall()}
@@ -141,7 +144,9 @@ def source_rows(db: str) -> int | None:
 def _read(db: str, target: Path, only: list[str] | None, say: Callable[[str], None], sample: int | None = None) -> dict:
     """Build ``target`` from the source through a temp file; DatabaseError (the old copy intact) on failure.
     ``sample``: a live source's catalog (``_adbc_copy``), never through a DuckDB extension."""
-    extension, attach_type = kind_of(db)
+    kind = kind_of(db)
+    assert kind is not None                         # snapshot, the only caller, refuses any other string
+    extension, attach_type = kind
     dialect = adbc_source.dialect_of(db)
     use_extension = sample is None and _extension_loads(extension)
     if not use_extension and (dialect is None or adbc_source.driver(dialect) is None):
@@ -150,7 +155,8 @@ def _read(db: str, target: Path, only: list[str] | None, say: Callable[[str], No
     started = time.time()
     live: dict = {}
     try:
-        rows, live = ((_attach_copy(db, extension, attach_type, tmp), {}) if use_extension
+        # use_extension: the extension loaded (so it is one); else the dialect was checked above
+        rows, live = ((_attach_copy(db, cast(str, extension), attach_type, tmp), {}) if use_extension
                       else _adbc_copy(db, dialect, tmp, only, say, sample))
         os.replace(tmp, target)
     except Exception as e:      # the driver's, DuckDB's and a name clash: all said the same way
@@ -162,7 +168,8 @@ def _read(db: str, target: Path, only: list[str] | None, say: Callable[[str], No
     finally:
         for p in (tmp, Path(f"{tmp}.wal")):
             p.unlink(missing_ok=True)
-    meta = {"source": redact(db), "via": f"duckdb {extension} extension" if use_extension else f"ADBC {dialect.pip}",
+    via = f"duckdb {extension} extension" if use_extension else f"ADBC {cast(adbc_source.Dialect, dialect).pip}"
+    meta = {"source": redact(db), "via": via,
             "read_at": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
             "seconds": round(time.time() - started, 2), "source_tables": only or [], "tables": rows,
             "credential": _credential(db), **({"live": live} if sample is not None else {})}
@@ -205,11 +212,12 @@ def snapshot(db: str, cache: Path, *, max_age_s: float = 0.0, refresh: bool = Fa
     """The DuckDB file in ``cache`` holding the remote database's tables (read by the rules above); with
     ``sample`` (a live source), its catalog: the tables' structure, at most ``sample`` rows each, and the
     facts its side file keeps (``live_catalog``), read and refreshed by the same rules."""
-    if kind_of(db) is None:
+    kind = kind_of(db)
+    if kind is None:
         raise _fail(f"{redact(db)} is not a connection string duckask reads (postgresql://, mysql://, md:, "
                     "sqlite://, snowflake://, bigquery://, flightsql+grpc://)")
     name = hashlib.sha256(redact(db).strip().encode()).hexdigest()[:16]      # never a hash of the password
-    target = cache / f"{LIVE_PREFIX if sample is not None else ''}{kind_of(db)[1]}-{name}.duckdb"
+    target = cache / f"{LIVE_PREFIX if sample is not None else ''}{kind[1]}-{name}.duckdb"
     cache.mkdir(parents=True, exist_ok=True)
     if target.exists() and not refresh:
         meta = about(target)

@@ -43,7 +43,9 @@ def sanitize_identifier(name: str) -> str:
 
 
 def count_rows(con: duckdb.DuckDBPyConnection, table: str) -> int:
-    return con.execute(f"SELECT count(*) FROM {_q(table)}").fetchone()[0]
+    row = con.execute(f"SELECT count(*) FROM {_q(table)}").fetchone()
+    assert row is not None                          # an aggregate: always one row
+    return row[0]
 
 
 def create_table(
@@ -89,12 +91,16 @@ def _key_problem(
         return f"no column {', '.join(missing)}"
     cols = ", ".join(_q(c) for c in pk)
     any_null = " OR ".join(f"{_q(c)} IS NULL" for c in pk)
-    nulls = con.execute(f"SELECT count(*) FROM ({select_sql}) WHERE {any_null}").fetchone()[0]
+    nulls_row = con.execute(f"SELECT count(*) FROM ({select_sql}) WHERE {any_null}").fetchone()
+    assert nulls_row is not None                    # an aggregate: always one row
+    nulls = nulls_row[0]
     if nulls:
         return f"{nulls:,} rows have a NULL key"
-    dups = con.execute(
+    dups_row = con.execute(
         f"SELECT count(*) FROM (SELECT {cols} FROM ({select_sql}) GROUP BY {cols} HAVING count(*) > 1)"
-    ).fetchone()[0]
+    ).fetchone()
+    assert dups_row is not None                     # an aggregate: always one row
+    dups = dups_row[0]
     if dups:
         return f"{dups:,} key values occur more than once"
     return None

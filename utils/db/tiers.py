@@ -79,7 +79,7 @@ class Classification:
     statement: str                  # the one statement, without a trailing ';'
     reason: str                     # why this tier (for T3: why it is blocked)
     target: str | None = None       # the table (or view, index) the statement writes
-    tree: exp.Expression | None = field(default=None, compare=False, repr=False)
+    tree: exp.Expr | None = field(default=None, compare=False, repr=False)
 
     @property
     def runs(self) -> list[str]:
@@ -104,7 +104,7 @@ def is_write(sql: str) -> bool:
     return any(k != "SELECT" for k in statement_types(sql) or ["SELECT"])
 
 
-def _name(table: exp.Expression | None) -> str | None:
+def _name(table: exp.Expr | None) -> str | None:
     if isinstance(table, exp.Schema):
         table = table.this
     if isinstance(table, exp.Table):
@@ -115,17 +115,17 @@ def _name(table: exp.Expression | None) -> str | None:
 
 
 # -- the T1/T2 rules: each returns (tier, kind, reason) or None --------------------------------------------
-Rule = Callable[[str, exp.Expression], "tuple[int, str, str] | None"]
+Rule = Callable[[str, exp.Expr], "tuple[int, str, str] | None"]
 
 
-def data_change(duck: str, tree: exp.Expression) -> tuple[int, str, str] | None:
+def data_change(duck: str, tree: exp.Expr) -> tuple[int, str, str] | None:
     pairs = {"INSERT": exp.Insert, "UPDATE": exp.Update, "DELETE": exp.Delete}
     if duck in pairs and isinstance(tree, pairs[duck]):
         return 1, duck, f"{duck} changes rows of a table"
     return None
 
 
-def create_object(duck: str, tree: exp.Expression) -> tuple[int, str, str] | None:
+def create_object(duck: str, tree: exp.Expr) -> tuple[int, str, str] | None:
     if duck != "CREATE" or not isinstance(tree, exp.Create):
         return None
     kind = (tree.args.get("kind") or "").upper()
@@ -139,7 +139,7 @@ def create_object(duck: str, tree: exp.Expression) -> tuple[int, str, str] | Non
 _SAFE_ALTER = (exp.ColumnDef, exp.RenameColumn, exp.AlterColumn, exp.AlterRename, exp.AddConstraint)
 
 
-def alter_table(duck: str, tree: exp.Expression) -> tuple[int, str, str] | None:
+def alter_table(duck: str, tree: exp.Expr) -> tuple[int, str, str] | None:
     if duck != "ALTER":
         return None
     if isinstance(tree, exp.Comment):
@@ -162,7 +162,7 @@ _WRITE_NODES = (exp.Insert, exp.Update, exp.Delete, exp.Merge, exp.Copy, exp.Cre
                 exp.Alter, exp.Command, exp.Set, exp.Pragma)
 
 
-def nested_writes(tree: exp.Expression) -> list[str]:
+def nested_writes(tree: exp.Expr) -> list[str]:
     """Every write below the root of ``tree`` ("DELETE on salaries"): a data-modifying ``WITH``, a write in a
     subquery, an ``INSERT ... BY NAME`` whose query holds one. The root's own write is the card's."""
     out = []
@@ -192,7 +192,7 @@ def engine_writes(bound, c: Classification) -> str | None:
     return None
 
 
-def server_reach(tree: exp.Expression) -> str | None:
+def server_reach(tree: exp.Expr) -> str | None:
     """Why a write reaches the server's state, read from its whole tree: a call of a system function
     (``current_setting``, ``duckdb_*``, ...) anywhere in it (a default, a check, RETURNING, a view's query)
     or a table in a system schema. Function names cannot be shadowed, so no scope is needed; the tables it
@@ -221,7 +221,9 @@ def classify(sql: str) -> Classification:
     if len(statements) != 1:
         kinds = ", ".join(s.type.name for s in statements) or "none"
         return Classification(3, "MULTI", text, f"exactly one statement at a time, got {len(statements)} ({kinds})")
-    duck = statement_types(statements[0].query)[0]
+    types = statement_types(statements[0].query)
+    assert types is not None, "DuckDB's parser read it just above"
+    duck = types[0]
     statement = statements[0].query.strip().rstrip(";").strip()
     if duck == "SELECT":
         return Classification(0, "SELECT", statement, "a read")

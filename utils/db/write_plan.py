@@ -24,33 +24,40 @@ from duckask.utils.db.tiers import Classification
 _D = "duckdb"
 
 
-def _sql(node: exp.Expression) -> str:
+def _sql(node: exp.Expr) -> str:
     return node.sql(dialect=_D)
 
 
-def _table_ref(c: Classification) -> exp.Expression:
-    table = c.tree.this
+def _tree(c: Classification) -> exp.Expr:
+    """The statement's tree: every T1/T2 classification (the only ones planned and explained) has one."""
+    assert c.tree is not None, "only a T1/T2 statement is planned"
+    return c.tree
+
+
+def _table_ref(c: Classification) -> exp.Expr:
+    table = _tree(c).this
     return (table.this if isinstance(table, exp.Schema) else table).copy()
 
 
-def _joined(c: Classification, others: list[exp.Expression]) -> str:
+def _joined(c: Classification, others: list[exp.Expr]) -> str:
     """``SELECT count(*) FROM target [CROSS JOIN others] WHERE ...`` for an UPDATE or DELETE."""
     target = _table_ref(c)
     counted = ["count(*)"] if not others else [f"count(DISTINCT {target.alias_or_name}.rowid)", "count(*)"]
     select = exp.select(*counted).from_(target)
     for other in others:
         select = select.join(other.copy(), join_type="CROSS")
-    where = c.tree.args.get("where")
+    tree = _tree(c)
+    where = tree.args.get("where")
     if where is not None:
         select = select.where(where.this.copy())
-    if c.tree.args.get("with_") is not None:
-        select.set("with_", c.tree.args["with_"].copy())
+    if tree.args.get("with_") is not None:
+        select.set("with_", tree.args["with_"].copy())
     return _sql(select)
 
 
-def _source(c: Classification) -> exp.Expression | None:
+def _source(c: Classification) -> exp.Expr | None:
     """The query or VALUES behind an INSERT or CREATE TABLE/VIEW AS."""
-    return c.tree.args.get("expression")
+    return _tree(c).args.get("expression")
 
 
 def estimate_sql(c: Classification) -> str | None:
@@ -93,7 +100,7 @@ _VALUE_HOLDERS = (exp.DefaultColumnConstraint, exp.CheckColumnConstraint, exp.Co
                   exp.Returning)
 
 
-def _values(t: exp.Expression) -> list[exp.Expression]:
+def _values(t: exp.Expr) -> list[exp.Expression]:
     """Every value expression a write evaluates, apart from its source query and WHERE (the estimate's)."""
     out: list[exp.Expression] = []
     if isinstance(t, exp.Update):
@@ -115,7 +122,7 @@ def reads_sql(c: Classification) -> list[str]:
     the statement's CTEs), and the VALUES rows or the query behind an INSERT or CREATE ... AS. They are never
     run: ``safety.reads_server`` and a user's allowlist check them as they check any query, so a write
     cannot read files, the server's settings or a table its proposer may not read either."""
-    t = c.tree
+    t = _tree(c)
     out = []
     values = [v.copy() for v in _values(t)]
     if values:
@@ -135,7 +142,7 @@ def reads_sql(c: Classification) -> list[str]:
 
 # -- explanations: one small function per kind ------------------------------------------------------------
 def _where(c: Classification) -> str:
-    where = c.tree.args.get("where")
+    where = _tree(c).args.get("where")
     return f" where {_sql(where.this)}" if where is not None else ""
 
 
@@ -144,13 +151,13 @@ def _rows(n: int | None) -> str:
 
 
 def explain_delete(c: Classification, n: int | None) -> str:
-    if c.tree.args.get("where") is None:
+    if _tree(c).args.get("where") is None:
         return f"Deletes EVERY row of {c.target} ({_rows(n)}); the table stays, empty."
     return f"Deletes the rows of {c.target}{_where(c)}: {_rows(n)}."
 
 
 def explain_update(c: Classification, n: int | None) -> str:
-    sets = ", ".join(f"{_sql(e.this)} to {_sql(e.expression)}" for e in c.tree.expressions if isinstance(e, exp.EQ))
+    sets = ", ".join(f"{_sql(e.this)} to {_sql(e.expression)}" for e in _tree(c).expressions if isinstance(e, exp.EQ))
     scope = _where(c) or " (every row: there is no WHERE)"
     return f"Sets {sets} in the rows of {c.target}{scope}: {_rows(n)}."
 
@@ -159,7 +166,7 @@ def explain_insert(c: Classification, n: int | None) -> str:
     source = _source(c)
     origin = "the values given" if isinstance(source, exp.Values) or source is None else \
         f"a query over {', '.join(sorted({t.name for t in source.find_all(exp.Table)})) or 'no table'}"
-    conflict = c.tree.args.get("conflict") is not None or c.tree.args.get("alternative") is not None
+    conflict = _tree(c).args.get("conflict") is not None or _tree(c).args.get("alternative") is not None
     tail = " Rows that clash with an existing key replace or skip it (the estimate is an upper bound)." \
         if conflict else ""
     return f"Adds {_rows(n)} to {c.target} from {origin}.{tail}"
@@ -168,7 +175,7 @@ def explain_insert(c: Classification, n: int | None) -> str:
 def explain_create(c: Classification, n: int | None) -> str:
     source = _source(c)
     if c.kind == "CREATE INDEX":
-        return f"Creates an index {c.tree.this.name} on {c.target}; no data changes."
+        return f"Creates an index {_tree(c).this.name} on {c.target}; no data changes."
     if c.kind == "CREATE VIEW":
         return f"Creates the view {c.target}, a saved query (no data is copied)."
     if source is not None:
@@ -180,7 +187,7 @@ def explain_alter(c: Classification, _n: int | None) -> str:
     if isinstance(c.tree, exp.Comment):
         return f"Changes the description of {c.target}; no data changes."
     parts = []
-    for a in c.tree.args.get("actions") or []:
+    for a in _tree(c).args.get("actions") or []:
         if isinstance(a, exp.ColumnDef):
             parts.append(f"adds the column {_sql(a)}")
         elif isinstance(a, exp.AlterRename):

@@ -116,8 +116,9 @@ def unstated_filter(question: str, plan: Plan, layer: SemanticLayer, linked: lis
 def missing_time(question: str, plan: Plan, layer: SemanticLayer, linked: list[str],
     columns: frozenset[str] = frozenset()) -> str | None:
     timed = any(_is_time(d) for d, _, _ in plan.where) or any(_is_time(d) for d in plan.group_by)
-    if (_YEAR.search(question) or _NOW.search(question)) and not timed:
-        said = (_YEAR.search(question) or _NOW.search(question)).group(0)
+    stated = _YEAR.search(question) or _NOW.search(question)
+    if stated and not timed:
+        said = stated.group(0)
         return f"the question states a time ({said}) and the plan filters on none: it would answer for every season"
     return None
 
@@ -141,9 +142,9 @@ def _models_of(plan: Plan, layer: SemanticLayer) -> set[str]:
     for metric in layer.manifest.metrics:
         if metric.name in plan.metrics:
             for ref in getattr(metric, "input_measures", None) or []:
-                sm = measures.get(ref.name)
-                if sm is not None:
-                    out |= {sm.name, *(e.name for e in sm.entities)}
+                owner = measures.get(ref.name)
+                if owner is not None:
+                    out |= {owner.name, *(e.name for e in owner.entities)}
     return out
 
 

@@ -43,8 +43,9 @@ def _lines(path: Path, text: str) -> dict[tuple, int]:
     def walk(node, trail):
         if isinstance(node, yaml.MappingNode):
             for k, v in node.value:
-                out[(*trail, k.value)] = k.start_mark.line + 1
-                walk(v, (*trail, k.value))
+                key = (*trail, k.value)     # not out[(*trail, ...)]: mypy reads that as 3.11's star subscript
+                out[key] = k.start_mark.line + 1
+                walk(v, key)
 
     try:
         walk(yaml.compose(text), ())
@@ -163,6 +164,6 @@ def _declared_ref(catalog: Catalog, target: str, where: str) -> Reference:
     rt, _, rc = target.replace("(", ".").rstrip(")").partition(".")
     t = catalog.tables.get(rt) or next((x for x in catalog.tables.values() if x.name.lower() == rt.lower()), None)
     c = t.column(rc) if t is not None else None
-    if c is None:
+    if t is None or c is None:
         raise SemanticFileError(f"{where}: references {target!r}, which is not a table.column of this database")
     return Reference(t.name, c.name)

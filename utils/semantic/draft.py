@@ -56,7 +56,9 @@ def _model(db, t: Table, entity_of: dict[str, str], used: set[str]) -> tuple[dic
     if not entities:
         model["primary_entity"] = entity
     seen = {entity}
-    dims, measures, metrics = [], [], []
+    dims: list[dict] = []
+    measures: list[dict] = []
+    metrics: list[dict] = []
     for c in t.columns:
         col = f'"{c.name}"'
         if c.ref is not None and entity_of.get(c.ref.table) and entity_of[c.ref.table] not in seen:
@@ -71,7 +73,7 @@ def _model(db, t: Table, entity_of: dict[str, str], used: set[str]) -> tuple[dic
         if _TIME.match(c.type):
             dims.append({"name": dname, "type": "time", "expr": col, "type_params": {"time_granularity": "day"}})
         elif is_text(c.type) or c.type.upper() == "BOOLEAN" or "year" in c.name.lower():
-            d = {"name": dname, "type": "categorical", "expr": col}
+            d: dict = {"name": dname, "type": "categorical", "expr": col}
             if c.comment:
                 d["description"] = c.comment
             vals = _values(db, t.name, c.name) if db is not None else []

@@ -28,10 +28,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import yaml
 
 from duckask.utils.semantic.errors import SemanticFileError
+
+if TYPE_CHECKING:
+    from metricflow_semantic_interfaces.implementations.semantic_manifest import PydanticSemanticManifest
 
 MF_KINDS = ("semantic_model", "metric", "saved_query", "project_configuration")
 SIDE = "duckask"
@@ -58,7 +62,7 @@ class Name:
 class SemanticLayer:
     path: Path
     files: list[Path]
-    manifest: object                       # metricflow_semantic_interfaces PydanticSemanticManifest
+    manifest: PydanticSemanticManifest     # MetricFlow's, validated
     side: dict
     metrics: dict[str, Name]
     dimensions: dict[str, Name]

@@ -43,7 +43,8 @@ def parse_markdown(path: Path) -> tuple[dict, dict[tuple, int]]:
 
     data: dict = {"tables": {}, "metrics": {}}
     lines: dict[tuple, int] = {}
-    section, table, header, text = None, None, None, []
+    section, table, header = None, None, None
+    text: list[str] = []
     for n, raw in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
         line = raw.rstrip()
         if m := _HEADING.match(line):
@@ -88,7 +89,7 @@ def parse_markdown(path: Path) -> tuple[dict, dict[tuple, int]]:
                 col = row.get("column")
                 if not col:
                     raise SemanticFileError(f"{path}, line {n}: a column row needs the column's name")
-                entry = {k: v for k, v in (("description", row.get("description", "")),
+                entry: dict[str, str | list[str]] = {k: v for k, v in (("description", row.get("description", "")),
                                            ("references", row.get("references", ""))) if v}
                 for key in ("synonyms", "values"):
                     if row.get(key):

@@ -62,8 +62,8 @@ def resolve(name: str, layer: SemanticLayer, *, metric_ok: bool = False) -> str:
     n = str(name).strip().strip("'\"`")
     if metric_ok and n in layer.metrics:
         return n
-    if metric_ok and metric_named(n, layer):
-        return metric_named(n, layer)
+    if metric_ok and (named := metric_named(n, layer)):
+        return named
     if n.startswith("metric_time__"):
         n = n.split("__", 1)[1]
     if n in layer.dimensions:

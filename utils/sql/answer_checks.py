@@ -26,6 +26,7 @@ from __future__ import annotations
 import difflib
 import re
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import pandas as pd
 import sqlglot
@@ -33,6 +34,9 @@ from sqlglot import exp
 
 from duckask.utils.lexicon import ORDINALS, SUPERLATIVES, one_of
 from duckask.utils.schema.terms import split_ident, stem
+
+if TYPE_CHECKING:
+    from duckask.utils.schema.value_index import ValueIndex
 
 _YES = {"y", "yes", "true", "t"}
 _NO = {"n", "no", "false", "f"}
@@ -57,7 +61,7 @@ MAX_TIES = 5
 class Facts:
     names: set[str] = field(default_factory=set)
     given: str = ""
-    values: object = None      # a schema.value_index.ValueIndex (columns(table), values(table, column)), or None
+    values: ValueIndex | None = None      # the database's value index (columns(table), values(table, column))
     tables: dict = field(default_factory=dict)    # table (lower) -> the stemmed words that tie it to a question
     named: list = field(default_factory=list)     # the values the question names ({phrase, table, column, value})
 

@@ -102,8 +102,9 @@ def answer_holds(pred: pd.DataFrame | None, gold: pd.DataFrame | None, answer_co
     if pred is None or gold is None or len(pred) != len(gold):
         return False
     entries = [tuple(e) for e in answer_columns] if answer_columns is not None else [(c,) for c in gold.columns]
-    wants = [_column(gold, e) for e in entries]
-    if any(w is None for w in wants):
+    read = [_column(gold, e) for e in entries]
+    wants = [w for w in read if w is not None]
+    if len(wants) != len(read):                     # a name that is not a gold column
         return False
     names = list(pred.columns)
     singles = [(n,) for n in names]

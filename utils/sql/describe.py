@@ -96,17 +96,17 @@ def _column_names(select: exp.Select, tables: dict[str, str]) -> Names:
     return Names({n for n, qualifiers in seen.items() if len(qualifiers) > 1}, tables)
 
 
-def _operands(e: exp.Expression, kind: type) -> list[exp.Expression]:
+def _operands(e: exp.Expr, kind: type[exp.Connector]) -> list[exp.Expr]:
     """The operands of a chain of ANDs (or ORs), through parentheses: ``a AND (b AND c)`` is a, b, c."""
     e = e.unnest() if isinstance(e, exp.Paren) else e
     return [*_operands(e.left, kind), *_operands(e.right, kind)] if isinstance(e, kind) else [e]
 
 
-def _aliases(select: exp.Select) -> dict[str, exp.Expression]:
+def _aliases(select: exp.Select) -> dict[str, exp.Expr]:
     return {a.alias.lower(): a.this for a in select.expressions if isinstance(a, exp.Alias)}
 
 
-def term_words(e: exp.Expression, names: Names, select: exp.Select | None = None) -> str:
+def term_words(e: exp.Expr, names: Names, select: exp.Select | None = None) -> str:
     """A column, an aggregate or an output name in words: ``hr``, ``sum of hr``, ``number of rows``; an alias of
     the select list stays its name (``home_runs``)."""
     if isinstance(e, exp.Column):
@@ -129,7 +129,7 @@ def term_words(e: exp.Expression, names: Names, select: exp.Select | None = None
     return _bare_sql(e, names)
 
 
-def condition_words(e: exp.Expression, names: Names) -> str:
+def condition_words(e: exp.Expr, names: Names) -> str:
     """One condition of WHERE or HAVING as a phrase; SQL (qualifiers dropped) when it has no phrase."""
     t = lambda x: term_words(x, names)  # noqa: E731
     v = _value_words
@@ -167,21 +167,21 @@ def _pattern_words(pattern: str) -> str:
     return f"'{core}'"
 
 
-def _value_words(e: exp.Expression) -> str:
+def _value_words(e: exp.Expr) -> str:
     """A value as written: ``DATE '2020-01-01'`` (sqlglot's CAST of a literal) shows as ``'2020-01-01'``."""
     return (e.this if isinstance(e, exp.Cast) and isinstance(e.this, exp.Literal) else e).sql(dialect="duckdb")
 
 
-def _is_value(e: exp.Expression) -> bool:
+def _is_value(e: exp.Expr) -> bool:
     if isinstance(e, exp.Cast):
         return isinstance(e.this, exp.Literal)
     return isinstance(e, (exp.Literal, exp.Boolean, exp.Null)) or (isinstance(e, exp.Neg) and
                                                                     isinstance(e.this, exp.Literal))
 
 
-def _bare_sql(e: exp.Expression, names: Names) -> str:
+def _bare_sql(e: exp.Expr, names: Names) -> str:
     """``e`` as DuckDB SQL with the table qualifiers dropped where the column name alone is clear."""
-    def drop(node: exp.Expression) -> exp.Expression:
+    def drop(node: exp.Expr) -> exp.Expr:
         if isinstance(node, exp.Column) and node.table and node.name.lower() not in names.ambiguous:
             return exp.column(node.name, quoted=node.this.quoted)
         return node
@@ -214,4 +214,6 @@ def _parser_shape(sql: str) -> SQLShape:
 
 def has_top_level_order_by(sql: str) -> bool:
     node = parse(sql)
-    return bool(node) and any(m.get("type") == "ORDER_MODIFIER" for m in node.get("modifiers") or [])
+    if not node:
+        return False
+    return any(m.get("type") == "ORDER_MODIFIER" for m in node.get("modifiers") or [])

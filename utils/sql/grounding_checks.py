@@ -164,7 +164,9 @@ def _one_season(sql: str, facts: Facts, years: set[str]) -> bool:
     dates within one season that includes a year among them. Known only with the value index; without it,
     False."""
     index = facts.values
-    reads = resolve(sql) if index is not None else None
+    if index is None:
+        return False
+    reads = resolve(sql)
     if reads is None:
         return False
     stated = {int(y) for y in years}
@@ -269,7 +271,9 @@ def literal_not_a_value(question: str, sql: str, df, facts: Facts) -> str | None
     but a rare spelling beside the codes most rows use ('Forward' in 12 rows; 'F', 'F-C', 'C-F' in 2,200) is sent
     back with them (``_rare``), unless the query already compares with some of them."""
     index = facts.values
-    tree = parse_duckdb(sql) if index is not None else None
+    if index is None:
+        return None
+    tree = parse_duckdb(sql)
     if tree is None:
         return None
     from duckask.utils.schema.value_index import nearest
@@ -320,9 +324,10 @@ def _years_asked(tree) -> list[tuple[exp.Column, list[tuple[float, float]], str]
             side, exp.Year | exp.Extract) else None
         if column is None:
             continue
+        ranges: list[tuple[float, float]]
         if isinstance(cmp, exp.In):
             years = [_year_of(x) for x in cmp.args.get("expressions") or []]
-            ranges = [(y, y) for y in years] if years and None not in years else []
+            ranges = [(y, y) for y in years if y is not None] if years and None not in years else []
         elif isinstance(cmp, exp.Between):
             low, high = _year_of(cmp.args.get("low")), _year_of(cmp.args.get("high"))
             ranges = [(low, high)] if low is not None and high is not None else []
@@ -340,6 +345,7 @@ def _elsewhere(facts: Facts, table: str, year: int) -> list[tuple[str, str]]:
     hold ``year``, each with its words ("games.season (1946-2025)"): where the warehouse has what a curated table
     leaves out."""
     index, mine = facts.values, facts.tables.get(table.lower(), (set(), set()))[0]
+    assert index is not None                        # year_outside_span, the caller, reads it
     near = sorted((t for t, (named, _) in facts.tables.items() if t != table.lower() and named & mine),
                   key=lambda t: (len(t), t))[:12]
     out = []
@@ -368,7 +374,9 @@ def year_outside_span(question: str, sql: str, df, facts: Facts) -> str | None:
     warehouse"). A number column is allowed a year either side (a season filed by its first or its last year). Only
     a result that holds nothing (no rows, NULLs, zeros) is held to it: rows found mean the span read is stale."""
     index = facts.values
-    tree = parse_duckdb(sql) if index is not None and hasattr(index, "span") else None
+    if index is None or not hasattr(index, "span"):
+        return None
+    tree = parse_duckdb(sql)
     if tree is None or not _nothing(df):
         return None
     for column, ranges, said in _years_asked(tree):

@@ -44,7 +44,7 @@ _PG = [("YYYY", "%Y"), ("HH24", "%H"), ("HH12", "%I"), ("Month", "%B"), ("MONTH"
        ("MI", "%M"), ("SS", "%S"), ("AM", "%p"), ("PM", "%p")]
 
 
-def _read(sql: str) -> exp.Expression | None:
+def _read(sql: str) -> exp.Expr | None:
     try:
         return sqlglot.parse_one(sql, read=_D)
     except sqlglot.errors.SqlglotError:
@@ -155,7 +155,7 @@ def foreign_functions(sql: str, facts: SchemaFacts) -> str:
                 text = span(sql, d)
                 call = split_args(text) if text else None
                 new = rewrite_call(call[0], call[1], facts) if call else None
-                if new:
+                if new and text:                    # a call is split only from its text
                     edits.append((d["query_location"], len(text), new))
         if not edits:
             break

@@ -81,12 +81,12 @@ def join_missing_column(sql: str, column: str, alias: str | None, columns: dict[
     if alias:
         # Every column the alias's table lacks and the joined table has moves over at once
         # (T1.first_name, T1.middle_name, T1.last_name on an enrolment table).
-        mine, theirs = columns.get(tables[alias.lower()].lower(), set()), columns.get(table.lower(), set())
+        ours, theirs = columns.get(tables[alias.lower()].lower(), set()), columns.get(table.lower(), set())
         pat = re.compile(r'(?<![\w"])' + re.escape(alias) + r'\.("?)(\w+)("?)(?![\w"])', re.I)
 
         def move(m: re.Match) -> str:
             name = m.group(2).lower()
-            return f"{new}.{m.group(1)}{m.group(2)}{m.group(3)}" if name in theirs and name not in mine else m.group(0)
+            return f"{new}.{m.group(1)}{m.group(2)}{m.group(3)}" if name in theirs and name not in ours else m.group(0)
 
         fixed = sub_outside_strings(pat, move, fixed)
     return fixed

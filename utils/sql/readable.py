@@ -19,27 +19,31 @@ fixture (``tests/test_readable_sql.py``).
 from __future__ import annotations
 
 import re
+from types import FunctionType
+from typing import cast
 
 import sqlglot
 from sqlglot import exp
 from sqlglot.optimizer import RULES, optimize
 
 #: The optimizer's rules, less canonicalize/annotate (types and casts a person would not write).
-_RULES = tuple(r for r in RULES if r.__name__ not in ("canonicalize", "annotate_types", "quote_identifiers"))
+_RULES = tuple(r for r in RULES
+               if cast(FunctionType, r).__name__ not in ("canonicalize", "annotate_types", "quote_identifiers"))
 _BARE = re.compile(r"[a-z_][a-z0-9_]*")
 
 
 def readable(sql: str, schema: dict[str, dict[str, str]] | None = None) -> str:
     """``sql`` laid out as a person would write it, or ``sql`` itself when it cannot be made so."""
     try:
-        tree = optimize(sqlglot.parse_one(sql, read="duckdb"), schema=schema or {}, dialect="duckdb", rules=_RULES)
+        tree = optimize(sqlglot.parse_one(sql, read="duckdb"), schema=cast("dict[str, object]", schema or {}),
+                        dialect="duckdb", rules=_RULES)
         tree = unquote(short_aliases(cte_names(plain_years(drop_main(merge_thin_outer(tree))))))
         return tree.sql(dialect="duckdb", pretty=True, comments=False)
     except (sqlglot.errors.SqlglotError, KeyError, ValueError, TypeError, AttributeError):
         return sql
 
 
-def merge_thin_outer(tree: exp.Expression) -> exp.Expression:
+def merge_thin_outer(tree: exp.Expr) -> exp.Expr:
     """``WITH mf AS (inner) SELECT mf.a AS x, mf.b AS b FROM mf ORDER BY ...`` → the inner query with the outer
     names (its own ORDER BY and LIMIT kept): only when the outer SELECT renames columns and nothing else."""
     with_ = tree.args.get("with_") or tree.args.get("with")     # the key's name differs across sqlglot versions
@@ -76,7 +80,7 @@ def merge_thin_outer(tree: exp.Expression) -> exp.Expression:
     return new
 
 
-def drop_main(tree: exp.Expression) -> exp.Expression:
+def drop_main(tree: exp.Expr) -> exp.Expr:
     """``main.batting`` → ``batting``: the default schema a person never writes."""
     for table in tree.find_all(exp.Table):
         if table.db == "main" and not table.catalog:
@@ -84,7 +88,7 @@ def drop_main(tree: exp.Expression) -> exp.Expression:
     return tree
 
 
-def _year_of(node: exp.Expression) -> exp.Expression | None:
+def _year_of(node: exp.Expr) -> exp.Expr | None:
     """``x`` of MetricFlow's year grain ``DATE_TRUNC('YEAR', MAKE_DATE(CAST(x AS INT), 1, 1))`` (or of
     ``MAKE_DATE(x, 1, 1)``, x an integer column), else None."""
     if not isinstance(node, (exp.DateTrunc, exp.TimestampTrunc)) or node.unit is None \
@@ -101,7 +105,7 @@ def _year_of(node: exp.Expression) -> exp.Expression | None:
     return year if isinstance(year, exp.Column) else None       # MAKE_DATE takes only integers: a year column
 
 
-def plain_years(tree: exp.Expression) -> exp.Expression:
+def plain_years(tree: exp.Expr) -> exp.Expr:
     """``DATE_TRUNC('YEAR', MAKE_DATE(CAST(y AS INT), 1, 1)) = '2019-01-01'`` → ``y = 2019`` (a year column)."""
     for eq in list(tree.find_all(exp.EQ)):
         year = _year_of(eq.this)
@@ -115,7 +119,7 @@ def plain_years(tree: exp.Expression) -> exp.Expression:
 _MACHINE = re.compile(r"(subq_\d+|mf)")
 
 
-def cte_names(tree: exp.Expression) -> exp.Expression:
+def cte_names(tree: exp.Expr) -> exp.Expr:
     """MetricFlow's ``subq_5`` (and the wrapper's ``mf``) as a CTE's name → ``<table>_totals`` (grouped) or
     ``<table>_rows``, after the first table it reads."""
     taken = {c.alias for c in tree.find_all(exp.CTE)}
@@ -147,7 +151,7 @@ def _unique(base: str, taken: set[str], sep: str = "") -> str:
     return new
 
 
-def short_aliases(tree: exp.Expression) -> exp.Expression:
+def short_aliases(tree: exp.Expr) -> exp.Expr:
     """Each table's alias becomes the initials of its name (unique within the query)."""
     taken: set[str] = set()
     renames: dict[str, str] = {}
@@ -165,7 +169,7 @@ def short_aliases(tree: exp.Expression) -> exp.Expression:
     return tree
 
 
-def unquote(tree: exp.Expression) -> exp.Expression:
+def unquote(tree: exp.Expr) -> exp.Expr:
     """Identifiers DuckDB takes bare (lower case, not a keyword) lose their quotes."""
     from duckask.utils.db.quoting import ident
 

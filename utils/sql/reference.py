@@ -181,7 +181,8 @@ def rank(question: str, types=()) -> list[Hit]:
 def lookup(question: str, types=(), *, limit: int = MAX_ENTRIES, budget: int = MAX_CHARS) -> list[str]:
     """The reference lines for ``question`` over columns of ``types``: sheet entries first, then functions
     it names, at most ``limit`` lines and ``budget`` characters."""
-    out, used = [], 0
+    out: list[str] = []
+    used = 0
     for line in [h.entry.text for h in rank(question, types)] + named_functions(question):
         if len(out) >= limit or used + len(line) > budget:
             break

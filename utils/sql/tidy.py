@@ -93,7 +93,9 @@ def fix_key_mismatches(sql: str, facts: SchemaFacts) -> str:
             j = 1 - i
             ref = refs.get((tables[i], (ln, rn)[i][1].lower()))
             if ref and ref[0] == tables[j] and ref[1].lower() != (ln, rn)[j][1].lower():
-                q, alias, cq, _ = written[j].groups()
+                match = written[j]
+                assert match is not None            # all(written) above
+                q, alias, cq, _ = match.groups()
                 texts[j] = f"{q}{alias}{q}.{cq}{ref[1]}{cq}"
                 edits.append((*_between(left, right), f"{texts[0]} = {texts[1]}"))
                 break

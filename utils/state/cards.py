@@ -55,10 +55,12 @@ class MemoryCards:
             mine = sum(1 for h in self.held.values() if h.card.owner == held.card.owner)
             if (why := no_room(mine, len(self.held))):
                 return why
+            assert held.card.id is not None         # a held card is recorded in the audit log (``propose``)
             self.held[held.card.id] = held
         return None
 
     def put_back(self, held: Held) -> None:
+        assert held.card.id is not None             # a held card is recorded in the audit log (``propose``)
         with self.lock:
             self.held[held.card.id] = held
 

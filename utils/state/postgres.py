@@ -212,7 +212,8 @@ class PgAudit:
     def __init__(self, state: PgState):
         self.state, self.path = state, state.shown
 
-    def record(self, **fields: Any) -> int:
+    def record(self, **fields: Any) -> int | None:
+        """A new entry's id (None only for an ``origin`` already there: ``put_entry``)."""
         from duckask.utils.db.audit import AuditLog, _now
 
         fields.setdefault("proposed_at", _now())

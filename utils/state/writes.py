@@ -91,7 +91,9 @@ def _estimate(c, database: Database) -> tuple[int | None, int | None, str | None
         return known, None, None
     out = database.run(query, row_cap=1)
     if not out.ok:
+        assert out.error is not None                # a failed outcome always says why
         return None, None, f"refused: cannot count the rows it would change ({out.error.splitlines()[0]})"
+    assert out.df is not None                       # an ok outcome holds its rows
     counts = [int(v) for v in out.df.iloc[0]]
     return counts[0], (counts[-1] if counts[-1] > counts[0] else None), None
 
@@ -176,6 +178,7 @@ def reject(card: WriteCard, settings: Settings, audit: AuditLog | None = None,
     """Record the rejection (``reason``: why, when no one could say yes; ``by``: who, default the proposer's
     side of this process); nothing runs."""
     _pending(card)
+    assert card.id is not None                      # a pending card is recorded (``propose``, ``recorded``)
     by = by or card.user
     (audit or audit_log(settings)).update(card.id, decision="rejected", outcome="not_run",
                                                              decided_at=_now(), detail=reason, decided_by=by)
@@ -188,6 +191,7 @@ def expire(card: WriteCard, settings: Settings, reason: str, audit: AuditLog | N
     no room for it): decision "expired", outcome not_run, ``reason`` as the detail, no ``decided_by`` (no
     person decided); nothing runs, and it can no longer be approved."""
     _pending(card)
+    assert card.id is not None                      # a pending card is recorded (``propose``, ``recorded``)
     (audit or audit_log(settings)).update(card.id, decision="expired", outcome="not_run",
                                                              finished_at=_now(), detail=reason)
     card.decision, card.outcome, card.detail = "expired", "not_run", reason
@@ -199,6 +203,7 @@ def approve(card: WriteCard, database: Database, settings: Settings,
     """Record the approval (``by``: who; default the card's user), run the write, record its outcome; returns
     the card with outcome and rows."""
     _pending(card)
+    assert card.id is not None                      # a pending card is recorded (``propose``, ``recorded``)
     if card.db_id and card.db_id != database.identity:
         raise ValueError(f"write #{card.id} was proposed for another database file than {database.source}: it is "
                          "decided where it was proposed; nothing ran")
@@ -243,10 +248,12 @@ def _apply_live(card: WriteCard, database: Database, settings: Settings) -> tupl
         why = engine_writes(scope.bind(card.sql), now)        # bound again on the catalog, as it reads now
     if why or now.runs != card.runs:
         return "error", None, f"not run: {why or 'the statement no longer reads as its card'}"
-    result = database.engine.write(card.sql, settings.timeout_s, lambda actual: _off_estimate(card, actual, settings))
+    engine = database.engine
+    assert engine is not None                       # called for a live database only
+    result = engine.write(card.sql, settings.timeout_s, lambda actual: _off_estimate(card, actual, settings))
     if result[0] == "committed" and card.tier == 2:
         with database.exclusive():
-            refresh_live(database.engine.url, database.settings)
+            refresh_live(engine.url, database.settings)
     return result
 
 
@@ -254,7 +261,8 @@ def _apply(card: WriteCard, database: Database, settings: Settings) -> tuple[str
     """(outcome, actual rows, detail): the statement in a transaction on its own read-write connection."""
     if database.live:
         return _apply_live(card, database, settings)
-    config = {"enable_external_access": False, "memory_limit": settings.memory_limit, "lock_configuration": True}
+    config: dict[str, str | bool | int | float | list[str]] = {
+        "enable_external_access": False, "memory_limit": settings.memory_limit, "lock_configuration": True}
     with database.exclusive():
         try:
             con = duckdb.connect(str(database.file), read_only=False, config=config)
@@ -263,7 +271,12 @@ def _apply(card: WriteCard, database: Database, settings: Settings) -> tuple[str
             return "error", None, (f"cannot open {database.file.name} for writing ({held}); another process (a "
                                    "duckask serve or chat) may hold it open: write through that one")
         timed_out = threading.Event()
-        timer = threading.Timer(settings.timeout_s, lambda: (timed_out.set(), con.interrupt()))
+
+        def stop() -> None:
+            timed_out.set()
+            con.interrupt()
+
+        timer = threading.Timer(settings.timeout_s, stop)
         timer.daemon = True
         try:
             con.execute("BEGIN TRANSACTION")
