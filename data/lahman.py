@@ -30,6 +30,7 @@ import time
 import zipfile
 from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import IO
 
 from duckask.data.lahman_schema import (
     COLUMN_RENAMES,
@@ -107,7 +108,7 @@ def _write_csv(zf: zipfile.ZipFile, member: str, dest: Path) -> list[str]:
     return header
 
 
-def _write_people(src: io.BufferedIOBase, out: io.BufferedIOBase, header: list[str], new: list[str]) -> None:
+def _write_people(src: IO[bytes], out: IO[bytes], header: list[str], new: list[str]) -> None:
     """People.csv plus birth_date / death_date built from the year, month, day columns."""
     idx = {c: i for i, c in enumerate(header)}
     cols = list(new)
@@ -193,10 +194,12 @@ def comment_coverage(db: str | Path) -> tuple[int, int]:
     import duckdb
 
     with duckdb.connect(str(db), read_only=True) as con:
-        return con.execute(
+        row = con.execute(
             "SELECT count(comment), count(*) FROM duckdb_columns() "
             "WHERE schema_name = 'main' AND NOT internal"
         ).fetchone()
+        assert row is not None              # aggregates: always one row
+        return row
 
 
 def main(argv: Iterable[str] | None = None) -> int:

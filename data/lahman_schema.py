@@ -273,16 +273,16 @@ def build_comments(readme: str, headers: dict[str, list[str]]) -> dict[str, dict
         if stem in summary_of:
             entry[TABLE_COMMENT_KEY] = _fix(summary_of[stem])
     for section, descs in fields.items():
-        stem = by_norm.get(_norm(section))
-        if stem is None:
+        found = by_norm.get(_norm(section))
+        if found is None:
             continue
-        table = TABLE_NAMES.get(stem, column_name(stem))
+        table = TABLE_NAMES.get(found, column_name(found))
         aliases = {_norm(k): _norm(v) for k, v in _README_COLUMN_ALIASES.get(table, {}).items()}
-        csv_cols = {_norm(c): c for c in headers[stem]}
+        csv_cols = {_norm(c): c for c in headers[found]}
         for readme_col, desc in descs.items():
             key = aliases.get(_norm(readme_col), _norm(readme_col))
             orig = csv_cols.get(key) or next(
-                (c for c in headers[stem] if _norm(column_name(c)) == key), None
+                (c for c in headers[found] if _norm(column_name(c)) == key), None
             )
             if orig is None:
                 continue

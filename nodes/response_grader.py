@@ -74,7 +74,7 @@ class ResponseGrader(TracedNode):
             return {"verdict": "pass", "critique": "", "by": "rules"}
         return llm_verdict(self.ctx.llm, p["question"], p["sql"], p["df"])
 
-    def _kept_with(self, p, check: str) -> bool:
+    def _kept_with(self, p, check: str | None) -> bool:
         """On a template's answer: whether ``check`` objects to the kept pair's own question, SQL and rows (a person
         kept that answer over it: the check's objection is not news, e.g. an average a per-game table holds)."""
         if not p["pair"]:

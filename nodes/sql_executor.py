@@ -52,7 +52,7 @@ class SQLExecutor(TracedNode):
         # The connection is shared per file, so this question's timeout and row cap are passed per run.
         s = self.ctx.settings
         counts = Counter(d for d in p["drafts"] if d)
-        likely = {}
+        likely: dict[str, float] = {}
         for d, lp in zip(p["drafts"], p["scores"]):
             if lp is not None and d:
                 likely[d] = max(lp, likely.get(d, lp))

@@ -31,9 +31,10 @@ def llm(monkeypatch, isolated_env) -> ScriptedLLM:
 
 
 def test_the_limit_is_the_one_constant_and_counts_characters():
-    from duckask.utils.app import server
+    from duckask.utils.app import server_actions, server_routes
 
-    assert MAX_QUESTION == 2000 and server.MAX_QUESTION is MAX_QUESTION
+    assert MAX_QUESTION == 2000 and server_routes.MAX_QUESTION is MAX_QUESTION
+    assert server_actions.MAX_QUESTION is MAX_QUESTION
     assert new_shared("x" * MAX_QUESTION)["question"] == "x" * MAX_QUESTION        # at the limit: taken
     with pytest.raises(QuestionTooLong, match=f"the question is {MAX_QUESTION + 1} characters; the limit is 2000"):
         new_shared("é" * (MAX_QUESTION + 1))

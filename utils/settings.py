@@ -212,6 +212,9 @@ class Settings:
 
 def field_docs(cls: type = Settings) -> dict[str, str]:
     """The string under each field of ``cls``, by field name (what the field does, in words)."""
-    body = ast.parse(inspect.getsource(cls)).body[0].body
+    tree = ast.parse(inspect.getsource(cls)).body[0]
+    assert isinstance(tree, ast.ClassDef)           # the source of a class
+    body = tree.body
     return {a.target.id: " ".join(b.value.value.split()) for a, b in zip(body, body[1:])
-            if isinstance(a, ast.AnnAssign) and isinstance(b, ast.Expr) and isinstance(b.value, ast.Constant)}
+            if isinstance(a, ast.AnnAssign) and isinstance(a.target, ast.Name)      # a field: ``name: type``
+            and isinstance(b, ast.Expr) and isinstance(b.value, ast.Constant) and isinstance(b.value.value, str)}

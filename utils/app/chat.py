@@ -69,18 +69,41 @@ class Piped:
 
 
 def run_chat(args, options: dict[str, Any]) -> int:
-    from duckask.utils.app.conversation import Conversation, SessionError
-    from duckask.utils.knowledge import ExampleError
+    """The chat loop: each line a command (``COMMANDS``) or a turn; the exit code of the last turn."""
+    from duckask.utils.app.conversation import SessionError
 
     tty = sys.stdin.isatty() and sys.stdout.isatty() and not args.json
     ui: Any = Terminal() if tty else Piped(args.json)
+    try:
+        conv = _open(args, options, ui, tty)
+    except SessionError as e:
+        print(f"duckask chat: {e}", file=sys.stderr)
+        return 1
+    code = 0
+    for raw in ui.lines():
+        line = raw.strip()
+        if not line or line in ("quit", "exit", "/quit", "/exit"):
+            if not line and not tty:
+                continue  # a blank line in a script is not the end of it
+            break
+        cmd, _, arg = line.partition(" ")
+        if cmd in COMMANDS and not (cmd == "/sql" and arg.strip()):
+            COMMANDS[cmd](arg.strip(), conv, ui, args, cmd)
+        elif cmd.startswith("/") and cmd != "/sql":
+            print(f"unknown command {cmd}; /help lists them")
+        else:
+            code = _turn(conv, ui, args, line, sql=arg if cmd == "/sql" else None)
+    return code
+
+
+def _open(args, options: dict[str, Any], ui, tty: bool):
+    """The ``Conversation`` (resumed from ``--session`` when the file exists), wired to the terminal's prompts,
+    progress and streamed sentence on a TTY."""
+    from duckask.utils.app.conversation import Conversation
+
     history = None
     if args.session and Path(args.session).expanduser().exists():
-        try:
-            history = Conversation.read_session(args.session)["turns"]
-        except SessionError as e:
-            print(f"duckask chat: {e}", file=sys.stderr)
-            return 1
+        history = Conversation.read_session(args.session)["turns"]
     ask_user = None
     if tty:
         def ask_user(question: str) -> str:
@@ -100,81 +123,83 @@ def run_chat(args, options: dict[str, Any]) -> int:
     if tty:
         ui.err.print(f"duckask chat on {conv.db}: /help for commands, an empty line or Ctrl-D to quit"
                      + (f" (resumed {len(history)} turns)" if history else ""))
-    code = 0
-    for raw in ui.lines():
-        line = raw.strip()
-        if not line or line in ("quit", "exit", "/quit", "/exit"):
-            if not line and not tty:
-                continue  # a blank line in a script is not the end of it
-            break
-        cmd, _, arg = line.partition(" ")
-        if cmd in ("/help", "/?"):
-            print(CHAT_HELP)
-            continue
-        if cmd == "/history":
-            for i, t in enumerate(conv.history, 1):
-                print(f"{i}. [{t.get('intent')}] {t.get('text')}"
-                      + (f"  -> {t['resolved_question']}" if t.get("resolved_question") not in (None, t.get("text"))
-                         else ""))
-            continue
-        if cmd == "/save":
-            path = conv.save(arg.strip() or args.session or "duckask-session.json")
-            print(f"saved {len(conv.history)} turns to {path} (resume: duckask chat --session {path})")
-            continue
-        if cmd == "/schema":
-            from duckask.utils.schema.ddl import render_schema
+    return conv
 
-            tables = [t.strip() for t in arg.split(",") if t.strip()] or None
-            unknown = [t for t in tables or [] if t not in conv.prep.catalog.tables]
-            if unknown:
-                print(f"/schema: no table {', '.join(unknown)}; /schema lists them")
-            elif tables:
-                print(render_schema(conv.prep.catalog, tables))
-            else:
-                print("\n".join(f"{t.name} ({t.rows:,} rows){': ' + t.comment.splitlines()[0] if t.comment else ''}"
-                                for t in conv.prep.catalog.tables.values()))
-            continue
-        if cmd == "/sql" and not arg.strip():
-            last = next((t for t in reversed(conv.history) if t.get("sql")), None)
-            print(last["sql"] if last else "/sql: no SQL yet; ask a question, or /sql SELECT ... to run your own")
-            continue
-        if cmd in ("/good", "/fix"):
-            last = conv.last
-            if last is None or not last.sql or (cmd == "/good" and not last.ok):
-                print(f"{cmd}: nothing to keep yet; ask a question first (only an answered one can be kept)",
-                      file=sys.stderr)
-                continue
-            if cmd == "/fix" and not arg.strip():
-                print("/fix: give the SQL that answers the last question right: /fix SELECT ...", file=sys.stderr)
-                continue
-            try:
-                asked = last.resolved_question or last.question
-                ex = last.fix(arg.strip(), asked) if cmd == "/fix" else last.save_as_example(asked)
-                print(f"kept as example {ex.id}: {ex.question!r} (the same question with other values is answered "
-                      "from it now)", file=sys.stderr)
-            except ExampleError as e:
-                print(f"{cmd}: not kept: {e}", file=sys.stderr)
-            continue
-        if cmd in DELIVERY:
-            done = _deliver(cmd, arg.strip(), conv, ui, args)
-            if done is not None:
-                ui.show(done, args.max_rows)
-            continue
-        if cmd.startswith("/") and cmd != "/sql":
-            print(f"unknown command {cmd}; /help lists them")
-            continue
-        try:
-            r = conv.ask(sql=arg) if cmd == "/sql" else conv.ask(line)
-        except (QuestionTooLong, AuditError) as e:       # this turn is refused (or its write); the chat goes on
-            code = refuse_turn(e, args.json)
-            continue
-        if r.status == "pending" and r.write is not None:   # piped: no one can type yes
-            r = r.reject(NO_APPROVER)
-        ui.show(r, args.max_rows)
-        code = exit_code(r.status, r.write.detail if r.write else None)
-        if args.session:
-            conv.save(args.session)
-    return code
+
+def _turn(conv, ui, args, question: str, sql: str | None = None) -> int:
+    """One question (or ``/sql SQL``) answered and shown; saved to ``--session``; its exit code."""
+    try:
+        r = conv.ask(sql=sql) if sql is not None else conv.ask(question)
+    except (QuestionTooLong, AuditError) as e:       # this turn is refused (or its write); the chat goes on
+        return refuse_turn(e, args.json)
+    if r.status == "pending" and r.write is not None:   # piped: no one can type yes
+        r = r.reject(NO_APPROVER)
+    ui.show(r, args.max_rows)
+    if args.session:
+        conv.save(args.session)
+    return exit_code(r.status, r.write.detail if r.write else None)
+
+
+def _help(arg: str, conv, ui, args, cmd: str) -> None:
+    print(CHAT_HELP)
+
+
+def _history(arg: str, conv, ui, args, cmd: str) -> None:
+    for i, t in enumerate(conv.history, 1):
+        print(f"{i}. [{t.get('intent')}] {t.get('text')}"
+              + (f"  -> {t['resolved_question']}" if t.get("resolved_question") not in (None, t.get("text"))
+                 else ""))
+
+
+def _save(arg: str, conv, ui, args, cmd: str) -> None:
+    path = conv.save(arg or args.session or "duckask-session.json")
+    print(f"saved {len(conv.history)} turns to {path} (resume: duckask chat --session {path})")
+
+
+def _schema(arg: str, conv, ui, args, cmd: str) -> None:
+    from duckask.utils.schema.ddl import render_schema
+
+    catalog = conv.prep.catalog
+    tables = [t.strip() for t in arg.split(",") if t.strip()] or None
+    unknown = [t for t in tables or [] if t not in catalog.tables]
+    if unknown:
+        print(f"/schema: no table {', '.join(unknown)}; /schema lists them")
+    elif tables:
+        print(render_schema(catalog, tables))
+    else:
+        print("\n".join(f"{t.name} ({t.rows:,} rows){': ' + t.comment.splitlines()[0] if t.comment else ''}"
+                        for t in catalog.tables.values()))
+
+
+def _last_sql(arg: str, conv, ui, args, cmd: str) -> None:
+    last = next((t for t in reversed(conv.history) if t.get("sql")), None)
+    print(last["sql"] if last else "/sql: no SQL yet; ask a question, or /sql SELECT ... to run your own")
+
+
+def _keep(arg: str, conv, ui, args, cmd: str) -> None:
+    """/good keeps the last answer as a pair; /fix SQL keeps SQL for the last question instead."""
+    from duckask.utils.knowledge import ExampleError
+
+    last = conv.last
+    if last is None or not last.sql or (cmd == "/good" and not last.ok):
+        print(f"{cmd}: nothing to keep yet; ask a question first (only an answered one can be kept)", file=sys.stderr)
+        return
+    if cmd == "/fix" and not arg:
+        print("/fix: give the SQL that answers the last question right: /fix SELECT ...", file=sys.stderr)
+        return
+    try:
+        asked = last.resolved_question or last.question
+        ex = last.fix(arg, asked) if cmd == "/fix" else last.save_as_example(asked)
+        print(f"kept as example {ex.id}: {ex.question!r} (the same question with other values is answered "
+              "from it now)", file=sys.stderr)
+    except ExampleError as e:
+        print(f"{cmd}: not kept: {e}", file=sys.stderr)
+
+
+def _delivered(arg: str, conv, ui, args, cmd: str) -> None:
+    done = _deliver(cmd, arg, conv, ui, args)
+    if done is not None:
+        ui.show(done, args.max_rows)
 
 
 DELIVERY = {"/export": "a FILE", "/email": "an ADDRESS", "/table": "a NAME"}
@@ -210,3 +235,8 @@ def _deliver(cmd: str, arg: str, conv, ui, args):
     ok, message = (deliver.export if cmd == "/export" else deliver.email)(last, arg)
     print(f"{cmd}: {message}", file=sys.stderr if not ok else sys.stdout)
     return None
+
+
+#: The chat's commands, each a named function (arg, conversation, ui, args, the command as typed).
+COMMANDS = {"/help": _help, "/?": _help, "/history": _history, "/save": _save, "/schema": _schema, "/sql": _last_sql,
+            "/good": _keep, "/fix": _keep, **dict.fromkeys(DELIVERY, _delivered)}

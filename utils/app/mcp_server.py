@@ -38,119 +38,155 @@ INSTRUCTIONS = ("duckask answers plain-English questions about one DuckDB databa
                 "only one SELECT statement runs, on a locked-down connection with a timeout and a row cap.")
 
 
-def build_server(db: str | None = None, *, llm=None, settings=None, allow_writes: bool = False, **options: Any):
-    from mcp.server.mcpserver import MCPServer
-    from mcp.server.mcpserver.exceptions import ToolError
+#: What each tool tells an agent it does (its description in the MCP listing).
+TOOL_DESCRIPTIONS = {
+    "ask": "Answer a plain-English question about the database. duckask writes one read-only SQL query, runs it "
+           "safely, checks the result and explains it. Returns the answer, the SQL, the columns and up to "
+           f"{MAX_ROWS} rows, and a confidence (level high, medium or low, with the reasons): treat a low answer as "
+           "a lead to check, not a fact. path 'template' means it came from a kept pair (template names it).",
+    "run_sql": f"Run one read-only SQL SELECT (DuckDB dialect) on the database and return its columns and up to "
+               f"{MAX_ROWS} rows. Anything else (DDL, DML, file or network access, settings) is refused with the "
+               "reason.",
+    "describe_schema": "The database's schema as duckask's model sees it: CREATE TABLE statements with keys, column "
+                       "descriptions and sample values. Give a table name for one table.",
+    "list_metrics": "The semantic layer's metrics and dimensions (name, meaning, formula, synonyms, values): "
+                    "questions that name a metric are answered by a plan MetricFlow compiles.",
+    "propose_write": "Propose a change to the database: give the SQL statement, or the change in plain English (the "
+                     "model writes the statement). Returns its card (tier T1 data, T2 schema, T3 always refused; "
+                     "SQL; what it does; estimated rows) and its audit id. It NEVER writes: a person approves it "
+                     "with `duckask decide ID --db ...`. With writes off (the server's --allow-writes), the card "
+                     "says it is blocked.",
+    "teach": "Teach duckask a question and the SQL that answers it right (after checking an answer, or fixing a "
+             "wrong one). The SQL runs once through the safe executor and the pair is kept only if it runs and "
+             "returns rows; from then on the same question, or the same one with other values (a year, a name that "
+             "is a value of its column), is answered from it without the model (ask's path: template). Recorded in "
+             "the audit log.",
+}
 
-    from duckask.utils.api import QuestionTooLong, new_shared, prepare, run_turn
-    from duckask.utils.api.present import for_agent
-    from duckask.utils.api.present_sql import outcome_json
-    from duckask.utils.schema.ddl import render_schema
 
-    # Read-only whatever the config says: an agent cannot approve a write for a human (a pasted write is
-    # blocked, and recorded in the audit log).
-    prep = prepare(db, llm=llm, settings=settings, **{**options, "allow_writes": False})
-    # propose_write leaves cards for a person (with --allow-writes) and never approves one: no one to ask
-    proposer = dataclasses.replace(prep, settings=dataclasses.replace(prep.settings, allow_writes=allow_writes))
-    lock = threading.Lock()
-    server = MCPServer("duckask", instructions=INSTRUCTIONS)
+class Tools:
+    """The tools of one server, each a method named as the tool: ``prep`` (read-only whatever the config says: an
+    agent cannot approve a write for a human; a pasted write is blocked and audited), ``proposer`` (the same with
+    the server's ``allow_writes``: propose_write leaves cards for a person and never approves one) and one lock
+    (the embedded model answers one question at a time)."""
 
-    def new_turn(text: str) -> dict:
-        """A turn's store; a question over ``config.MAX_QUESTION`` characters is a tool error, before any LLM call."""
+    def __init__(self, prep, allow_writes: bool):
+        self.prep = prep
+        self.proposer = dataclasses.replace(prep, settings=dataclasses.replace(prep.settings,
+                                                                               allow_writes=allow_writes))
+        self.lock = threading.Lock()
+
+    def _turn(self, prep, text: str):
+        """``text`` run as one turn under the lock; over ``config.MAX_QUESTION`` characters a tool error, before
+        any LLM call."""
+        from mcp.server.mcpserver.exceptions import ToolError
+
+        from duckask.utils.api import QuestionTooLong, new_shared, run_turn
+
         try:
-            return new_shared(text)
+            shared = new_shared(text)
         except QuestionTooLong as e:
             raise ToolError(str(e)) from None
+        with self.lock:
+            return run_turn(prep, shared)
 
-    @server.tool(description="Answer a plain-English question about the database. duckask writes one read-only "
-                             "SQL query, runs it safely, checks the result and explains it. Returns the answer, "
-                             f"the SQL, the columns and up to {MAX_ROWS} rows, and a confidence (level high, "
-                             "medium or low, with the reasons): treat a low answer as a lead to check, not a fact. "
-                             "path 'template' means it came from a kept pair (template names it).")
-    def ask(question: str) -> dict:
+    def ask(self, question: str) -> dict:
+        from mcp.server.mcpserver.exceptions import ToolError
+
+        from duckask.utils.api.present import for_agent
+
         if not question.strip():
             raise ToolError("the question is empty: ask something about the data")
-        shared = new_turn(question)
-        with lock:
-            r = run_turn(prep, shared)
-        return for_agent(r, MAX_ROWS)
+        return for_agent(self._turn(self.prep, question), MAX_ROWS)
 
-    @server.tool(description="Run one read-only SQL SELECT (DuckDB dialect) on the database and return its "
-                             f"columns and up to {MAX_ROWS} rows. Anything else (DDL, DML, file or network "
-                             "access, settings) is refused with the reason.")
-    def run_sql(sql: str) -> dict:
-        out = prep.run_sql(sql)
+    def run_sql(self, sql: str) -> dict:
+        from mcp.server.mcpserver.exceptions import ToolError
+
+        from duckask.utils.api.present_sql import outcome_json
+
+        out = self.prep.run_sql(sql)
         if not out.ok:
             raise ToolError(out.error or out.status)
         d = outcome_json(out, MAX_ROWS)
         return {k: d[k] for k in ("columns", "rows", "row_count", "truncated")}
 
-    @server.tool(description="The database's schema as duckask's model sees it: CREATE TABLE statements with "
-                             "keys, column descriptions and sample values. Give a table name for one table.")
-    def describe_schema(table: str | None = None) -> str:
-        if table and table not in prep.catalog.tables:
-            raise ToolError(f"no table {table!r}; tables: {', '.join(prep.catalog.tables)}")
-        return render_schema(prep.catalog, [table] if table else None)
+    def describe_schema(self, table: str | None = None) -> str:
+        from mcp.server.mcpserver.exceptions import ToolError
 
-    @server.tool(description="The semantic layer's metrics and dimensions (name, meaning, formula, synonyms, "
-                             "values): questions that name a metric are answered by a plan MetricFlow compiles.")
-    def list_metrics() -> dict:
+        from duckask.utils.schema.ddl import render_schema
+
+        if table and table not in self.prep.catalog.tables:
+            raise ToolError(f"no table {table!r}; tables: {', '.join(self.prep.catalog.tables)}")
+        return render_schema(self.prep.catalog, [table] if table else None)
+
+    def list_metrics(self) -> dict:
+        from mcp.server.mcpserver.exceptions import ToolError
+
         from duckask.utils.semantic.manifest import layer_for
         from duckask.utils.semantic.reading import summary
 
-        layer = layer_for(prep.settings)
+        layer = layer_for(self.prep.settings)
         if layer is None:
             raise ToolError("this database has no semantic file in dbt's format (duckask semantic init --db ... "
                             "writes a draft; pass it with --semantic)")
         return summary(layer)
 
-    @server.tool(description="Propose a change to the database: give the SQL statement, or the change in plain "
-                             "English (the model writes the statement). Returns its card (tier T1 data, T2 schema, "
-                             "T3 always refused; SQL; what it does; estimated rows) and its audit id. It NEVER "
-                             "writes: a person approves it with `duckask decide ID --db ...`. With writes off "
-                             "(the server's --allow-writes), the card says it is blocked.")
-    def propose_write(change: str) -> dict:
+    def propose_write(self, change: str) -> dict:
+        from mcp.server.mcpserver.exceptions import ToolError
+
         from duckask.utils.db.tiers import is_write
         from duckask.utils.state import writes
 
         if not change.strip():
             raise ToolError("the change is empty: give a statement or say what to change")
         if is_write(change):
-            card = writes.propose(change, prep.database, proposer.settings, session="mcp", user="mcp agent")
+            card = writes.propose(change, self.prep.database, self.proposer.settings, session="mcp",
+                                  user="mcp agent")
         else:
-            shared = new_turn(change)
-            with lock:
-                r = run_turn(proposer, shared)
+            r = self._turn(self.proposer, change)
             if r.write is None:
                 raise ToolError("this reads as a question, not a change: use ask (or give the statement)")
             card = r.write
         return {**{k: v for k, v in card.public().items() if k not in ("decided_by",)},
-                "to_approve": f"duckask decide {card.id} --db {prep.database.source}"
+                "to_approve": f"duckask decide {card.id} --db {self.prep.database.source}"
                 if card.decision == "pending" else None}
 
-    @server.tool(description="Teach duckask a question and the SQL that answers it right (after checking an answer, "
-                             "or fixing a wrong one). The SQL runs once through the safe executor and the pair is "
-                             "kept only if it runs and returns rows; from then on the same question, or the same "
-                             "one with other values (a year, a name that is a value of its column), is answered "
-                             "from it without the model (ask's path: template). Recorded in the audit log.")
-    def teach(question: str, sql: str) -> dict:
+    def teach(self, question: str, sql: str) -> dict:
+        from mcp.server.mcpserver.exceptions import ToolError
+
+        from duckask.utils.api import QuestionTooLong, new_shared
         from duckask.utils.db.access import User
         from duckask.utils.knowledge.examples import ExampleError
         from duckask.utils.knowledge.keep import keep
 
         try:
-            new_turn(question)          # the question's own limits (empty is checked by keep)
-            kept = keep(prep.database, prep.settings, question, sql, user=User("mcp agent", "approver"),
+            new_shared(question)          # the question's own limits (empty is checked by keep)
+            kept = keep(self.prep.database, self.prep.settings, question, sql, user=User("mcp agent", "approver"),
                         session="mcp")
+        except QuestionTooLong as e:
+            raise ToolError(str(e)) from None
         except ExampleError as e:
             raise ToolError(f"not kept: {e}") from None
-        return {**kept.as_dict(), "rows": len(prep.database.run(kept.sql).df)}
+        return {**kept.as_dict(), "rows": len(self.prep.database.run(kept.sql).df)}
 
-    @server.resource("duckask://schema", name="schema", description="The schema text the model sees.",
-                     mime_type="text/plain")
-    def schema_text() -> str:
-        return render_schema(prep.catalog)
+    def schema_text(self) -> str:
+        from duckask.utils.schema.ddl import render_schema
 
+        return render_schema(self.prep.catalog)
+
+
+def build_server(db: str | None = None, *, llm=None, settings=None, allow_writes: bool = False, **options: Any):
+    """The MCP server for one database: each of ``Tools``' methods a tool, and ``duckask://schema``."""
+    from mcp.server.mcpserver import MCPServer
+
+    from duckask.utils.api import prepare
+
+    tools = Tools(prepare(db, llm=llm, settings=settings, **{**options, "allow_writes": False}), allow_writes)
+    server = MCPServer("duckask", instructions=INSTRUCTIONS)
+    for name, description in TOOL_DESCRIPTIONS.items():
+        server.tool(name=name, description=description)(getattr(tools, name))
+    server.resource("duckask://schema", name="schema", description="The schema text the model sees.",
+                    mime_type="text/plain")(tools.schema_text)
     return server
 
 

@@ -147,6 +147,7 @@ def main(argv: list[str] | None = None) -> int:
     except (ExportError, DatabaseError) as e:
         print(e, file=sys.stderr)
         return 2
+    assert outcome.df is not None               # an ok outcome holds its rows
     print(f"{path}  ({len(outcome.df)} rows)")
     if outcome.truncated:
         print(f"warning: the result was cut at the row cap ({len(outcome.df)} rows)", file=sys.stderr)

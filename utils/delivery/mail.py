@@ -127,8 +127,10 @@ def send_message(msg: EmailMessage, settings: Settings, *, ssl_context: ssl.SSLC
         raise MailError(f"the SMTP server {where} refused the recipients {', '.join(e.recipients)}: "
                         "check the addresses") from None
     except smtplib.SMTPResponseException as e:
+        # smtplib's own "Line too long." (an over-long reply line) is a str; the server's replies are bytes
+        said = e.smtp_error.decode(errors="replace") if isinstance(e.smtp_error, bytes) else e.smtp_error
         raise MailError(_no_secret(f"the SMTP server {where} answered {e.smtp_code} "
-                                   f"{e.smtp_error.decode(errors='replace')}: check the sender address "
+                                   f"{said}: check the sender address "
                                    "(smtp_from) and the server's rules", settings)) from None
     except ssl.SSLError as e:
         raise MailError(f"the TLS handshake with {where} failed ({e.reason or e}): check that the server's "
@@ -177,6 +179,7 @@ def main(argv: list[str] | None = None) -> int:
         if not outcome.ok:
             print(outcome.error, file=sys.stderr)
             return 2
+        assert outcome.df is not None           # an ok outcome holds its rows
         rows = len(outcome.df)
         result = SimpleNamespace(question=args.sql, answer=f"The query returned {rows} row(s).", sql=outcome.sql,
                                  df=outcome.df, db=args.db)

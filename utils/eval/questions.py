@@ -19,7 +19,7 @@ import csv
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import yaml
 
@@ -34,10 +34,10 @@ class Question:
     expected: list[list[Any]] | None = None
     ordered: bool = False
     tags: list[str] = field(default_factory=list)
-    answer_columns: list[list[str]] | str | None = None    # None: not annotated; "all": every gold column
+    answer_columns: list[list[str]] | Literal["all"] | None = None    # None: not annotated; "all": every gold column
 
 
-def _answer_columns(v: Any, where: str) -> list[list[str]] | str | None:
+def _answer_columns(v: Any, where: str) -> list[list[str]] | Literal["all"] | None:
     if v is None or v == "":
         return None
     if v == "all":

@@ -42,7 +42,7 @@ def _gold(q: Question, database) -> tuple[pd.DataFrame | None, bool, str | None]
     return None, False, "no gold SQL or expected rows"
 
 
-def _error_record(q: Question, db: str, err: str, seconds: float, gold_error: str | None,
+def _error_record(q: Question, db: str, err: str | None, seconds: float, gold_error: str | None,
                   baseline: str | None) -> dict[str, Any]:
     """A failed question's record, with the same keys as an answered one (one schema per file)."""
     rec = {"id": q.id, "db": q.db_id or Path(db).stem, "question": q.question, "tags": q.tags, "sql": None,

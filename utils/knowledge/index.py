@@ -40,7 +40,8 @@ class Memo:
     per pair (its terms, whether an allowlist lets its asker run it)."""
 
     def __init__(self, limit: int):
-        self.limit, self._data, self._lock = limit, {}, threading.Lock()
+        self.limit, self._lock = limit, threading.Lock()
+        self._data: dict = {}
 
     def get(self, key, compute):
         with self._lock:

@@ -14,6 +14,7 @@ picks this store or the shared one; this module knows nothing above it).
 """
 from __future__ import annotations
 
+import builtins
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -106,9 +107,10 @@ class KnowledgeStore:
                             "WHERE id = ?", [example.sql, example.tables, db_id, old[0]])
                 new_id = old[0]
             else:
-                new_id = con.execute("INSERT INTO examples (db, question, sql, tables, db_id) VALUES (?, ?, ?, ?, ?) "
-                                     "RETURNING id", [db, example.question, example.sql, example.tables,
-                                                      db_id]).fetchone()[0]
+                row = con.execute("INSERT INTO examples (db, question, sql, tables, db_id) VALUES (?, ?, ?, ?, ?) "
+                                  "RETURNING id", [db, example.question, example.sql, example.tables, db_id]).fetchone()
+                assert row is not None              # one row inserted, its id returned
+                new_id = row[0]
             con.execute("COMMIT")
             return int(new_id)
         finally:
@@ -121,7 +123,7 @@ class KnowledgeStore:
             return []
         return self._recovering(lambda: self._list(db, db_id), lambda: [])
 
-    def _list(self, db: str, db_id: str | None) -> list[Example]:
+    def _list(self, db: str, db_id: str | None) -> builtins.list[Example]:     # list: the method above
         # Read-only, so that any number of duckask processes can read while none writes.
         con = duckdb.connect(str(self.path), read_only=True)
         try:

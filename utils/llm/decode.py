@@ -86,7 +86,7 @@ class PromptStates:
             if n > ram_n:
                 ram_key, ram_n = key, n
         disk_n, entry = self.disk.longest(toks) if self.disk is not None else (0, None)
-        if disk_n > max(here, ram_n) and entry is not None:
+        if disk_n > max(here, ram_n) and entry is not None and self.disk is not None:     # an entry: from disk
             got = self.disk.read(entry)
             if got is not None and _load_state(self.llama, *got):
                 here = disk_n

@@ -46,7 +46,7 @@ def part_files() -> list[Path]:
         bins = [f for f in (dist.files or []) if f.name.endswith(".bin")]
         if len(bins) != 1:
             raise ModelError(f"{name} should hold exactly one .bin file, found {len(bins)}")
-        found.append(Path(dist.locate_file(bins[0])))
+        found.append(Path(str(dist.locate_file(bins[0]))))     # a Path; typeshed says only SimplePath
     if missing:
         raise ModelError(
             f"{len(missing)} model part package(s) are not installed (e.g. {missing[0]}). "

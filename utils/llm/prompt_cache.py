@@ -69,13 +69,13 @@ class PromptStateStore:
         self._headers: dict[str, tuple[int, int, np.ndarray]] = {}   # name -> (mtime_ns, size, tokens)
 
     # ------------------------------------------------------------------ keys and listing
-    def key(self, tokens: Sequence[int]) -> Path:
+    def key(self, tokens: Sequence[int] | np.ndarray) -> Path:
         digest = hashlib.sha256(np.asarray(tokens, dtype="<i4").tobytes()).hexdigest()[:32]
         return self.folder / (digest + SUFFIX)
 
     def entries(self) -> list[Entry]:
         """Every readable state in the folder (headers are read once per file version)."""
-        out = []
+        out: list[Entry] = []
         try:
             listing = list(os.scandir(self.folder))
         except OSError:
@@ -105,7 +105,7 @@ class PromptStateStore:
             del self._headers[gone]
         return out
 
-    def longest(self, tokens: Sequence[int]) -> tuple[int, Entry | None]:
+    def longest(self, tokens: Sequence[int] | np.ndarray) -> tuple[int, Entry | None]:
         """The stored state sharing the longest prefix with ``tokens``, and that length."""
         toks = np.asarray(tokens, dtype=np.int32)
         best, found = 0, None
@@ -115,7 +115,7 @@ class PromptStateStore:
                 best, found = n, e
         return best, found
 
-    def has(self, tokens: Sequence[int]) -> bool:
+    def has(self, tokens: Sequence[int] | np.ndarray) -> bool:
         return self.key(tokens).exists()
 
     # ------------------------------------------------------------------ reading
@@ -177,7 +177,7 @@ class PromptStateStore:
         return np.frombuffer(tok_bytes, dtype="<i4").astype(np.int32), state
 
     # ------------------------------------------------------------------ writing
-    def write(self, tokens: Sequence[int], state: bytes) -> Path | None:
+    def write(self, tokens: Sequence[int] | np.ndarray, state: bytes) -> Path | None:
         """Store ``state`` under ``tokens`` (atomically), then evict down to the capacity."""
         if len(state) + 4 * len(tokens) > self.capacity:
             return None

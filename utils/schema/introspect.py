@@ -44,7 +44,8 @@ def introspect(db: Database) -> Catalog:
                 for c, rc in zip(cols, rcols):
                     if (col := t.column(c)) is not None:
                         col.ref = Reference(rtable, rc)
-        live = db.engine.facts if getattr(db, "engine", None) is not None else {}
+        engine = getattr(db, "engine", None)
+        live = engine.facts if engine is not None else {}
         for tname, cols, rtable, rcols in live.get("references", []):      # a live catalog keeps its keys aside
             if (t := tables.get(tname)) is not None:
                 for c, rc in zip(cols, rcols):
@@ -55,7 +56,9 @@ def introspect(db: Database) -> Catalog:
         for t in tables.values():
             if not t.columns:
                 continue
-            held = int(con.execute(f"SELECT count(*) FROM {_q(t.name)}").fetchone()[0])
+            counted = con.execute(f"SELECT count(*) FROM {_q(t.name)}").fetchone()
+            assert counted is not None                  # an aggregate: always one row
+            held = int(counted[0])
             t.rows = held if (live.get("rows") or {}).get(t.name) is None else int(live["rows"][t.name])
             if held == 0:
                 continue
@@ -69,6 +72,7 @@ def introspect(db: Database) -> Catalog:
             if text_cols:
                 exprs = ", ".join(f"approx_count_distinct({_q(c.name)})" for c in text_cols)
                 counts = con.execute(f"SELECT {exprs} FROM {_q(t.name)}").fetchone()
+                assert counts is not None               # aggregates: always one row
                 distinct = dict(zip([c.name for c in text_cols], counts))
             for c in t.columns:
                 samp = con.execute(

@@ -75,8 +75,10 @@ def shape(con: duckdb.DuckDBPyConnection, table: str, column: str, type_: str) -
     col = _q(column)
     try:
         if kind == "json":
-            raw = con.execute(f"SELECT json_group_structure({col}) FROM (SELECT {col} FROM {_q(table)} WHERE {col} "
-                              f"IS NOT NULL LIMIT {SAMPLE_ROWS})").fetchone()[0]
+            row = con.execute(f"SELECT json_group_structure({col}) FROM (SELECT {col} FROM {_q(table)} WHERE {col} "
+                              f"IS NOT NULL LIMIT {SAMPLE_ROWS})").fetchone()
+            assert row is not None                      # an aggregate: always one row
+            raw = row[0]
             paths = json_paths(json.loads(raw)) if raw else []
             if not paths or paths == ["$"]:
                 return ""

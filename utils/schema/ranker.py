@@ -83,11 +83,11 @@ def rank_tables(catalog: Catalog, question: str, value_matches: list[ValueMatch]
         ranked[t.name] = r
     credited: set[tuple[str, str]] = set()
     for vm in value_matches if value_matches is not None else match_values(catalog, question):
-        r = ranked.get(vm.table)
-        if r is not None and (vm.table, vm.phrase.lower()) not in credited:
+        hit = ranked.get(vm.table)
+        if hit is not None and (vm.table, vm.phrase.lower()) not in credited:
             credited.add((vm.table, vm.phrase.lower()))
-            r.score += 1.0 if vm.value.replace(".", "").replace("-", "").isdigit() else 4.0
-            r.reasons.append(f"value {vm.column}='{vm.value}'")
+            hit.score += 1.0 if vm.value.replace(".", "").replace("-", "").isdigit() else 4.0
+            hit.reasons.append(f"value {vm.column}='{vm.value}'")
     # Bridge bonus: a table linked by a foreign key to one of the top-3 gets a share of its score.
     top = sorted(ranked.values(), key=lambda r: -r.score)[:3]
     top_names = {r.table for r in top if r.score > 0}

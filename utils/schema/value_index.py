@@ -23,6 +23,7 @@ import difflib
 import re
 import threading
 import unicodedata
+from typing import Any
 
 from duckask.utils.db.quoting import quote_ident
 from duckask.utils.schema.catalog import is_text
@@ -162,12 +163,12 @@ class ValueIndex:
                 return (int(got[0]), int(got[1]), got[2] == "d") if got else None
         real, columns = self.tables.get(table.lower(), (table, {}))
         named = columns.get(column.lower())
-        dated = bool(named) and named[1].upper().startswith(("DATE", "TIMESTAMP"))
-        value = f"year({quote_ident(named[0])})" if dated else quote_ident(named[0]) if named else ""
+        dated = named is not None and named[1].upper().startswith(("DATE", "TIMESTAMP"))
+        value = "" if named is None else f"year({quote_ident(named[0])})" if dated else quote_ident(named[0])
         out = self._read(f"SELECT min({value}), max({value}) FROM {quote_ident(real)}", row_cap=1) if named else None
         if out is not None and out.status == "refused":
             return None
-        row = out.df.iloc[0].tolist() if out is not None and out.ok else [None, None]
+        row: list[Any] = out.df.iloc[0].tolist() if out is not None and out.ok else [None, None]
         try:
             got = [str(int(row[0])), str(int(row[1])), "d" if dated else "n"]
         except (TypeError, ValueError):      # NULLs (an empty table) or a value that is not a whole number

@@ -30,7 +30,9 @@ def semantic_draft(db_file: Path, name: str, plans: list[TablePlan]) -> str:
     from duckask.utils.schema.introspect import introspect
     from duckask.utils.semantic.draft import draft_documents, render
 
-    options = {(p.name, c.name): c.options for p in plans for c in p.cols if c.options}
+    # (table, column) -> a select's options, looked up by a drafted model's alias (None when it has none)
+    options: dict[tuple[str | None, str], list[str]] = {(p.name, c.name): c.options for p in plans for c in p.cols
+                                                        if c.options}
     db = Database(Path(db_file), load_settings())       # its own connection, closed below (not the shared one)
     try:
         docs = draft_documents(db, introspect(db))

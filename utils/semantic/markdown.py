@@ -89,8 +89,9 @@ def parse_markdown(path: Path) -> tuple[dict, dict[tuple, int]]:
                 col = row.get("column")
                 if not col:
                     raise SemanticFileError(f"{path}, line {n}: a column row needs the column's name")
-                entry: dict[str, str | list[str]] = {k: v for k, v in (("description", row.get("description", "")),
-                                           ("references", row.get("references", ""))) if v}
+                entry: dict[str, str | list[str]] = {
+                    k: v for k, v in (("description", row.get("description", "")),
+                                      ("references", row.get("references", ""))) if v}
                 for key in ("synonyms", "values"):
                     if row.get(key):
                         entry[key] = _split(row[key])

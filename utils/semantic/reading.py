@@ -191,8 +191,10 @@ def _sql_metrics(layer: SemanticLayer) -> dict:
             expr = f"{simple[parts[0]][1]} / NULLIF({simple[parts[1]][1]}, 0)"
         else:
             used = set(parts)
-            expr = re.sub(r"\b[A-Za-z_][A-Za-z0-9_]*\b",
-                          lambda m, used=used: simple[m.group(0)][1] if m.group(0) in used else m.group(0),
-                          str(tp.expr))
+
+            def inline(m: re.Match[str], used: set[str] = used) -> str:
+                return simple[m.group(0)][1] if m.group(0) in used else m.group(0)
+
+            expr = re.sub(r"\b[A-Za-z_][A-Za-z0-9_]*\b", inline, str(tp.expr))
         out[met.name] = (simple[parts[0]][0], expr)
     return {n: {"expression": e, "table": t, "description": layer.metrics[n].description} for n, (t, e) in out.items()}

@@ -40,7 +40,8 @@ def factories() -> dict[str, Callable[[dict], Tool] | EntryPoint]:
 
 def load_tools(configs: list[dict]) -> list[Tool]:
     """Tools from the ``tools`` setting, in the router's order; ValueError naming the entry that is wrong."""
-    made, kinds = [], factories()
+    made: list[Tool] = []
+    kinds = factories()
     for i, config in enumerate(configs or []):
         name, kind = config.get("name"), config.get("type")
         if not isinstance(name, str) or not name.isidentifier() or name in RESERVED:

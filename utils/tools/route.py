@@ -78,10 +78,12 @@ def parse_choice(reply: str, intent: str, tools: list[Tool]) -> tuple[str, dict[
         data = yaml_mapping(reply)
     except ValueError:
         data = None
-    source, args = None, {}
+    source: str | None = None
+    args: dict = {}
     if data is not None:
         source = str(data.get("source") or "").strip().lower() or None
-        args = data.get("args") if isinstance(data.get("args"), dict) else {}
+        given = data.get("args")
+        args = given if isinstance(given, dict) else {}
     if source not in names:
         m = re.search(r"source:\s*([\w-]+)", text, re.I)
         source = m.group(1).lower() if m and m.group(1).lower() in names else None
@@ -107,7 +109,7 @@ NUMBER = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?(?:[eE][+-]?\d+)
 
 def cells(history: list[dict]) -> list:
     """Every cell of the rows the history keeps of earlier answers (a row is a list, or a dict of columns)."""
-    out = []
+    out: list = []
     for turn in history or []:
         for row in turn.get("rows") or []:
             out.extend(row.values() if isinstance(row, dict) else row if isinstance(row, list | tuple) else [])

@@ -95,18 +95,18 @@ FEATURES: list[Feature] = [
     # Grounding (issue 44): what ties the answer to the question's words and the data, the same on every kind
     Feature("ungrounded", lambda s: float(min(len(s.get("ungrounded") or []), 2)),
             lambda s: "not tied to the question: " + ", ".join(GROUNDING_WORDS.get(n, n) for n in s["ungrounded"])),
-    Feature("literals_verified", lambda s: {True: 1.0, False: -1.0}.get(s.get("literals_verified"), 0.0),
+    Feature("literals_verified", lambda s: {True: 1.0, False: -1.0, None: 0.0}.get(s.get("literals_verified"), 0.0),
             lambda s: "every value it compares is one the data holds" if s.get("literals_verified")
             else "it compares a value its column does not hold"),
 ]
 
 #: The grounding checks (``trust.grounding``) in a reason's words.
-GROUNDING_WORDS = {"literal_not_a_value": "a value its column does not hold",
-                   "table_not_asked_about": "it reads a table the question is not about",
-                   "constraint_dropped": "a condition the question states is missing",
-                   "unasked_date": "a year the question never states",
-                   "count_for_a_list": "a count where a list was asked",
-                   "unasked_literal": "a value nobody gave"}
+GROUNDING_WORDS: dict[str, str] = {"literal_not_a_value": "a value its column does not hold",
+                                   "table_not_asked_about": "it reads a table the question is not about",
+                                   "constraint_dropped": "a condition the question states is missing",
+                                   "unasked_date": "a year the question never states",
+                                   "count_for_a_list": "a count where a list was asked",
+                                   "unasked_literal": "a value nobody gave"}
 
 
 def features(signals: dict[str, Any], impute: dict[str, float] | None = None) -> list[float]:

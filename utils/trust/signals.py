@@ -31,7 +31,7 @@ def query_shape(sql: str) -> dict[str, int]:
 def _certainty(attempts: list[dict]) -> dict[str, float]:
     """How sure the model was of the query the answer came from: the last LLM attempt (a free repair
     after it keeps its text mostly); {} when that attempt was sampled, or came from an endpoint."""
-    last = next((a for a in reversed(attempts) if a.get("source") == "llm"), {})
+    last: dict = next((a for a in reversed(attempts) if a.get("source") == "llm"), {})
     return {k: last[k] for k in ("min_prob", "mean_logprob") if last.get(k) is not None}
 
 
