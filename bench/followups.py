@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parents[1]
 def main(argv: list[str] | None = None) -> int:
     from duckask.data.lahman import demo_db_path
     from duckask.utils.app.conversation import Conversation
-    from duckask.utils.dialogue.template import template_answer
+    from duckask.utils.dialogue.answer_rules import rules_answer
     from duckask.utils.llm import get_llm
     from duckask.utils.sql.compare import results_match
     from duckask.utils.sql.describe import has_top_level_order_by
@@ -63,7 +63,7 @@ def main(argv: list[str] | None = None) -> int:
             c = Conversation(db, llm=llm, settings=base.prep.settings)
             for prev in turns[:i]:
                 gold = c.prep.database.run(prev["gold_sql"])
-                c.add_turn(prev["resolved"], prev["gold_sql"], template_answer(gold.df) if gold.ok else "")
+                c.add_turn(prev["resolved"], prev["gold_sql"], rules_answer(gold.df) if gold.ok else "")
             t = turns[i]
             gold = c.prep.database.run(t["gold_sql"])
             t0 = time.perf_counter()

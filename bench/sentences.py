@@ -4,7 +4,7 @@ name the question does not say, or read "The answer is ...", before and after.
 The answers are recorded runs' own, kept in bench/sentence_answers.jsonl (question, database, SQL; run again here
 for the rows): the 25 Lahman questions (lahman/shipped at 8f35086), the first 55 answered Spider sample100 ones
 (shipped at e30c7f8), 18 answered NBA held-out ones and the first 2 of the tuning set (raw-examples). Each is
-said by ``dialogue.template.template_answer`` as the installed code has it, so the same script measures another
+said by ``dialogue.answer_rules.rules_answer`` as the installed code has it, so the same script measures another
 commit with that commit's sources first on PYTHONPATH (the code before issue 47 takes no question). This is the
 sentence a person sees for a one-value answer, for any answer with ``analyzer: template`` (what eval uses), and
 whenever the model's sentence disagrees with the rows. The rules were corrected while reading the sentences of
@@ -46,7 +46,7 @@ def database(db: str) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     from duckask.utils.db.database import open_database
-    from duckask.utils.dialogue.template import template_answer
+    from duckask.utils.dialogue.answer_rules import rules_answer
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--answers", default=str(ANSWERS), help="the recorded answers (JSONL: set, id, db, question, sql)")
@@ -54,13 +54,13 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     if not SPIDER.exists() or not NBA.exists():
         sys.exit("bench/sentences.py: ../shared is missing (Spider and NBA databases)")
-    takes_question = "question" in inspect.signature(template_answer).parameters
+    takes_question = "question" in inspect.signature(rules_answer).parameters
     rows = []
     for rec in map(json.loads, Path(args.answers).read_text().splitlines()):
         out = open_database(database(rec["db"])).run(rec["sql"], timeout_s=20, row_cap=1000)
         if not out.ok or out.df is None:
             continue
-        said = template_answer(out.df, out.truncated, **({"question": rec["question"]} if takes_question else {}))
+        said = rules_answer(out.df, out.truncated, **({"question": rec["question"]} if takes_question else {}))
         rows.append({"set": rec["set"], "id": rec["id"], "question": rec["question"], "shape": list(out.df.shape),
                      "sentence": said, "raw": raw_names(said, rec["question"], [str(c) for c in out.df.columns]),
                      "the_answer_is": said.startswith("The answer is")})

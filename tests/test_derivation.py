@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from duckask.utils.dialogue.template import derivation
+from duckask.utils.dialogue.answer_rules import derivation
 
 CASES = yaml.safe_load((Path(__file__).parent / "fixtures" / "derivations.yaml").read_text())
 

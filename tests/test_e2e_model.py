@@ -169,9 +169,9 @@ def test_a_conversation_on_the_demo(model_opts, tmp_path):
             g = gold_db.run(gold)
             assert r.ok and results_match(r.df, g.df, order_matters=has_top_level_order_by(gold)), (
                 f"{text}\nSQL:  {r.sql}\npred:\n{r.df}\ngold:\n{g.df}")
-            # The answer is a sentence the check accepted, or the template when it did not.
-            assert r.answer_check["by"] in ("llm", "template") and (r.answer_check["by"] == "template"
-                                                                    or not r.answer_check["problems"])
+            # The answer is a sentence the check accepted, or the rules' sentence when it did not.
+            assert r.answer_check["by"] in ("llm", "rules") and (r.answer_check["by"] == "rules"
+                                                                 or not r.answer_check["problems"])
     assert "Hit by pitch" in conv.history[2]["answer"]
     resumed = Conversation.load(conv.save(tmp_path / "s.json"), **model_opts)
     assert [t["text"] for t in resumed.history] == [c[0] for c in CONVERSATION]

@@ -38,15 +38,27 @@ def test_analyzer_llm_mode(run):
 
 
 def test_analyzer_states_one_value_without_a_call(run):
-    """A single value (a count) is stated exactly by the template: no sentence call."""
+    """A single value (a count) is stated exactly by the rules' sentence: no sentence call."""
     llm = ScriptedLLM({"SQLGenerator": ["SELECT count(*) AS n FROM players"], "DataAnalyzer": ["never asked"]})
     r = run("How many players are there?", llm, analyzer="llm")
     assert llm.count("DataAnalyzer") == 0
     assert r.answer == f"There are {rows(r)[0][0]} players."
-    assert r.answer_check["by"] == "template"
+    assert r.answer_check["by"] == "rules"
 
 
-def test_analyzer_llm_failure_uses_template(run):
+@pytest.mark.parametrize("said", ["rules", "template"])
+def test_analyzer_rules_writes_the_sentence_and_template_is_its_older_name(run, said):
+    """``analyzer: rules`` makes no sentence call; ``template`` (its name before "template" meant only a kept
+    pair's reuse) is read as the same value, so an older config keeps working."""
+    from duckask.utils.config import check_settings
+
+    assert check_settings({"analyzer": said}) == {"analyzer": "rules"}
+    llm = ScriptedLLM({"SQLGenerator": [LAKERS_SQL], "DataAnalyzer": ["never asked"]})
+    r = run(LAKERS_Q, llm, analyzer=said)
+    assert llm.count("DataAnalyzer") == 0 and r.answer_check["by"] == "rules" and "LeBron James" in r.answer
+
+
+def test_analyzer_llm_failure_uses_the_rules_sentence(run):
     llm = ScriptedLLM({"SQLGenerator": [LAKERS_SQL], "DataAnalyzer": ["   "]})
     r = run(LAKERS_Q, llm, analyzer="llm")
     assert r.status == "answered"

@@ -9,8 +9,8 @@ import pandas as pd
 import pytest
 import yaml
 
+from duckask.utils.dialogue.answer_rules import rules_answer
 from duckask.utils.dialogue.phrasing import question_words
-from duckask.utils.dialogue.template import template_answer
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 from sentences import raw_names
@@ -21,7 +21,7 @@ CASES = yaml.safe_load((Path(__file__).parent / "fixtures" / "sentences.yaml").r
 @pytest.mark.parametrize("case", CASES, ids=[c["question"][:50] for c in CASES])
 def test_the_answer_reads_as_an_answer_to_the_question(case):
     df = pd.DataFrame(case["rows"], columns=case["columns"])
-    said = template_answer(df, question=case["question"])
+    said = rules_answer(df, question=case["question"])
     assert said == case["says"]
     assert not raw_names(said, case["question"], case["columns"]) and not said.startswith("The answer is")
 
@@ -32,5 +32,5 @@ def test_the_second_question_and_the_question_mark_are_not_read():
 
 def test_a_capped_result_is_not_said_as_if_whole():
     df = pd.DataFrame({"name": ["A", "B"]})
-    said = template_answer(df, truncated=True, question="Which teams won?")
+    said = rules_answer(df, truncated=True, question="Which teams won?")
     assert said == "2+ rows (capped at the row limit): A; B."

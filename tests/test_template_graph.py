@@ -91,7 +91,7 @@ def test_a_check_the_kept_pair_drew_too_is_not_held_against_its_template(run, pa
     assert r.grades[-1]["overridden"].startswith("count_for_a_list")
 
 
-def test_a_template_answer_the_checks_object_to_falls_back(tmp_path, isolated_env):
+def test_a_rules_answer_the_checks_object_to_falls_back(tmp_path, isolated_env):
     # The Knicks are a team with no player: the kept pair's SQL gives them one NULL, which the checks object to
     # (and did not for the Celtics, the pair's own answer): the SQL path answers instead.
     db = build_small_db(tmp_path / "knicks.duckdb")

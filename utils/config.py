@@ -44,7 +44,7 @@ def default_config_file() -> Path:
 _FIELDS = {f.name: f for f in dataclasses.fields(Settings)}
 _CHOICES = {"backend": ("auto", "local", "openai"), "column_pruning": ("budget", "wide", "off"),
             "dialect_notes": ("auto", "off"), "router": ("auto", "rules", "off"),
-            "follow_ups": ("auto", "rules", "llm", "off"), "analyzer": ("auto", "llm", "template"),
+            "follow_ups": ("auto", "rules", "llm", "off"), "analyzer": ("auto", "llm", "rules"),
             "clarify": ("rules", "llm", "off"), "grader": ("auto", "rules", "llm", "off"),
             "plan_path": ("auto", "on", "off"), "templates": ("on", "off"), "plan_grammar": ("auto", "on", "off"),
             "min_confidence": ("off", "low", "medium", "high"), "source_mode": ("copy", "live", "auto")}
@@ -59,6 +59,8 @@ _BOUNDS = {"temperature": (0, 2), "resample_temperature": (0, 2), "request_timeo
            "timeout_s": (0.01, 3600), "row_cap": (1, 1_000_000), "time_budget_s": (0, 86_400),
            "export_row_cap": (1, 100_000_000), "smtp_port": (1, 65535), "smtp_timeout_s": (0.01, 600),
            "source_sample_rows": (0, 100_000)}
+#: Values a setting took under an older name, read as today's ("template" now means only a kept pair's reuse).
+_RENAMED = {("analyzer", "template"): "rules"}
 _TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
 
 
@@ -137,6 +139,7 @@ def check_setting(name: str, value: Any) -> Any:
     if kind in ("dict", "list"):
         return value
     if name in _CHOICES:
+        value = _RENAMED.get((name, value), value)
         if value not in _CHOICES[name]:
             raise bad
         return value

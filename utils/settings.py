@@ -71,7 +71,8 @@ class Settings:
     """`auto` (= `rules`: the LLM grader did not reach 50 % recall with ≤ 10 % false fails on the embedded
     model, and is unmeasured on endpoints), `rules`, `llm`, `off`."""
     analyzer: str = "auto"
-    """`auto` (a checked sentence from the LLM; the template in `eval`), `template`, `llm`."""
+    """`auto` (a checked sentence from the LLM; the rules' sentence in `eval`), `rules` (a sentence written by
+    rules, no model call; `template`, its older name, is read as `rules`), `llm`."""
     table_llm_threshold: int = 12
     """Above this many tables the LLM picks from a shortlist."""
     table_shortlist: int = 8

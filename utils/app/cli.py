@@ -70,7 +70,7 @@ def _add_graph_options(p: argparse.ArgumentParser) -> None:
         g.add_argument(flag, type=int)
     g.add_argument("--time-budget-s", type=float, metavar="S", help="seconds a question may take: past them no "
                    "retry, resample or second path starts; the best answer so far stands (default 180; 0: none)")
-    for name, choices in (("grader", ["auto", "rules", "llm", "off"]), ("analyzer", ["auto", "template", "llm"]),
+    for name, choices in (("grader", ["auto", "rules", "llm", "off"]), ("analyzer", ["auto", "rules", "llm"]),
                           ("clarify", ["rules", "llm", "off"])):
         g.add_argument(f"--{name}", choices=choices)
     g.add_argument("--router", choices=["auto", "rules", "off"],

@@ -6,7 +6,7 @@ Ruth hit 60 home runs in 1927.": the number keeps the question's noun, and no co
 a small named function ``rule(words, df) -> sentence or None`` in ``RULES``, tried in order, the first sentence
 wins; ``words`` is the question without its question mark and without a second question tacked on (", and how
 many did he hit?"). A result no rule fits is said with the question's own head ("Total payroll of the Yankees
-in 2016: 213,472,857."). ``template.template_answer`` asks it first; cases in tests/fixtures/sentences.yaml.
+in 2016: 213,472,857."). ``answer_rules.rules_answer`` asks it first; cases in tests/fixtures/sentences.yaml.
 """
 from __future__ import annotations
 

@@ -10,7 +10,7 @@ then compares every number and every capitalised name in the sentence with the r
 - a name (a capitalised word that does not open a sentence) must occur in the result's text values,
   its column names or the question.
 
-Anything else is a disagreement, and DataAnalyzer falls back to the deterministic template.
+Anything else is a disagreement, and DataAnalyzer falls back to the sentence its rules write.
 """
 from __future__ import annotations
 

@@ -125,7 +125,7 @@ def eval_settings(settings: Settings) -> Settings:
     LLM call to place it) and the answer is the template (no sentence call): both are chat features
     whose cost an accuracy run should not pay. Set ``router``/``analyzer`` explicitly to measure them."""
     return dataclasses.replace(settings, router="off" if settings.router == "auto" else settings.router,
-                               analyzer="template" if settings.analyzer == "auto" else settings.analyzer)
+                               analyzer="rules" if settings.analyzer == "auto" else settings.analyzer)
 
 
 def evaluate_one(q: Question, db: str, *, llm: LLM, settings: Settings, mode: str = "spider",

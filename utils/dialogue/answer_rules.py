@@ -1,6 +1,6 @@
 """Plain-language answers without an LLM: what the result says, and how it was derived.
 
-``template_answer(df, truncated, question)`` answers in a sentence built from the question's words
+``rules_answer(df, truncated, question)`` answers in a sentence built from the question's words
 (``phrasing.answer_sentence``) and lists what no rule there fits;
 ``derivation(sql)`` says in words what the query read, kept, grouped, ordered and cut (``sql.describe``).
 DataAnalyzer uses both; how a Result is shown is ``utils/api/present.py``.
@@ -13,7 +13,7 @@ from duckask.utils.dialogue.phrasing import answer_sentence, fmt
 from duckask.utils.sql.describe import describe_sql
 
 
-def template_answer(df: pd.DataFrame, truncated: bool = False, max_rows: int = 5, question: str = "") -> str:
+def rules_answer(df: pd.DataFrame, truncated: bool = False, max_rows: int = 5, question: str = "") -> str:
     """The answer without a model: a sentence from the question's words when a rule fits, else the values."""
     if df is None:
         return "No result."
