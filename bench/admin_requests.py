@@ -116,7 +116,7 @@ def run(items: list[dict], work: Path, out: Path) -> list[dict]:
     from duckask.utils.config import load_settings
     from duckask.utils.llm import get_llm
 
-    settings = load_settings(None, allow_writes=True, audit_file=str(work / "audit.duckdb"), analyzer="template")
+    settings = load_settings(None, allow_writes=True, audit_file=str(work / "audit.duckdb"), analyzer="rules")
     llm = get_llm(settings)
     recs = []
     with out.open("w") as f:

@@ -47,7 +47,7 @@ def main(argv: list[str] | None = None) -> int:
     convs = yaml.safe_load(Path(args.conversations).read_text())
     db = str(demo_db_path())
     llm = get_llm()
-    base = Conversation(db, llm=llm, follow_ups=args.follow_ups, analyzer="template")
+    base = Conversation(db, llm=llm, follow_ups=args.follow_ups, analyzer="rules")
     n = 0
     for conv in convs:
         turns = conv["turns"]

@@ -68,7 +68,7 @@ def child(url: str, mode: str, cache: str) -> dict:
     for question, sql in QUESTIONS:
         llm = ScriptedLLM({"SQLGenerator": [f"```sql\n{sql}\n```"]})
         t0 = time.perf_counter()
-        r = ask(question, db=url, llm=llm, source_mode=mode, timeout_s=600, analyzer="template", router="rules",
+        r = ask(question, db=url, llm=llm, source_mode=mode, timeout_s=600, analyzer="rules", router="rules",
                 follow_ups="off")
         seconds = time.perf_counter() - t0
         out.append({"question": question, "status": r.status, "seconds": round(seconds, 2),

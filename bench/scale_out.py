@@ -256,7 +256,7 @@ def main(argv: list[str] | None = None) -> int:
         state = None if args.local else pg.create_database("duckask_state")
         db = build_db(work / "team.duckdb")
         config = work / "config.yaml"
-        config.write_text("router: rules\nfollow_ups: rules\nclarify: 'off'\ngrader: 'off'\nanalyzer: template\n"
+        config.write_text("router: rules\nfollow_ups: rules\nclarify: 'off'\ngrader: 'off'\nanalyzer: rules\n"
                           "candidates: 0\nconfidence_drafts: 0\n")
         urls = start_servers(args.servers, db, state, stub.base_url, config, work, procs)
         for url in urls:                                  # warm: catalog read, first connection to the state

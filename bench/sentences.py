@@ -6,7 +6,7 @@ for the rows): the 25 Lahman questions (lahman/shipped at 8f35086), the first 55
 (shipped at e30c7f8), 18 answered NBA held-out ones and the first 2 of the tuning set (raw-examples). Each is
 said by ``dialogue.answer_rules.rules_answer`` as the installed code has it, so the same script measures another
 commit with that commit's sources first on PYTHONPATH (the code before issue 47 takes no question). This is the
-sentence a person sees for a one-value answer, for any answer with ``analyzer: template`` (what eval uses), and
+sentence a person sees for a one-value answer, for any answer with ``analyzer: rules`` (what eval uses), and
 whenever the model's sentence disagrees with the rows. The rules were corrected while reading the sentences of
 that set (selection bias); bench/sentence_answers_heldout.jsonl holds 100 others never read while writing them
 (80 answered Spider heldout100 questions, 20 more NBA tuning ones):

@@ -163,7 +163,7 @@ def ask_with_drafts(db, question: str, drafts: list[str], replies: dict | None =
     from duckask.utils.llm import ScriptedLLM
 
     llm = ScriptedLLM({"SQLGenerator": drafts, **(replies or {})})
-    return ask(question, db=str(db), llm=llm, router="rules", analyzer="template", clarify="off", **options), llm
+    return ask(question, db=str(db), llm=llm, router="rules", analyzer="rules", clarify="off", **options), llm
 
 
 def bench_module(name: str):

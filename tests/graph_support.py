@@ -51,7 +51,7 @@ def run(small_db, isolated_env):
         # drives one path; the resample tests are at the end. Likewise the answer is the template and
         # the router decides by rules alone unless a test asks (their tests: test_conversation.py).
         return ask(question, db=str(small_db), llm=llm,
-                   **{"resample_drafts": 0, "analyzer": "template", "router": "rules", **options})
+                   **{"resample_drafts": 0, "analyzer": "rules", "router": "rules", **options})
     return _run
 
 

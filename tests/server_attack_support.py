@@ -52,7 +52,7 @@ def serve(tmp_path, settings):
         db = build_small_db(tmp_path / f"nba{len(servers)}.duckdb")
         audit = tmp_path / f"audit{len(servers)}.duckdb"
         app = create_app(str(db), llm=ScriptedLLM({}), settings=settings, allow_writes=True, audit_file=str(audit),
-                         router="rules", analyzer="template", **more)
+                         router="rules", analyzer="rules", **more)
         url, server = live_server.start(app)
         servers.append(server)
         return Site(app, url, db, audit)

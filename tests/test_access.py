@@ -142,7 +142,7 @@ def team(tmp_path, settings, caplog):
     llm = ScriptedLLM({"ProposeWrite": [CHANGE_REPLY],
                        "SQLGenerator": ["```sql\nSELECT name, capacity FROM arenas\n```"]})
     app = create_app(str(db), llm=llm, settings=settings, allow_writes=True, audit_file=str(audit),
-                     users=load_users(f, "shared-key"), router="rules", analyzer="template")
+                     users=load_users(f, "shared-key"), router="rules", analyzer="rules")
     url, server = live_server.start(app)
 
     def call(who, path, body=None, method="post"):

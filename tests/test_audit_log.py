@@ -72,7 +72,7 @@ def test_chat_refuses_the_write_and_goes_on(damaged, capsys, monkeypatch):
     before = sha256(db)
     monkeypatch.setattr(api, "get_llm", lambda settings=None: ScriptedLLM({}))
     monkeypatch.setattr("sys.stdin", io.StringIO(f"/sql {DELETE}\n/sql SELECT count(*) AS n FROM teams\n"))
-    main(["chat", "--db", str(db), "--json", "--allow-writes", "--analyzer", "template"])
+    main(["chat", "--db", str(db), "--json", "--allow-writes", "--analyzer", "rules"])
     refused, answered = (json.loads(line) for line in capsys.readouterr().out.splitlines())
     assert refused["status"] == "error" and f"cannot write the audit log {audit}" in refused["answer"]
     assert answered["status"] == "answered" and answered["rows"] == [[3]]

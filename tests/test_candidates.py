@@ -8,7 +8,7 @@ from duckask.utils.api import ask
 from duckask.utils.llm import ScriptedLLM
 from duckask.utils.llm.base import LLMReply, MeteredLLM, complete_many
 
-OPTS = {"router": "rules", "analyzer": "template", "clarify": "off"}
+OPTS = {"router": "rules", "analyzer": "rules", "clarify": "off"}
 BOSTON = ["SELECT name FROM teams WHERE city = 'Boston'", "SELECT t.name FROM teams AS t WHERE t.city = 'Boston'"]
 
 

@@ -29,7 +29,7 @@ def people(tmp_path):
 @pytest.fixture
 def on(isolated_env, tmp_path):
     return load_settings(None, allow_writes=True, audit_file=str(tmp_path / "audit.duckdb"), router="rules",
-                         analyzer="template")
+                         analyzer="rules")
 
 
 def proposing(sql: str, why: str = "Removes the people over 60.") -> ScriptedLLM:
@@ -133,7 +133,7 @@ def test_several_statements_are_refused_not_cut(people, on):
 
 
 def test_writes_off_says_what_would_have_been_proposed_and_nothing_waits(people, isolated_env, tmp_path):
-    off = load_settings(None, audit_file=str(tmp_path / "audit.duckdb"), router="rules", analyzer="template")
+    off = load_settings(None, audit_file=str(tmp_path / "audit.duckdb"), router="rules", analyzer="rules")
     before = sha256(people)
     r = ask("delete the people over 60", db=str(people), llm=proposing("DELETE FROM people WHERE age > 60"),
             settings=off)

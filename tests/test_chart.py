@@ -39,19 +39,19 @@ def test_the_chart_as_a_figure_and_an_offline_html_file(tmp_path, small_db, isol
     from duckask.utils.llm import ScriptedLLM
 
     sql = "SELECT name, points FROM players ORDER BY points DESC"
-    r = ask("points per player?", db=str(small_db), llm=ScriptedLLM({"SQLGenerator": [sql]}), analyzer="template")
+    r = ask("points per player?", db=str(small_db), llm=ScriptedLLM({"SQLGenerator": [sql]}), analyzer="rules")
     fig = r.chart()
     assert fig.data[0].type == "bar" and list(fig.data[0].y) == [30, 28, 25, 24, 22, 15]
     assert r.chart("scatter").data[0].mode == "markers"
     assert r.to_dict()["chart"] == {"kind": "bar", "x": "name", "y": ["points"]}
     monkeypatch.setattr(api, "get_llm", lambda settings=None: ScriptedLLM({"SQLGenerator": [sql]}))
     out = tmp_path / "chart.html"
-    assert main(["ask", "points per player?", "--db", str(small_db), "--analyzer", "template",
+    assert main(["ask", "points per player?", "--db", str(small_db), "--analyzer", "rules",
                  "--chart", str(out)]) == 0
     page = out.read_text()
     assert "Plotly.newPlot" in page and '<script src="http' not in page     # plotly.js inside: works offline
     assert f"chart: {out}" in capsys.readouterr().err
-    none = ask("how many players?", db=str(small_db), analyzer="template",
+    none = ask("how many players?", db=str(small_db), analyzer="rules",
                llm=ScriptedLLM({"SQLGenerator": ["SELECT count(*) AS n FROM players"]}))
     with pytest.raises(ValueError, match="no chart fits"):
         none.chart()

@@ -43,7 +43,7 @@ def sql_for(messages) -> str:
 
 
 def conv(db, script, **options):
-    return Conversation(db, llm=ScriptedLLM(script), resample_drafts=0, analyzer="template", **options)
+    return Conversation(db, llm=ScriptedLLM(script), resample_drafts=0, analyzer="rules", **options)
 
 
 def nodes(r):
@@ -98,7 +98,7 @@ def test_an_unusable_rewrite_keeps_the_turn_and_still_gives_the_previous_pair(db
 
 
 def test_without_history_a_reference_is_asked_back_and_with_history_it_is_resolved(db):
-    r = ask("Is he left-handed?", db=db, llm=ScriptedLLM({}), analyzer="template")
+    r = ask("Is he left-handed?", db=db, llm=ScriptedLLM({}), analyzer="rules")
     assert r.status == "needs_clarification" and '"he"' in r.clarifying_question
 
 
@@ -145,7 +145,7 @@ def test_a_vocabulary_gap_is_attempted_not_bounced(db):
     llm = ScriptedLLM({"SQLGenerator": ["SELECT u.name FROM users u JOIN transactions t ON t.user_id = u.id "
                                         "WHERE t.amount < 0"]})
     r = ask("list the names of account holders who have negative balances", db=db, llm=llm,
-            analyzer="template", resample_drafts=0)
+            analyzer="rules", resample_drafts=0)
     assert r.ok and r.df.values.tolist() == [["Ann"]]
 
 
@@ -160,7 +160,7 @@ def test_confirm_yes_no_with_a_comment_and_edit(db):
         return next(decisions)
 
     llm = ScriptedLLM({"SQLGenerator": [SQL19, SQL18]})
-    prep = prepare(db, llm=llm, analyzer="template", resample_drafts=0, confirm=True)
+    prep = prepare(db, llm=llm, analyzer="rules", resample_drafts=0, confirm=True)
     r = run_turn(prep, new_shared(Q19), confirm=confirm)
     assert seen == [SQL19, SQL18] and r.ok and r.df.values.tolist() == [["Khris Davis", 48]]
     assert "use 2018" in llm.calls[-1]["messages"][-1]["content"]        # the comment went back as feedback
@@ -173,15 +173,15 @@ def test_confirm_yes_no_with_a_comment_and_edit(db):
 
 def test_a_pending_result_is_approved_edited_or_rejected_in_code(db):
     llm = ScriptedLLM({"SQLGenerator": [SQL19, SQL18]})
-    r = ask(Q19, db=db, llm=llm, confirm=True, analyzer="template", resample_drafts=0)
+    r = ask(Q19, db=db, llm=llm, confirm=True, analyzer="rules", resample_drafts=0)
     assert r.status == "pending" and r.sql == SQL19 and r.df is None
     done = r.approve()
     assert done.ok and done.df.values.tolist() == [["Pete Alonso", 53]]
     with pytest.raises(ValueError, match="not pending"):
         r.approve()                                            # decided once
-    edited = ask(Q19, db=db, llm=llm, confirm=True, analyzer="template").edit(LEFTIES)
+    edited = ask(Q19, db=db, llm=llm, confirm=True, analyzer="rules").edit(LEFTIES)
     assert edited.ok and edited.df.values.tolist() == [[2]]
-    again = ask(Q19, db=db, llm=llm, confirm=True, analyzer="template").reject("use 2018")
+    again = ask(Q19, db=db, llm=llm, confirm=True, analyzer="rules").reject("use 2018")
     assert again.status == "pending" and again.sql == SQL18     # a new query, waiting again
     assert ask(Q19, db=db, llm=llm, confirm=True).reject().status == "declined"
 
@@ -193,7 +193,7 @@ def test_a_session_is_saved_and_resumed(db, tmp_path):
     path = c.save(tmp_path / "s" / "session.json")
     data = json.loads(path.read_text())
     assert data["version"] == 1 and data["db"] == db and data["turns"][0]["sql"] == SQL19
-    resumed = Conversation.load(path, llm=ScriptedLLM({"SQLGenerator": sql_for}), analyzer="template",
+    resumed = Conversation.load(path, llm=ScriptedLLM({"SQLGenerator": sql_for}), analyzer="rules",
                                 resample_drafts=0)
     r = resumed.ask("and in 2018?")
     assert r.resolved_question == "Who hit the most home runs in 2018?"
@@ -239,7 +239,7 @@ def test_large_results_and_eval_keep_the_template_without_a_call(db):
 
 
 def test_the_notebook_view_leads_with_the_answer_and_wraps_the_sql(db):
-    r = ask(Q19, db=db, llm=ScriptedLLM({"SQLGenerator": [SQL19]}), analyzer="template", resample_drafts=0)
+    r = ask(Q19, db=db, llm=ScriptedLLM({"SQLGenerator": [SQL19]}), analyzer="rules", resample_drafts=0)
     page = r._repr_html_()
     assert page.index(r.answer.split(":")[0]) < page.index("<pre")
     assert "white-space:pre-wrap" in page and "\nWHERE year = 2019" in page

@@ -32,7 +32,7 @@ CELTICS_Q = "What are the points of Celtics players?"
 
 
 def _settings(tmp_path, state=None):
-    return load_settings(None, cache_dir=str(tmp_path / "cache"), state=state, analyzer="template")
+    return load_settings(None, cache_dir=str(tmp_path / "cache"), state=state, analyzer="rules")
 
 
 def _ask(url, question, headers=None):

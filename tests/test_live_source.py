@@ -207,7 +207,7 @@ def test_auto_asks_live_above_the_size_and_copies_below(shop, isolated_env):
 def test_a_question_answered_live_shows_the_sql_that_ran(live, shop):
     sql = "SELECT status, count(*) AS n FROM orders GROUP BY status ORDER BY n DESC, status"
     r = ask("How many orders have each status?", db=shop, llm=ScriptedLLM({"SQLGenerator": [sql]}), grader="off",
-            analyzer="template", source_mode="live", source_sample_rows=50)
+            analyzer="rules", source_mode="live", source_sample_rows=50)
     assert r.status == "answered" and r.df.values.tolist() == [["returned", 6667], ["shipped", 6667],
                                                                 ["placed", 6666]]
     assert r.engine_sql and '"public"."orders"' in r.engine_sql

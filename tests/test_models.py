@@ -131,7 +131,7 @@ def test_the_views_live_in_duckasks_session_and_the_users_file_is_unchanged(ware
 
 def _selected(db, sem, question, sql="SELECT name FROM people"):
     llm = ScriptedLLM({"SQLGenerator": [sql], "TableSelector": ["tables: [people]"]})
-    r = ask(question, db=str(db), llm=llm, semantic=str(sem), router="rules", analyzer="template", clarify="off",
+    r = ask(question, db=str(db), llm=llm, semantic=str(sem), router="rules", analyzer="rules", clarify="off",
             table_llm_threshold=1, plan_path="off")
     return r, llm
 
@@ -164,7 +164,7 @@ def test_models_setting_is_checked(warehouse, isolated_env):
 def test_a_semantic_model_over_a_model_view_answers_a_plan(warehouse, isolated_env):
     db, sem = warehouse
     llm = ScriptedLLM({"PlanQuery": ["people_count]\ngroup_by: [person__college]"]})
-    r = ask("What is the people count by college?", db=str(db), llm=llm, semantic=str(sem), analyzer="template")
+    r = ask("What is the people count by college?", db=str(db), llm=llm, semantic=str(sem), analyzer="rules")
     assert r.path == "plan" and sorted(r.df.values.tolist()) == [["Duke", 1], ["UCLA", 1]]
 
 

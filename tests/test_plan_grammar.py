@@ -54,7 +54,7 @@ class _Endpoint(ScriptedLLM):
 ])
 def test_plan_query_sends_the_grammar_where_it_holds(isolated_env, llm_class, option, sent):
     llm = llm_class({"PlanQuery": [HR_2019], "DataAnalyzer": ["Pete Alonso hit 53."]})
-    r = ask("Who hit the most home runs in 2019?", llm=llm, analyzer="template", **option)
+    r = ask("Who hit the most home runs in 2019?", llm=llm, analyzer="rules", **option)
     call = next(c for c in llm.calls if c["node"] == "PlanQuery")
     assert bool(call["grammar"]) is sent and r.path == "plan"
 
@@ -117,7 +117,7 @@ def test_a_plan_grouping_by_a_value_the_question_names_filters_on_it(isolated_en
     """The plan path's forward links (issue 44) repair the plan, never the prompt: shown as "values found" lines
     they made the model group by the linked dimension more often (Lahman: 2 of 5 such questions lost)."""
     llm = ScriptedLLM({"PlanQuery": [reply], "DataAnalyzer": ["The Yankees went 110-44."]})
-    r = ask(YANKEES, llm=llm, analyzer="template")
+    r = ask(YANKEES, llm=llm, analyzer="rules")
     user = next(c for c in llm.calls if c["node"] == "PlanQuery")["messages"][-1]["content"]
     assert "Values found" not in user and r.path == "plan" and r.plan["filtered"] == filtered
     assert [tuple(x) for x in r.df.itertuples(index=False)] == rows and r.plan["plan"]["group_by"] == []

@@ -100,7 +100,7 @@ def test_a_question_is_answered_from_postgres(shop, isolated_env):
     sql = "SELECT c.name, sum(o.total) AS spent FROM customers c JOIN orders o ON o.customer_id = c.id " \
           "WHERE c.tier = 'gold' GROUP BY c.name ORDER BY spent DESC"
     r = ask("How much did each gold customer spend?", db=shop, llm=ScriptedLLM({"SQLGenerator": [sql]}),
-            grader="off", analyzer="template")
+            grader="off", analyzer="rules")
     assert r.status == "answered" and r.df.values.tolist() == [["Ann", 200.75], ["Cy", 15.75]]
     shown = json.dumps(r.to_dict(), default=str)
     assert r.db == remote.redact(shop) and not any(s in shown for s in SECRETS)

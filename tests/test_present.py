@@ -23,7 +23,7 @@ ROWS = [["LeBron James", 30], ["Anthony Davis", 25], ["Austin Reaves", 15]]
 def result(small_db, settings):
     llm = ScriptedLLM({"SQLGenerator": [SQL]})
     return duckask.ask("What are the points of Lakers players?", db=str(small_db), llm=llm, settings=settings,
-                       analyzer="template", grader="rules")
+                       analyzer="rules", grader="rules")
 
 
 def _rich(r) -> str:

@@ -193,7 +193,7 @@ def test_a_cte_named_after_a_forbidden_table_leaks_through_no_route(tmp_path, se
     before = sha256(db)
     reply = f"```sql\n{CTE_LEAK}\n```"
     llm = ScriptedLLM({"SQLGenerator": [reply] * 4, "ErrorFixer": [reply] * 4})
-    app = create_app(str(db), llm=llm, settings=settings, users=load_users(f), router="rules", analyzer="template",
+    app = create_app(str(db), llm=llm, settings=settings, users=load_users(f), router="rules", analyzer="rules",
                      clarify="off")
     url, server = live_server.start(app)
     headers = {"Authorization": f"Bearer {key}"}

@@ -45,7 +45,7 @@ PAIR_SQL = ("SELECT p.name, p.points FROM players p JOIN teams t ON p.team_id = 
 
 
 def _settings(tmp_path, **more):
-    return load_settings(None, cache_dir=str(tmp_path / "cache"), analyzer="template", **more)
+    return load_settings(None, cache_dir=str(tmp_path / "cache"), analyzer="rules", **more)
 
 
 class Site:

@@ -20,7 +20,7 @@ SQL_ANSWER = "```sql\nSELECT 'Pete Alonso' AS player, 53 AS home_runs\n```"
 def _ask(question, script, **options):
     llm = ScriptedLLM({"DataAnalyzer": ["Pete Alonso hit 53."], "TableSelector": ["tables: [batting, people]"],
                        "SQLGenerator": [SQL_ANSWER], **script})
-    return ask(question, llm=llm, analyzer="template", **options), llm
+    return ask(question, llm=llm, analyzer="rules", **options), llm
 
 
 def _nodes(r):
@@ -214,10 +214,10 @@ def test_a_dbt_model_directory_answers_end_to_end(isolated_env, shop):
     plan = "revenue]\ngroup_by: [region]\nwhere: [status = paid, year = 2024]\norder_by: [-revenue]"
     llm = ScriptedLLM({"PlanQuery": [plan]})
     r = ask("What were paid sales by region in 2024?", db=str(db), llm=llm, semantic=str(models),
-            analyzer="template")
+            analyzer="rules")
     assert r.path == "plan" and r.df.values.tolist() == [["North", 150.0], ["South", 70.0]]
     r = ask("Which customer has the highest average order value?", db=str(db), semantic=str(models),
-            analyzer="template", llm=ScriptedLLM({"PlanQuery": ["average_order_value]\ngroup_by: [customer_name]\n"
+            analyzer="rules", llm=ScriptedLLM({"PlanQuery": ["average_order_value]\ngroup_by: [customer_name]\n"
                                                                 "order_by: [-average_order_value]"]}))
     # The two customers named Ada stay apart: (100 + 50) / 2 = 75, then Bo 70, then the other Ada 35.
     assert r.path == "plan" and r.df.values.tolist() == [["Ada", 75.0], ["Bo", 70.0], ["Ada", 35.0]]

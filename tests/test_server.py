@@ -37,7 +37,7 @@ def serve(small_db, isolated_env):
 
     def start(**kw):
         app = create_app(str(small_db), llm=ScriptedLLM({"SQLGenerator": slow_sql}), resample_drafts=0,
-                         analyzer="template", **kw)
+                         analyzer="rules", **kw)
         url, server = live_server.start(app)
         servers.append(server)
         return url

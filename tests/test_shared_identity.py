@@ -34,7 +34,7 @@ from duckask.utils.state import audit_log  # noqa: E402
 pytestmark = pytest.mark.slow          # real server processes and a PostgreSQL server
 
 DUCKASK = Path(sys.executable).parent / "duckask"
-CONFIG = "router: rules\nfollow_ups: rules\nclarify: 'off'\ngrader: 'off'\nanalyzer: template\ncandidates: 0\n" \
+CONFIG = "router: rules\nfollow_ups: rules\nclarify: 'off'\ngrader: 'off'\nanalyzer: rules\ncandidates: 0\n" \
          "confidence_drafts: 0\nplan_path: 'off'\n"
 
 

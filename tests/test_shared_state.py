@@ -326,7 +326,7 @@ def test_a_follow_up_sent_to_the_other_server_continues_the_thread(state, tmp_pa
     from duckask.data.lahman import demo_db_path
     from duckask.utils.app.server import create_app
 
-    settings = _settings(tmp_path, state, router="rules", follow_ups="rules", grader="off", analyzer="template",
+    settings = _settings(tmp_path, state, router="rules", follow_ups="rules", grader="off", analyzer="rules",
                          plan_path="off")
     llm = ScriptedLLM({"SQLGenerator": _sql, "PlanQuery": [RuntimeError("no plan here")]})
     (a, sa), (b, sb) = [live_server.start(create_app(str(demo_db_path()), llm=llm, settings=settings))

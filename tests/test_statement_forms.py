@@ -59,7 +59,7 @@ def test_values_are_listed_only_for_a_pivot_that_lacks_them(sql):
 ])
 def test_the_graph_answers_with_each_form(small_db, isolated_env, sql, words):
     llm = ScriptedLLM({"SQLGenerator": [sql]})
-    r = ask("Show me an overview of the players", db=str(small_db), llm=llm, router="rules", analyzer="template",
+    r = ask("Show me an overview of the players", db=str(small_db), llm=llm, router="rules", analyzer="rules",
             clarify="off", grader="rules")
     assert r.ok, r.answer
     assert all(w in [str(c) for c in r.df.columns] for w in words)

@@ -103,7 +103,7 @@ def test_a_rules_answer_the_checks_object_to_falls_back(tmp_path, isolated_env):
                                          "ON p.team_id = t.id WHERE t.name = 'Celtics'"}]))
     llm = ScriptedLLM({"SQLGenerator": ["SELECT count(*) AS players FROM players WHERE team_id = 4"]})
     r = ask("What is the most points scored by a Knicks player?", db=str(db), llm=llm, examples=str(f),
-            resample_drafts=0, analyzer="template", router="rules")
+            resample_drafts=0, analyzer="rules", router="rules")
     assert path(r)[:6] == [("ClarifyQuery", "clear"), ("MatchTemplate", "template"), ("SQLExecutor", "success"),
                            ("DataAnalyzer", "default"), ("ResponseGrader", "fallback"), ("TableSelector", "default")]
     assert r.path == "sql" and "grader objected" in r.template["fallback"] and len(llm.calls) >= 1

@@ -29,7 +29,7 @@ def _sql(messages) -> str:
 def client(tmp_path_factory):
     llm = ScriptedLLM({"SQLGenerator": _sql, "PlanQuery": [RuntimeError("no plan here")]})
     app = create_app(str(demo_db_path()), llm=llm, cache_dir=str(tmp_path_factory.mktemp("c")), router="rules",
-                     follow_ups="rules", grader="off", analyzer="template", plan_path="off")
+                     follow_ups="rules", grader="off", analyzer="rules", plan_path="off")
     with TestClient(app, base_url="http://127.0.0.1") as c:
         yield c
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from duckask.utils.api import ask
 from duckask.utils.llm import ScriptedLLM
 
-OPTS = {"router": "rules", "analyzer": "template", "clarify": "off"}
+OPTS = {"router": "rules", "analyzer": "rules", "clarify": "off"}
 NOTHING = "SELECT name FROM teams WHERE city = 'Atlantis'"   # runs, finds nothing: the rules object
 RIGHT = "SELECT name FROM teams WHERE city = 'Boston'"
 
@@ -51,7 +51,7 @@ def test_past_the_budget_a_plan_that_found_nothing_takes_no_second_path(isolated
     llm = ScriptedLLM({"PlanQuery": ["home_runs]\ngroup_by: [team_name]\nwhere: [full_name = Nobody At All, "
                                      "year = 2019]"],
                        "SQLGenerator": [AssertionError("no SQL path past the budget")]})
-    r = ask("How many home runs did Nobody At All hit for each team in 2019?", llm=llm, analyzer="template",
+    r = ask("How many home runs did Nobody At All hit for each team in 2019?", llm=llm, analyzer="rules",
             time_budget_s=1e-6)
     assert r.status == "error" and r.budget_stop["node"] == "SQLExecutor"
     assert "found nothing" in r.answer and not [c for c in llm.calls if c["node"] == "SQLGenerator"]

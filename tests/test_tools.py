@@ -183,7 +183,7 @@ def graph(small_db, isolated_env, stub, monkeypatch):
 
     def _ask(question, script, tools=None, **options):
         llm = ScriptedLLM(script)
-        opts = {"resample_drafts": 0, "analyzer": "template", "router": "rules",
+        opts = {"resample_drafts": 0, "analyzer": "rules", "router": "rules",
                 "tools": [omdb(stub), web(stub)] if tools is None else tools, **options}
         return ask(question, db=str(small_db), llm=llm, **opts), llm
     return _ask
@@ -257,7 +257,7 @@ def test_database_values_are_not_sent_unless_allowed(small_db, isolated_env, stu
                 "answer": "LeBron James", "columns": ["name"], "rows": [["LeBron James"]], "seconds": 1.0}]
     script = {"ChooseSource": ["source: web\nargs: {query: LeBron James latest news}"],
               "AnswerFromTool": ["Nothing found."], "ResolveFollowUp": ["search the web for news about him"]}
-    opts = {"resample_drafts": 0, "analyzer": "template", "router": "rules", "follow_ups": "off"}
+    opts = {"resample_drafts": 0, "analyzer": "rules", "router": "rules", "follow_ups": "off"}
     chat = Conversation(str(small_db), llm=ScriptedLLM(script), history=history, tools=[web(stub)], **opts)
     calls_before = len(stub.log)
     r = chat.ask("search the web for news about him")

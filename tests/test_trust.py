@@ -46,7 +46,7 @@ def fixed_weights(monkeypatch):
 def run(small_db, isolated_env, fixed_weights):
     def _run(question, llm, **options):
         return ask(question, db=str(small_db), llm=llm,
-                   **{"resample_drafts": 0, "analyzer": "template", "router": "rules", **options})
+                   **{"resample_drafts": 0, "analyzer": "rules", "router": "rules", **options})
     return _run
 
 
@@ -360,7 +360,7 @@ def test_the_llm_graders_verdict_through_an_endpoint_is_a_signal(small_db, isola
 
     with StubOpenAI(responder) as stub:
         opts = {"db": str(small_db), "base_url": stub.base_url, "api_key": "k", "model": "m", "resample_drafts": 0,
-                "analyzer": "template", "router": "rules", "max_grader_rounds": 0}
+                "analyzer": "rules", "router": "rules", "max_grader_rounds": 0}
         plain = ask(LAKERS_Q, **opts)
         assert not [b for b in stub.bodies if "Does this SQL result correctly" in b["messages"][-1]["content"]]
         assert plain.grades[-1]["by"] == "rules"

@@ -170,7 +170,7 @@ def thread_page(isolated_env, tmp_path):
     llm = ScriptedLLM({"SQLGenerator": _sql, "PlanQuery": [RuntimeError("no plan here")],
                        "DataAnalyzer": ["Here is what the data says."]})
     app = create_app(str(demo_db_path()), llm=llm, cache_dir=str(tmp_path), router="rules", follow_ups="rules",
-                     grader="off", analyzer="template", plan_path="off")
+                     grader="off", analyzer="rules", plan_path="off")
     with browsing(app, {"width": 1200, "height": 1000}) as (pg, _url):
         yield pg
 
@@ -237,7 +237,7 @@ def test_wrong_fix_compare_keep_then_the_next_team_is_answered_from_the_fix_and_
     another team is then answered from the kept pair (no model call), and Right keeps an answer as it is."""
     db = build_small_db(tmp_path / "nba.duckdb")
     app = create_app(str(db), llm=ScriptedLLM({"SQLGenerator": [WRONG_SQL] * 6}), resample_drafts=0,
-                     analyzer="template")
+                     analyzer="rules")
     with browsing(app, {"width": 1100, "height": 1000}) as (page, _url):
         page.fill("#question", LAKERS_Q)
         page.click("#go")
@@ -269,7 +269,7 @@ def test_the_plan_box_reads_as_labels_with_the_raw_plan_behind_a_toggle_and_the_
     from duckask.data.lahman import db_or_demo
 
     plan = "home_runs]\ngroup_by: [full_name]\nwhere: [year = 2019]\norder_by: [-home_runs]\nlimit: 1"
-    app = create_app(db_or_demo(None), llm=ScriptedLLM({"PlanQuery": [plan]}), analyzer="template",
+    app = create_app(db_or_demo(None), llm=ScriptedLLM({"PlanQuery": [plan]}), analyzer="rules",
                      resample_drafts=0)
     with browsing(app, {"width": 1100, "height": 900}) as (page, _url):
         page.fill("#question", "Who hit the most home runs in 2019?")
