@@ -4,7 +4,7 @@
     question of bench/nba_questions.yaml with a zero-latency ``ScriptedLLM`` whose TableSelector
     reply is ``tables: [<gold tables>]`` and whose SQLGenerator reply is the gold SQL, so every node
     runs for real: ClarifyQuery (rules), TableSelector (pre-ranker + one scripted pick), SchemaLookup,
-    SQLGenerator, SQLExecutor (the real query), DataAnalyzer (template), ResponseGrader (rules).
+    SQLGenerator, SQLExecutor (the real query), DataAnalyzer (rules), ResponseGrader (rules).
     One untimed call warms the import and catalog caches; then each question runs ``--repeat``
     times and its median is kept. Reported: median and p90 over questions of the wall time of
     ``ask`` (Result.seconds: settings, database and catalog lookup, graph) and of each node (from

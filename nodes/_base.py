@@ -15,6 +15,7 @@ from duckask.utils.schema.catalog import Catalog
 from duckask.utils.turn import Turn
 
 if TYPE_CHECKING:        # for the type checker only: importing them loads MetricFlow and the tools' clients
+    from duckask.utils.db.write_card import WriteCard
     from duckask.utils.knowledge.examples import Example
     from duckask.utils.semantic.manifest import SemanticLayer
     from duckask.utils.tools.base import Tool
@@ -33,7 +34,7 @@ class Context:
     confirm: Callable[[str, list], dict] | None = None  # confirm-before-run prompt; None = end "pending"
     on_text: Callable[[str], None] | None = None      # the answer sentence, piece by piece as it is written
     on_understood: Callable[[str], None] | None = None   # a follow-up as the standalone question it became
-    approve_write: Callable[[dict], dict] | None = None  # shows a write's card, returns the decision; None: pending
+    approve_write: Callable[[WriteCard], dict] | None = None  # a write's card shown; the decision (None: pending)
     session: str | None = None                        # who is asking, for the audit log (None: this process)
     user: str | None = None                           # (None: the OS user)
     semantic: SemanticLayer | None = None             # the semantic layer (utils.semantic), None without one

@@ -43,16 +43,18 @@ def test_the_import_contracts_are_kept(tmp_path):
 MYPY = shutil.which("mypy", path=str(Path(sys.executable).parent))
 
 
-@pytest.mark.slow       # about 40 s: the checker reads every module the nodes import
+@pytest.mark.slow       # about 60 s: the checker reads the whole package
 @pytest.mark.skipif(MYPY is None, reason="mypy is not installed (the test extra has it)")
-def test_the_nodes_the_wiring_and_the_turn_state_type_check(tmp_path):
-    """Every node's prep and post take the turn state as ``Turn`` (``utils/turn.py``): mypy checks each key they
-    read or write against its declared type, and each hand-off's arguments ([tool.mypy] in pyproject.toml)."""
+def test_the_whole_package_type_checks(tmp_path):
+    """mypy with ``check_untyped_defs`` over every module of nodes/, flow/, utils/ and data/ ([tool.mypy] in
+    pyproject.toml): each key a node reads or writes against the turn's declared type (``utils/turn.py``), each
+    hand-off's arguments, and every function body, annotated or not."""
     tree = wheel_tree(tmp_path)
     done = subprocess.run([MYPY, "--config-file", str(ROOT / "pyproject.toml"), "--cache-dir", str(tmp_path / ".mypy"),
-                           "--python-executable", sys.executable, "-p", "duckask.nodes", "-m", "duckask.flow",
-                           "-m", "duckask.utils.turn"], capture_output=True, text=True, cwd=tree, timeout=600)
+                           "--python-executable", sys.executable, "-p", "duckask"], capture_output=True, text=True,
+                          cwd=tree, timeout=900)
     report = done.stdout + done.stderr
     assert done.returncode == 0, report
     checked = re.search(r"no issues found in (\d+) source files", report)
-    assert checked and int(checked[1]) >= len(list((ROOT / "nodes").glob("*.py"))), report   # every node was read
+    sources = [p for folder in ("flow", "nodes", "utils", "data") for p in (ROOT / folder).rglob("*.py")]
+    assert checked and int(checked[1]) >= len(sources), report          # every module was read

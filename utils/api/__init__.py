@@ -13,6 +13,7 @@ Below the surfaces (``utils/app``) and ``utils/eval``, which runs question files
 """
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -131,18 +132,17 @@ def run_turn(prep: Prepared, shared: dict[str, Any], *, ask_user: Callable[[str]
     turn.reopen(shared)
     build_flow(ctx, entry).run(shared)
     turn.clock(shared, time.perf_counter() - t0)
-    again = {"ask_user": ask_user, "confirm": confirm, "on_node": on_node, "on_text": on_text,
-             "on_result": on_result, "approve_write": approve_write, "session": session, "user": user,
-             "on_understood": on_understood}
+    again = functools.partial(run_turn, prep, ask_user=ask_user, confirm=confirm, on_node=on_node, on_text=on_text,
+                              on_result=on_result, approve_write=approve_write, session=session, user=user,
+                              on_understood=on_understood)
 
     def resume(decision: dict) -> Result:
         turn.decide(shared, decision)
-        return run_turn(prep, shared, entry="write" if shared.get("write") else "confirm", **again)
+        return again(shared, entry="write" if shared.get("write") else "confirm")
 
     # Result.to_table: a turn of its own (not recorded as this one's outcome in a conversation's history).
     result = Result.from_turn(shared, db=prep.db, settings=prep.settings, resume=resume,
-                              write_sql=lambda sql: run_turn(prep, new_shared(sql, sql=sql),
-                                                             **{**again, "on_result": None}))
+                              write_sql=lambda sql: again(new_shared(sql, sql=sql), on_result=None))
     if on_result:
         on_result(result)
     return result

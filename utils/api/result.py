@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from duckask.utils.config import Settings
+from duckask.utils.config import Settings, load_settings
 
 if TYPE_CHECKING:
     from duckask.utils.db.write_card import WriteCard
@@ -158,7 +158,7 @@ class Result:
         from duckask.utils.db.database import open_database
         from duckask.utils.delivery.export import ExportError
 
-        settings = self.settings
+        settings = self.settings or load_settings()
         out = open_database(self.db, settings).run(self.sql, row_cap=settings.export_row_cap)
         if not out.ok:
             raise ExportError(f"the query could not be run again for all its rows: {out.error}")

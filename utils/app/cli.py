@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from typing import Any
 
 from duckask.utils.app.commands import (
     EXIT_CLARIFY,
@@ -230,8 +231,10 @@ def _write_commands(sub) -> None:
     p.set_defaults(func=cmd_audit)
 
     p = sub.add_parser("users", help="add a user to a server's users file (prints the new API key once)")
-    for name, kw in [("action", {"choices": ["add"]}), ("file", {}), ("name", {}),
-                     ("--role", {"required": True, "choices": ["reader", "proposer", "approver", "admin"]})]:
+    arguments: list[tuple[str, dict[str, Any]]] = [
+        ("action", {"choices": ["add"]}), ("file", {}), ("name", {}),
+        ("--role", {"required": True, "choices": ["reader", "proposer", "approver", "admin"]})]
+    for name, kw in arguments:
         p.add_argument(name, **kw)
     p.set_defaults(func=cmd_users)
 

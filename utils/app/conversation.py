@@ -14,6 +14,7 @@ A session file is JSON (``SESSION_VERSION``); loading checks it and says what is
 """
 from __future__ import annotations
 
+import functools
 import json
 import uuid
 from collections.abc import Callable
@@ -60,8 +61,9 @@ class Conversation:
         self.history: list[dict] = list(history or [])
         #: The conversation's id in the audit log of writes (one per Conversation unless given).
         self.session = session or f"chat-{uuid.uuid4().hex[:8]}"
-        self.callbacks = {"ask_user": ask_user, "confirm": confirm, "on_node": on_node, "on_text": on_text,
-                          "approve_write": approve_write, "session": self.session, "on_understood": on_understood}
+        #: ``run_turn`` with this conversation's callbacks (each turn adds its own ``on_result``).
+        self._run = functools.partial(run_turn, ask_user=ask_user, confirm=confirm, on_node=on_node, on_text=on_text,
+                                      approve_write=approve_write, session=self.session, on_understood=on_understood)
         self.last: Result | None = None
 
     @property
@@ -80,7 +82,7 @@ class Conversation:
             self.history[index] = turn_record(r, text or sql or "")
             self.last = r
 
-        return run_turn(self.prep, shared, on_result=record, **self.callbacks)
+        return self._run(self.prep, shared, on_result=record)
 
     def add_turn(self, question: str, sql: str | None = None, answer: str = "") -> None:
         """Put a known turn into the history (e.g. a gold one in a benchmark), without running it."""

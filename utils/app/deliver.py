@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from duckask.utils.db.write_card import WriteCard
 
 
-def write_prompt(json_mode: bool = False, stream=None) -> Callable[[dict], dict] | None:
+def write_prompt(json_mode: bool = False, stream=None) -> Callable[[WriteCard], dict] | None:
     """The terminal's ``approve_write`` callback; None when stdin is not a terminal (nothing is written)."""
     if not sys.stdin.isatty():
         return None

@@ -29,7 +29,11 @@ import os
 import threading
 from collections.abc import AsyncIterator, Iterator
 from contextlib import contextmanager
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO, cast
+
+if TYPE_CHECKING:
+    import anyio
+    from anyio import AsyncFile
 
 MAX_ROWS = 50
 
@@ -210,13 +214,13 @@ class AnswerBeforeEnd:
         self._stdin, self._stdout = stdin, stdout      # anyio files: lines in; write() and flush() out
         self._open: set = set()                        # ids of the requests read and not yet answered
         self._written: list = []                       # ids of the replies written, not yet flushed
-        self._answered = None                          # an anyio.Condition, made in the event loop
-        self._out = None                               # an anyio.Lock: one line written at a time
+        self._answered: anyio.Condition | None = None  # made in the event loop
+        self._lock: anyio.Lock | None = None           # one line written at a time; made in the event loop
 
     async def __aiter__(self) -> AsyncIterator[str]:
         import anyio
 
-        self._answered, self._out = anyio.Condition(), anyio.Lock()
+        self._answered, self._lock = anyio.Condition(), anyio.Lock()
         async for line in self._stdin:
             if not line.strip():
                 continue
@@ -234,6 +238,12 @@ class AnswerBeforeEnd:
                 if waited.cancelled_caught:           # nothing answered for that long: end all the same
                     break
 
+    def _one_line(self) -> anyio.Lock:
+        """The lock that keeps one line written at a time (made when reading starts, in the event loop)."""
+        if self._lock is None:
+            raise RuntimeError("AnswerBeforeEnd wrote before it started reading")
+        return self._lock
+
     def _read(self, message) -> None:
         if "method" in message and "id" in message:
             self._open.add(_key(message["id"]))
@@ -241,19 +251,19 @@ class AnswerBeforeEnd:
             self._open.discard(_key((message.get("params") or {}).get("requestId")))
 
     async def _send(self, reply: dict) -> None:
-        async with self._out:
+        async with self._one_line():
             await self._stdout.write(json.dumps(reply) + "\n")
             await self._stdout.flush()
 
     async def write(self, line: str) -> None:
-        async with self._out:
+        async with self._one_line():
             await self._stdout.write(line)
         message = _parse(line)
         if isinstance(message, dict) and "method" not in message and "id" in message:
             self._written.append(_key(message["id"]))
 
     async def flush(self) -> None:
-        async with self._out:
+        async with self._one_line():
             await self._stdout.flush()
         if self._written and self._answered is not None:
             async with self._answered:
@@ -361,7 +371,8 @@ def serve_stdio(server) -> None:
             wire = AnswerBeforeEnd(anyio.wrap_file(io.TextIOWrapper(wire_in, encoding="utf-8", errors="replace")),
                                    anyio.wrap_file(io.TextIOWrapper(wire_out, encoding="utf-8")))
             lowlevel = server._lowlevel_server    # MCPServer.run("stdio") without the streams of its own choosing
-            async with stdio_server(wire, wire) as (read, write):
+            streams = cast("AsyncFile[str]", wire)     # it reads and writes lines as an anyio file does
+            async with stdio_server(streams, streams) as (read, write):
                 await lowlevel.run(read, write, lowlevel.create_initialization_options())
 
     anyio.run(serve)

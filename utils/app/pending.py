@@ -53,7 +53,7 @@ class PendingWrites:
 
     @property
     def cards(self) -> dict[int, WriteCard]:
-        return {h.card.id: h.card for h in self.store.all() if self._ours(h)}
+        return {h.card.id: h.card for h in self.store.all() if self._ours(h) and h.card.id is not None}
 
     def no_room_for(self, proposer: str, owner: str | None = None) -> str | None:
         """Why ``proposer`` (whose cards are ``owner``'s: ``WriteCard.owner``) may not have another write waiting

@@ -26,7 +26,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 from duckask.utils.app import wire
 
@@ -128,7 +128,7 @@ def origin_refusal(method: str, headers: dict[str, str], cors_origins: Iterable[
             "given with --cors-origin, may)")
 
 
-def same_origin_request(headers: dict[str, str]) -> bool:
+def same_origin_request(headers: Mapping[str, str]) -> bool:
     """Whether the browser marks this request as sent by a page of the server's own origin: ``Sec-Fetch-Site:
     same-origin``, or (a client without Fetch Metadata) an ``Origin`` equal to the server's own."""
     site = headers.get("sec-fetch-site")

@@ -12,6 +12,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from rich.status import Status
+
     from duckask.utils.db.write_card import WriteCard
 
 CONFIRM_HELP = "Run it? [y]es / [n]o, optionally with what to change / [e]dit: "
@@ -44,7 +46,7 @@ class StatusLine:
         from rich.console import Console
 
         self.console = console or Console(stderr=True, highlight=False)
-        self.status = None
+        self.status: Status | None = None
         self.quiet = False
 
     def __call__(self, name: str) -> None:

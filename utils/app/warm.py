@@ -27,13 +27,15 @@ def _stable_schema(prep, ctx, question: str, tables: list[str] | None) -> str:
     """The stable schema text SchemaLookup gives for ``question`` (on ``tables`` when given)."""
     from duckask.nodes import SchemaLookup, TableSelector
     from duckask.utils.schema.ranker import choice_without_llm, with_parents
+    from duckask.utils.turn import start_turn
 
-    ranked = TableSelector(ctx)._rank(question, None)
+    shared = start_turn(question)       # a turn, written by the nodes that own its keys
+    selector = TableSelector(ctx)
+    p = selector.prep(shared)
+    ranked = selector._rank(question, None)
     decided = choice_without_llm(prep.catalog, ranked["ranked"], prep.settings)      # TableSelector's own choice
-    chosen = decided[0] if decided else with_parents(prep.catalog, tables or [r.table for r in ranked["ranked"][:3]])
-    shared = {"selected_tables": chosen, "question": question,
-              "value_matches": [vars(v) for v in ranked["values"]],
-              "examples": [{"sql": ex.sql} for ex, _ in ranked["examples"]]}
+    chosen = decided or (with_parents(prep.catalog, tables or [r.table for r in ranked["ranked"][:3]]), "pair")
+    selector.post(shared, p, {**ranked, "selected": chosen[0], "by": chosen[1]})
     node = SchemaLookup(ctx)
     return node.exec(node.prep(shared))["stable"]
 
