@@ -11,7 +11,8 @@ hand-off call to these owners; docs/reference/store.md is generated from the dec
 from __future__ import annotations
 
 import ast
-from typing import TYPE_CHECKING, Annotated, Any, TypedDict, cast
+import enum
+from typing import TYPE_CHECKING, Annotated, Any, Final, Literal, TypedDict, cast, overload
 
 if TYPE_CHECKING:        # for the type checker only (loading them here would pull pandas and the write path in)
     from pandas import DataFrame
@@ -20,8 +21,13 @@ if TYPE_CHECKING:        # for the type checker only (loading them here would pu
     from duckask.utils.sql.voting import Candidates
     from duckask.utils.tools.base import ToolResult
 
+class Keep(enum.Enum):
+    """The type of ``KEEP``: a hand-off parameter that may be left out says ``X | Keep`` (not ``Any``)."""
+    KEEP = "keep"
+
+
 #: Sentinel: a hand-off leaves this key as it is.
-KEEP: Any = object()
+KEEP: Final = Keep.KEEP
 
 
 def callers(*names: str):
@@ -251,8 +257,8 @@ def clock(shared: Turn, seconds: float) -> None:
 # --------------------------------------------------------------------------- hand-offs between nodes
 @callers("AnswerFromTool", "AnswerGeneral", "AnswerSchema", "ApplyWrite", "AskUser", "AssessConfidence", "CallTool",
          "ConfirmSQL", "DataAnalyzer", "ProposeWrite", "ReportError", "ReviewWrite")
-def finish(shared: Turn, status: str, answer: str, derivation: str | Any = KEEP, *, no_query: bool = False,
-           rows: Any = KEEP) -> None:
+def finish(shared: Turn, status: str, answer: str, derivation: str | Keep = KEEP, *, no_query: bool = False,
+           rows: DataFrame | None | Keep = KEEP) -> None:
     """End the turn's answer: its status, the answer in words and how it was derived. ``no_query``: the answer
     came from no query of the database (a tool, the catalog, small talk), so none is shown with it, only
     ``rows`` when given (the catalog's table of tables)."""
@@ -268,8 +274,8 @@ def finish(shared: Turn, status: str, answer: str, derivation: str | Any = KEEP,
 
 @callers("ConfirmSQL", "ErrorFixer", "IntentRouter", "MatchTemplate", "PlanQuery", "ProposeWrite", "ReportError",
          "ReviewWrite", "SQLExecutor", "SQLGenerator")
-def set_query(shared: Turn, sql: str | None, source: str | None | Any = KEEP, *, candidates: list | None | Any = None,
-              error: str | None | Any = KEEP) -> None:
+def set_query(shared: Turn, sql: str | None, source: str | None | Keep = KEEP, *,
+              candidates: list[str] | None | Keep = None, error: str | None | Keep = KEEP) -> None:
     """Make ``sql`` the turn's current query. ``candidates`` are the drafts SQLExecutor is to run and vote on
     (None: just this one; SQLExecutor takes them once); ``source`` says whose it is (``user``, ``model``);
     ``error``: the LLM call that should have written it failed."""
@@ -284,7 +290,7 @@ def set_query(shared: Turn, sql: str | None, source: str | None | Any = KEEP, *,
 
 @callers("ConfirmSQL", "ErrorFixer", "IntentRouter", "MatchTemplate", "PlanQuery", "ProposeWrite", "ReviewWrite",
          "SQLGenerator")
-def tried(shared: Turn, sql: str | None, *, first: bool = False, **attempt: Any) -> None:
+def tried(shared: Turn, sql: str | None, *, first: bool = False, **attempt: object) -> None:
     """Add a query to the ones the turn tried (``source``, ``after`` and what else is known of it); ``first``: it
     is the turn's first query (``first_sql``) unless one came before."""
     shared.setdefault("attempts", []).append({"sql": sql, **attempt})
@@ -293,14 +299,14 @@ def tried(shared: Turn, sql: str | None, *, first: bool = False, **attempt: Any)
 
 
 @callers("ConfirmSQL", "SQLExecutor")
-def mark_attempt(shared: Turn, **outcome: Any) -> None:
+def mark_attempt(shared: Turn, **outcome: object) -> None:
     """How the current query's attempt ended: ``status``, ``error``, ``ms`` (SQLExecutor; ConfirmSQL when the
     user declined it)."""
     shared["attempts"][-1].update(outcome)
 
 
 @callers("ReportError", "SQLExecutor")
-def show_rows(shared: Turn, rows: Any, truncated: bool | Any = KEEP) -> None:
+def show_rows(shared: Turn, rows: DataFrame | None, truncated: bool | Keep = KEEP) -> None:
     """The rows shown with the answer (a DataFrame, or None), and whether the row cap cut them."""
     shared["query_result"] = rows
     if truncated is not KEEP:
@@ -308,7 +314,7 @@ def show_rows(shared: Turn, rows: Any, truncated: bool | Any = KEEP) -> None:
 
 
 @callers("ConfirmSQL", "ErrorFixer", "ResponseGrader")
-def ask_again(shared: Turn, feedback: Feedback | None = KEEP, *, resample: bool = KEEP) -> None:
+def ask_again(shared: Turn, feedback: Feedback | None | Keep = KEEP, *, resample: bool | Keep = KEEP) -> None:
     """Send the turn back to SQLGenerator: with ``feedback`` (an error or a critique for the next draft), or for
     a ``resample`` (fresh drafts of its first prompt). SQLGenerator takes both once."""
     if feedback is not KEEP:
@@ -318,7 +324,7 @@ def ask_again(shared: Turn, feedback: Feedback | None = KEEP, *, resample: bool 
 
 
 @callers("AskUser", "ConfirmSQL", "ResolveFollowUp")
-def restate(shared: Turn, question: str, resolved: str | None | Any = KEEP) -> None:
+def restate(shared: Turn, question: str, resolved: str | None | Keep = KEEP) -> None:
     """The question the graph works on from here (a follow-up made standalone, a clarification folded in, a
     comment on a declined query); ``resolved`` is what the turn's record shows as the resolved question."""
     shared["question"] = question
@@ -347,13 +353,13 @@ def reopen(shared: Turn) -> None:
 
 
 @callers("ApplyWrite", "ReviewWrite")
-def card(shared: Turn, write: Any) -> None:
+def card(shared: Turn, write: WriteCard | None) -> None:
     """The write's card: proposed and decided by ReviewWrite, its outcome by ApplyWrite."""
     shared["write"] = write
 
 
 @callers("ReportError", "ResponseGrader")
-def grade(shared: Turn, status: str, warning: str | None | Any = KEEP) -> None:
+def grade(shared: Turn, status: str, warning: str | None | Keep = KEEP) -> None:
     """The grader's verdict (pass, retry, fail) and the warning shown with the answer."""
     shared["grade_status"] = status
     if warning is not KEEP:
@@ -389,6 +395,16 @@ def fall_back(shared: Turn, why: str, *, to_sql: bool = True) -> None:
 MESSAGES = {"decision": None, "feedback": None, "resample": False, "plan_sql": None, "sql_candidates": None}
 
 
+@overload
+def take(shared: Turn, key: Literal["decision"]) -> dict[str, Any] | None: ...
+@overload
+def take(shared: Turn, key: Literal["feedback"]) -> Feedback | None: ...
+@overload
+def take(shared: Turn, key: Literal["resample"]) -> bool: ...
+@overload
+def take(shared: Turn, key: Literal["plan_sql"]) -> PlanSQL | None: ...
+@overload
+def take(shared: Turn, key: Literal["sql_candidates"]) -> list[str] | None: ...
 @callers("ConfirmSQL", "ReviewWrite", "SQLExecutor", "SQLGenerator")
 def take(shared: Turn, key: str) -> Any:
     """Read a one-time message and clear it, so that a later pass does not act on it again."""

@@ -26,10 +26,10 @@ from duckask.utils.semantic.manifest import layer_for
 def _stable_schema(prep, ctx, question: str, tables: list[str] | None) -> str:
     """The stable schema text SchemaLookup gives for ``question`` (on ``tables`` when given)."""
     from duckask.nodes import SchemaLookup, TableSelector
+    from duckask.utils.api import new_shared
     from duckask.utils.schema.ranker import choice_without_llm, with_parents
-    from duckask.utils.turn import start_turn
 
-    shared = start_turn(question)       # a turn, written by the nodes that own its keys
+    shared = new_shared(question)       # a turn as every surface starts one, written by the nodes that own its keys
     selector = TableSelector(ctx)
     p = selector.prep(shared)
     ranked = selector._rank(question, None)
