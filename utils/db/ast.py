@@ -1,4 +1,11 @@
-"""DuckDB's own parser, read as JSON: the one AST walker every SQL rule and repair uses.
+"""DuckDB's own parser, read as JSON: the tree the in-place SQL rules and repairs edit.
+
+Two SQL trees are read in duckask, each for what the other cannot give: this one (DuckDB's own parse, with
+character offsets into the text the model wrote, so a rule edits that text and keeps its spelling; and every form
+DuckDB takes) for the rules and repairs (``sql.tidy``, ``sql.habits``, ``sql.repair``, ``sql.join_repair``) and a
+few readers (``db.reads``, ``db.models``, ``sql.checks``, ``trust.signals``, ``knowledge.examples``,
+``sql.describe``'s base tables); sqlglot's (structure, scopes, a dialect to transpile to) everywhere else. The
+readers could move to sqlglot; the rules need the offsets.
 
 ``parse(sql)`` is the first statement's top query node from ``json_serialize_sql`` (None when DuckDB
 cannot parse it); ``walk(node)`` yields every dict below a node; ``span(sql, node)`` is the text a
