@@ -1,12 +1,9 @@
 """The turn state: every key one turn of the graph reads and writes, declared once, typed and grouped.
 
-PocketFlow hands one dict (``shared``) from node to node; ``Turn`` says what it may hold, and mypy checks every
-node's reads and writes against it (``tests/test_layers.py``). Each key has one owner, given in its annotation:
-the node that writes it, or a hand-off below that names the nodes allowed to call it (``@callers``): ``finish``
-alone sets the answer record, ``set_query`` the current query, ``show_rows`` the rows, ``ask_again`` a retry...
-A one-time message (``decision``, ``feedback``, ``resample``, ``plan_sql``) is consumed with ``take``; the vote
-is one ``Candidates`` object SQLExecutor replaces whole. ``tests/test_turn.py`` holds every write and every
-hand-off call to these owners; docs/reference/store.md is generated from the declarations.
+PocketFlow hands one dict (``shared``) from node to node; ``Turn`` says what it may hold (mypy checks each read and
+write). Each key has one owner, in its annotation: the node that writes it, or a hand-off below naming the nodes that
+may call it (``@callers``: ``finish`` the answer, ``set_query`` the query...); a one-time message is read by ``take``.
+``tests/test_turn.py`` holds every write and hand-off call to these owners; docs/reference/store.md is generated.
 """
 from __future__ import annotations
 
@@ -142,8 +139,7 @@ class Drafted(TypedDict, total=False):
     plan_sql: Annotated[PlanSQL | None, "PlanQuery"]
     """A plan's query waiting for the SQL path's drafts (the race): its SQL and mean log-probability; taken once."""
     template: Annotated[dict[str, Any], "MatchTemplate"]
-    """The kept pair a template came from (``pair``: id, question, SQL), its ``slots`` (kept literal, asked one), the
-    query and whether it is ``exact``; why the SQL path ran instead (``fallback``, noted by ``fall_back``)."""
+    """The kept ``pair`` a template came from, its ``slots``, query, ``exact``; ``fallback``: why SQL ran instead."""
     path: Annotated[str | None, "answered_by"]
     """Which path answered: ``template``, ``plan`` or ``sql``."""
     repair_count: Annotated[int, "ErrorFixer"]
@@ -165,9 +161,8 @@ class Ran(TypedDict, total=False):
     execution_error: Annotated[str | None, "SQLExecutor"]
     """DuckDB's error or the refusal."""
     candidates: Annotated[Candidates, "SQLExecutor"]
-    """The vote (``utils/sql/voting.Candidates``): each distinct draft on the ballot (the query that ran after free
-    repairs, positions, status, rows, chosen, agrees), the result groups best first, the group served and the
-    grader's moves it answers; ``next_group()`` is the next group with a real answer."""
+    """The vote (``sql/voting.Candidates``): each distinct draft on the ballot (the query run, status, rows, chosen),
+    the result groups best first, the group served and the grader's moves; ``next_group()``: the next real answer."""
     candidate_moves: Annotated[list[dict[str, str]], "ResponseGrader"]
     """Each move to the next candidate group: the query left and why (the failed check's critique)."""
     tool_calls: Annotated[list[dict[str, Any]], "CallTool"]
@@ -183,8 +178,7 @@ class Ran(TypedDict, total=False):
 class Answer(TypedDict, total=False):
     """The answer record only ``finish`` sets."""
     status: str
-    """answered, unsure, needs_clarification, error, pending, declined; a write: written, rejected, blocked,
-    rolled_back."""
+    """answered, unsure, needs_clarification, error, pending, declined; a write's: written, rejected, rolled_back..."""
     text: str
     derivation: str
 
@@ -192,8 +186,7 @@ class Answer(TypedDict, total=False):
 class Answered(TypedDict, total=False):
     """The answer, its checks and how sure it is."""
     answer: Annotated[Answer, "finish"]
-    """The turn's outcome, one record: its ``status``, the answer in words (``text``) and how it was derived
-    (``derivation``); a resumed turn has no status until its run ends."""
+    """The outcome: ``status`` (none until the run ends), the answer in words (``text``), its ``derivation``."""
     answer_check: Annotated[dict[str, Any], "DataAnalyzer"]
     """How the sentence was written (``llm`` or ``template``) and what its check found."""
     best: Annotated[dict[str, Any], "DataAnalyzer"]
@@ -232,8 +225,7 @@ GROUPS = (Asked, Drafted, Ran, Answered, Spent)
 
 
 def owners() -> dict[str, str]:
-    """Each key's owner, a node's class name or a hand-off's, read from the annotation's text (``Annotated[type,
-    owner]``, not evaluated: the types only the checker imports, such as a DataFrame, are not loaded)."""
+    """Each key's owner (a node's class name or a hand-off's) from its annotation's text, not evaluated."""
     text = {k: str(getattr(t, "__forward_arg__", t)) for k, t in Turn.__annotations__.items()}
     return {k: ast.literal_eval(ast.parse(t, mode="eval").body.slice.elts[1])  # type: ignore[attr-defined]
             for k, t in text.items()}
@@ -259,9 +251,7 @@ def clock(shared: Turn, seconds: float) -> None:
          "ConfirmSQL", "DataAnalyzer", "ProposeWrite", "ReportError", "ReviewWrite")
 def finish(shared: Turn, status: str, answer: str, derivation: str | Keep = KEEP, *, no_query: bool = False,
            rows: DataFrame | None | Keep = KEEP) -> None:
-    """End the turn's answer: its status, the answer in words and how it was derived. ``no_query``: the answer
-    came from no query of the database (a tool, the catalog, small talk), so none is shown with it, only
-    ``rows`` when given (the catalog's table of tables)."""
+    """End the answer: status, words, derivation; ``no_query``: none shown (a tool, small talk), only ``rows``."""
     before = shared.get("answer") or {}
     shared["answer"] = {"status": status, "text": answer,
                         "derivation": before.get("derivation", "") if derivation is KEEP else derivation}
@@ -276,9 +266,8 @@ def finish(shared: Turn, status: str, answer: str, derivation: str | Keep = KEEP
          "ReviewWrite", "SQLExecutor", "SQLGenerator")
 def set_query(shared: Turn, sql: str | None, source: str | None | Keep = KEEP, *,
               candidates: list[str] | None | Keep = None, error: str | None | Keep = KEEP) -> None:
-    """Make ``sql`` the turn's current query. ``candidates`` are the drafts SQLExecutor is to run and vote on
-    (None: just this one; SQLExecutor takes them once); ``source`` says whose it is (``user``, ``model``);
-    ``error``: the LLM call that should have written it failed."""
+    """Make ``sql`` the current query. ``candidates``: the drafts SQLExecutor runs and votes on (None: just this one);
+    ``source``: whose it is (``user``, ``model``); ``error``: the LLM call that should have written it failed."""
     shared["sql_query"] = sql
     if candidates is not KEEP:
         shared["sql_candidates"] = candidates
@@ -291,8 +280,7 @@ def set_query(shared: Turn, sql: str | None, source: str | None | Keep = KEEP, *
 @callers("ConfirmSQL", "ErrorFixer", "IntentRouter", "MatchTemplate", "PlanQuery", "ProposeWrite", "ReviewWrite",
          "SQLGenerator")
 def tried(shared: Turn, sql: str | None, *, first: bool = False, **attempt: object) -> None:
-    """Add a query to the ones the turn tried (``source``, ``after`` and what else is known of it); ``first``: it
-    is the turn's first query (``first_sql``) unless one came before."""
+    """Add a query to the ones tried (its ``source``, ``after``...); ``first``: the turn's ``first_sql`` unless set."""
     shared.setdefault("attempts", []).append({"sql": sql, **attempt})
     if first:
         shared.setdefault("first_sql", sql)
@@ -300,8 +288,7 @@ def tried(shared: Turn, sql: str | None, *, first: bool = False, **attempt: obje
 
 @callers("ConfirmSQL", "SQLExecutor")
 def mark_attempt(shared: Turn, **outcome: object) -> None:
-    """How the current query's attempt ended: ``status``, ``error``, ``ms`` (SQLExecutor; ConfirmSQL when the
-    user declined it)."""
+    """How the current query's attempt ended: ``status``, ``error``, ``ms`` (ConfirmSQL: the user declined it)."""
     shared["attempts"][-1].update(outcome)
 
 
@@ -315,8 +302,8 @@ def show_rows(shared: Turn, rows: DataFrame | None, truncated: bool | Keep = KEE
 
 @callers("ConfirmSQL", "ErrorFixer", "ResponseGrader")
 def ask_again(shared: Turn, feedback: Feedback | None | Keep = KEEP, *, resample: bool | Keep = KEEP) -> None:
-    """Send the turn back to SQLGenerator: with ``feedback`` (an error or a critique for the next draft), or for
-    a ``resample`` (fresh drafts of its first prompt). SQLGenerator takes both once."""
+    """Send the turn back to SQLGenerator with ``feedback`` (an error, a critique) or for a ``resample`` (fresh drafts
+    of its first prompt); it takes both once."""
     if feedback is not KEEP:
         shared["feedback"] = feedback
     if resample is not KEEP:
@@ -325,8 +312,7 @@ def ask_again(shared: Turn, feedback: Feedback | None | Keep = KEEP, *, resample
 
 @callers("AskUser", "ConfirmSQL", "ResolveFollowUp")
 def restate(shared: Turn, question: str, resolved: str | None | Keep = KEEP) -> None:
-    """The question the graph works on from here (a follow-up made standalone, a clarification folded in, a
-    comment on a declined query); ``resolved`` is what the turn's record shows as the resolved question."""
+    """The question worked on from here (a follow-up made standalone...); ``resolved``: what the record shows."""
     shared["question"] = question
     if resolved is not KEEP:
         shared["resolved_question"] = resolved
@@ -381,17 +367,15 @@ GIVE_UP = ("plan", "template")
 
 @callers("ResponseGrader", "SQLExecutor")
 def fall_back(shared: Turn, why: str, *, to_sql: bool = True) -> None:
-    """The plan's or template's answer is given up (its query failed, found nothing, or the grader objected): the
-    reason goes on that path's record (``plan``, ``template``) and, with ``to_sql``, the question goes on the SQL
-    path."""
+    """The plan's or template's answer is given up (its query failed, found nothing, the grader objected): the reason
+    goes on that path's record and, with ``to_sql``, the question goes on the SQL path."""
     record = shared["plan"] if shared["path"] == "plan" else shared["template"]
     record["fallback"] = why
     if to_sql:
         answered_by(shared, "sql")
 
 
-#: The one-time messages a reader takes (reads and clears): a decision, a retry's feedback and resample, a plan's
-#: query waiting for the race, the drafts waiting for SQLExecutor.
+#: The one-time messages a reader takes (reads and clears), each with the value it is cleared to.
 MESSAGES = {"decision": None, "feedback": None, "resample": False, "plan_sql": None, "sql_candidates": None}
 
 

@@ -104,7 +104,7 @@ def check_question(question: str) -> str:
     return question
 
 
-def new_shared(question: str, history: list[dict] | None = None, sql: str | None = None) -> dict[str, Any]:
+def new_shared(question: str, history: list[dict] | None = None, sql: str | None = None) -> turn.Turn:
     """A fresh per-turn store: only the question, the given SQL and the conversation's history carry over.
     Every surface's turn starts here, so a question over ``MAX_QUESTION`` characters is refused here
     (``QuestionTooLong``), before any LLM call; the user's own ``sql`` is not a question."""
@@ -113,7 +113,7 @@ def new_shared(question: str, history: list[dict] | None = None, sql: str | None
     return turn.start_turn(question, history, sql)
 
 
-def run_turn(prep: Prepared, shared: dict[str, Any], *, ask_user: Callable[[str], str] | None = None,
+def run_turn(prep: Prepared, shared: turn.Turn, *, ask_user: Callable[[str], str] | None = None,
              confirm: Callable[[str, list], dict] | None = None, on_node: Callable[[str], None] | None = None,
              on_text: Callable[[str], None] | None = None, entry: str = "route",
              on_result: Callable[[Result], None] | None = None, on_understood: Callable[[str], None] | None = None,

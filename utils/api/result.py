@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import pandas as pd
 
@@ -20,6 +20,7 @@ from duckask.utils.config import Settings, load_settings
 
 if TYPE_CHECKING:
     from duckask.utils.db.write_card import WriteCard
+    from duckask.utils.turn import Turn
 
 
 #: Result fields read from a turn key of another name (every other field: the key of its own name, or computed in
@@ -70,7 +71,7 @@ class Result:
     _write_sql: Callable[[str], Result] | None = field(default=None, repr=False, compare=False)
 
     @classmethod
-    def from_turn(cls, shared: dict[str, Any], *, db: str | None = None, settings: Settings | None = None,
+    def from_turn(cls, shared: Turn, *, db: str | None = None, settings: Settings | None = None,
                   resume: Callable[[dict], Result] | None = None,
                   write_sql: Callable[[str], Result] | None = None) -> Result:
         """The Result of a turn, read from its state (``utils/turn.py``): each field from the key of its name,
@@ -84,10 +85,11 @@ class Result:
                                   "_resume": resume if status == "pending" else None,
                                   "derivation": outcome.get("derivation") or "",
                                   "vote": list(voted.ballot) if voted else []}
+        by_name = cast(dict, shared)                # the keys are read by the fields' names (tests/test_turn.py)
         for f in fields(cls):
             key = FROM_TURN.get(f.name, f.name)
-            if f.name not in values and not f.name.startswith("_") and shared.get(key) is not None:
-                values[f.name] = shared[key]
+            if f.name not in values and not f.name.startswith("_") and by_name.get(key) is not None:
+                values[f.name] = by_name[key]
         if status != "answered":
             values.pop("df", None)
             values.pop("derivation", None)
