@@ -18,7 +18,7 @@ import json
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from duckask.utils.api import trust_view as tv
+import duckask.utils.api.trust_view as tv
 from duckask.utils.delivery.export import nulls_shown
 
 if TYPE_CHECKING:
