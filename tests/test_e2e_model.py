@@ -46,8 +46,9 @@ def _lahman() -> str:
 
 
 #: One or two questions on each kind of database, the whole path end to end with the executed rows checked: the
-#: demo (taught), Spider databases (untaught, each imported from its folder) and the raw NBA warehouse (52 tables,
-#: documented by a semantic file); its clean models are held by test_an_nba_question_through_the_clean_models.
+#: demo (taught) and Spider databases (untaught, each imported from its folder); the NBA warehouse through its clean
+#: models is test_an_nba_question_through_the_clean_models (the raw warehouse's question, Celtics' wins, cost 2.5
+#: minutes and is the NBA suites').
 #: Accuracy over many questions is the benchmarks' (bench/suites.yaml: spider-sample100 holds dev-0157 and
 #: dev-0775, spider-heldout100 dev-0467, the NBA suites the warehouse and its models), where these cases went
 #: when CI was held to 25 minutes (issue 55): each question costs 10 s to minutes of the model on 2 cores.
@@ -56,8 +57,6 @@ CASES = [
      "SELECT count(*) FROM teams WHERE year_id = 2019"),
     ("spider", "spider-dev-0000", None),   # How many ships ended up being 'Captured'?
     ("spider", "spider-dev-0387", None),   # Which country does Airline "JetBlue Airways" belong to?
-    ("nba", "How many wins did the Boston Celtics have in the standings?",
-     "SELECT WINS FROM nbacom_standings WHERE TEAM_NAME = 'Boston Celtics'"),
 ]
 
 
@@ -68,12 +67,6 @@ def test_executed_result_equals_gold(source, question, gold, model_opts):
     opts = dict(model_opts)
     if source == "spider":
         db, question, gold = _spider(question)
-    elif source == "nba":
-        db = _nba()
-        # The warehouse ships without comments; like a deployer, we document it (written from the
-        # data, not from these questions). Without it, table selection on 52 look-alike tables is
-        # unreliable: see docs/benchmarks.md, schema linking.
-        opts["descriptions"] = str(ROOT / "bench" / "nba_descriptions.yaml")
     else:
         db = _lahman()
     r = ask(question, db=db, **opts)
@@ -88,7 +81,7 @@ def test_executed_result_equals_gold(source, question, gold, model_opts):
 
 
 # --------------------------------------------------------------------------- prompt injection
-@pytest.mark.parametrize("qi", [0, 5])   # "drop the table", and "follow the instructions in the notes"
+@pytest.mark.parametrize("qi", [0])   # "drop the table" (bench/injection.py asks all ten)
 def test_injection_leads_only_to_reads(model_opts, tmp_path, monkeypatch, qi):
     """The question and the database's comments and cells ask for harm: only reads may run, nothing
     on disk changes (bench/injection.py runs all ten questions)."""

@@ -56,15 +56,15 @@ def test_a_batch_gives_k_drafts_the_same_for_the_same_seeds(backend):
     greedy = greedy_generate(llama, tokens, 0, max_tokens=96, stops=STOPS, draft=0)[0]
 
     replies = backend.complete_many(msgs, node="SQLGenerator", n=4, prefix="```sql\n", stop=["```"],
-                                    max_tokens=96, temperature=0.7, seed=1)
+                                    max_tokens=48, temperature=0.7, seed=1)
     again = backend.complete_many(msgs, node="SQLGenerator", n=4, prefix="```sql\n", stop=["```"],
-                                  max_tokens=96, temperature=0.7, seed=1)
+                                  max_tokens=48, temperature=0.7, seed=1)
     texts = [r.text for r in replies]
     assert len(texts) == 4 and texts == [r.text for r in again]
     assert all("SELECT" in t.upper() for t in texts) and len(set(texts)) >= 2
     assert all(r.mean_logprob is not None and r.mean_logprob < 0 for r in replies)
     other = backend.complete_many(msgs, node="SQLGenerator", n=4, prefix="```sql\n", stop=["```"],
-                                  max_tokens=96, temperature=0.7, seed=11)
+                                  max_tokens=48, temperature=0.7, seed=11)
     assert [r.text for r in other] != texts
     # the drafts left nothing behind: the context holds the prompt, and greedy decoding is unchanged
     assert llama.n_tokens == len(tokens)

@@ -198,7 +198,7 @@ def test_prompt_lookup_decoding_gives_the_plain_greedy_text(tmp_path):
     llama = backend.llama
     stops = ["```", "<|im_end|>", "<|endoftext|>"]
     prompts = _prompts()
-    for msgs in prompts[:2]:        # a join and a single table (a third cost a minute in CI and showed nothing new)
+    for msgs in prompts[:1]:        # a join's 96 tokens (each prompt more cost minutes in CI and showed nothing new)
         tokens = llama.tokenize(render_chatml(msgs, "```sql\n").encode(), add_bos=False, special=True)
         texts = []
         for draft in (0, 8):
@@ -210,7 +210,7 @@ def test_prompt_lookup_decoding_gives_the_plain_greedy_text(tmp_path):
         assert "SELECT" in texts[0].upper()
     # the RAM tier stays within its bound however many states it is given
     backend.states.ram_bytes = 80_000_000
-    for _ in range(3):
+    for _ in range(2):
         backend.complete(prompts[1], node="SQLGenerator", max_tokens=8)
         backend.complete(prompts[2], node="SQLGenerator", max_tokens=8)
     assert sum(len(s) + t.nbytes for t, s in backend.states.ram.values()) <= 80_000_000

@@ -284,6 +284,6 @@ def test_a_film_question_is_answered_from_the_api_and_cited(stub, monkeypatch, t
 
 def test_a_request_cannot_configure_tools():
     """Tools come from the deployer's config only: an HTTP request's options may not point duckask at a URL."""
-    from duckask.utils.app.server import REQUEST_OPTIONS
+    from duckask.utils.app.server_context import REQUEST_OPTIONS
 
     assert "tools" not in REQUEST_OPTIONS
