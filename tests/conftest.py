@@ -213,14 +213,10 @@ def empty_cwd(tmp_path, monkeypatch) -> Path:
 
 @pytest.hookimpl(tryfirst=True)      # before -m picks the fast set
 def pytest_collection_modifyitems(config, items):
-    """A test that starts PostgreSQL (the ``postgres`` fixture, or a fixture built on it) is slow, marked or not.
-    The embedded model's tests are one xdist group: with ``-n 2 --dist loadgroup`` (CI) they run one after another
-    on one worker while the other takes the rest; two models at once on 2 cores each took twice as long."""
+    """A test that starts PostgreSQL (the ``postgres`` fixture, or a fixture built on it) is slow, marked or not."""
     for item in items:
         if "postgres" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.slow)
-        if item.get_closest_marker("model") is not None:
-            item.add_marker(pytest.mark.xdist_group("model"))
 
 
 @pytest.fixture(scope="session")
