@@ -83,14 +83,16 @@ class TableSelector(TracedNode):
             found = [(pair, 1.0)] + [f for f in found if f[0].sql != pair.sql][: max(0, s.example_count - 1)]
         return _rank(self.ctx.catalog, question, found, self.ctx.db)
 
+    def ranked_choice(self, p):     # the ranking, and its choice where it needs no LLM (warm reads it too)
+        out = self._rank(p["question"], p["previous"])
+        return out, choice_without_llm(self.ctx.catalog, out["ranked"], self.ctx.settings)
+
     def exec(self, p):
         cat, s = self.ctx.catalog, self.ctx.settings
-        out = self._rank(p["question"], p["previous"])
-        ranked = out["ranked"]
-        decided = choice_without_llm(cat, ranked, s)
+        out, decided = self.ranked_choice(p)
         if decided:
             return {**out, "selected": decided[0], "by": decided[1]}
-        shortlist = [r.table for r in ranked[: s.table_shortlist]]
+        shortlist = [r.table for r in out["ranked"][: s.table_shortlist]]
         text = "\n".join(_table_line(cat.tables[t]) for t in shortlist)
         reply = self.ctx.llm.complete([{"role": "user", "content": PROMPT.format(tables=text, question=p["question"])}],
                                       node="TableSelector", max_tokens=60)

@@ -27,13 +27,12 @@ def _stable_schema(prep, ctx, question: str, tables: list[str] | None) -> str:
     """The stable schema text SchemaLookup gives for ``question`` (on ``tables`` when given)."""
     from duckask.nodes import SchemaLookup, TableSelector
     from duckask.utils.api import new_shared
-    from duckask.utils.schema.ranker import choice_without_llm, with_parents
+    from duckask.utils.schema.ranker import with_parents
 
     shared = new_shared(question)       # a turn as every surface starts one, written by the nodes that own its keys
     selector = TableSelector(ctx)
     p = selector.prep(shared)
-    ranked = selector._rank(question, None)
-    decided = choice_without_llm(prep.catalog, ranked["ranked"], prep.settings)      # TableSelector's own choice
+    ranked, decided = selector.ranked_choice(p)          # TableSelector's own choice, where it needs no model
     chosen = decided or (with_parents(prep.catalog, tables or [r.table for r in ranked["ranked"][:3]]), "pair")
     selector.post(shared, p, {**ranked, "selected": chosen[0], "by": chosen[1]})
     node = SchemaLookup(ctx)
