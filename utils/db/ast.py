@@ -1,11 +1,11 @@
-"""DuckDB's own parser, read as JSON: the tree the in-place SQL rules and repairs edit.
+"""DuckDB's own parser, read as JSON: the engine's own reading of a query (security reads) and the offsets the in-place
+rules edit at.
 
-Two SQL trees are read in duckask, each for what the other cannot give: this one (DuckDB's own parse, with
-character offsets into the text the model wrote, so a rule edits that text and keeps its spelling; and every form
-DuckDB takes) for the rules and repairs (``sql.tidy``, ``sql.habits``, ``sql.repair``, ``sql.join_repair``) and a
-few readers (``db.reads``, ``db.models``, ``sql.checks``, ``trust.signals``, ``knowledge.examples``,
-``sql.describe``'s base tables); sqlglot's (structure, scopes, a dialect to transpile to) everywhere else. The
-readers could move to sqlglot; the rules need the offsets.
+It serves the two jobs sqlglot's tree (``db.tree``, where every reading of a query's meaning starts) cannot do.
+What a query may touch is decided by the engine's own reading (``db.reads``, ``db.safety``, ``statement_types`` for
+the tiers and the router), never by a dialect's guess; and the in-place rules and repairs (``sql.tidy``,
+``sql.habits``, ``sql.repair``, ``sql.join_repair``) edit the model's text at the character offsets only this parse
+gives, so the model's spelling and layout are kept.
 
 ``parse(sql)`` is the first statement's top query node from ``json_serialize_sql`` (None when DuckDB
 cannot parse it); ``walk(node)`` yields every dict below a node; ``span(sql, node)`` is the text a
@@ -79,12 +79,6 @@ def walk(x, skip: set[int] | None = None) -> Iterator[dict]:
             yield from walk(v, skip)
 
 
-def cte_names(node: dict | None) -> set[str]:
-    """The names (lower-case) of every CTE defined anywhere below ``node``."""
-    return {e.get("key", "").lower() for d in walk(node or {}) for e in (d.get("cte_map") or {}).get("map", [])
-            if isinstance(e, dict)}
-
-
 def span(sql: str, node: dict | None) -> str | None:
     """The text of ``sql`` a node was parsed from (None without a location)."""
     if not node or not node.get("query_location_length"):
@@ -107,15 +101,6 @@ def equalities(node: dict) -> Iterator[tuple[dict, dict, list[str], list[str]]]:
             left, right = column_ref(d.get("left")), column_ref(d.get("right"))
             if left and right and len(left) == 2 and len(right) == 2:
                 yield d["left"], d["right"], left, right
-
-
-def base_tables(node: dict | None) -> list[str]:
-    """Every base table the query reads, in order of first appearance, without repeats."""
-    out: list[str] = []
-    for d in walk(node or {}):
-        if d.get("type") == "BASE_TABLE" and d.get("table_name") and d["table_name"] not in out:
-            out.append(d["table_name"])
-    return out
 
 
 def table_aliases(sql: str) -> dict[str, str]:

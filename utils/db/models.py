@@ -37,8 +37,8 @@ import jinja2
 from jinja2.exceptions import SecurityError
 from jinja2.sandbox import SandboxedEnvironment
 
-from duckask.utils.db.ast import base_tables, parse
 from duckask.utils.db.quoting import quote_ident
+from duckask.utils.db.tree import sql_tree, table_names
 
 _LINE = re.compile(r"LINE (\d+):")
 
@@ -193,7 +193,7 @@ def build_views(con: duckdb.DuckDBPyConnection, models: list[Model], *, check_ro
             raise ModelError(f"{m.path}: model {m.name!r} has the name of a table of the database (rename the file)")
         _check(m, scope)
         known = existing | {n.lower() for n in rows}
-        m.reads = [t for t in base_tables(parse(m.sql)) if t.lower() in known]
+        m.reads = [t for t in table_names(sql_tree(m.sql)) if t.lower() in known]
         try:
             con.execute(f"CREATE OR REPLACE TEMP VIEW {quote_ident(m.name)} AS {m.sql}")
         except duckdb.Error as e:

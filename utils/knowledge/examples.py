@@ -19,7 +19,7 @@ from pathlib import Path
 
 import yaml
 
-from duckask.utils.db.ast import cte_names, parse, walk
+from duckask.utils.db.tree import base_tables, column_names, sql_tree
 
 
 @dataclass
@@ -49,23 +49,13 @@ def shown(examples: list[dict]) -> str:
 
 
 def tables_of(sql: str) -> list[str]:
-    """The base tables a query reads (CTE names left out), in order of first appearance."""
-    node = parse(sql)
-    if node is None:
-        return []
-    ctes = cte_names(node)
-    out: list[str] = []
-    for d in walk(node):
-        name = d.get("table_name") if d.get("type") == "BASE_TABLE" else None
-        if name and name.lower() not in ctes and name not in out:
-            out.append(name)
-    return out
+    """The base tables a query reads (CTE names left out), in the order the text names them."""
+    return base_tables(sql_tree(sql))
 
 
 def columns_of(sql: str) -> set[str]:
     """The column names (lower-case, unqualified) a query mentions."""
-    return {d["column_names"][-1].lower() for d in walk(parse(sql) or {})
-            if d.get("class") == "COLUMN_REF" and d.get("column_names")}
+    return column_names(sql_tree(sql))
 
 
 def verify(db, question: str, sql: str) -> Example:

@@ -28,8 +28,8 @@ from dataclasses import dataclass, field
 
 from sqlglot import exp
 
+from duckask.utils.db.tree import sql_tree
 from duckask.utils.schema.value_index import normal
-from duckask.utils.sql.answer_checks import parse_duckdb
 from duckask.utils.sql.grounding_checks import tables_of_column
 
 _WORD = re.compile(r"\w+(?:[.'-]\w+)*")
@@ -187,7 +187,7 @@ def match(question: str, example, values) -> Template | None:
     """The pair's SQL for ``question`` when the two differ only in literals (see the module's list), else None."""
     old, new = question_words(example.question), question_words(question)
     blocks = _slots(old, new)
-    tree = parse_duckdb(example.sql) if blocks is not None else None
+    tree = sql_tree(example.sql) if blocks is not None else None
     if tree is None:
         return None
     if not blocks:

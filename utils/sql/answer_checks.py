@@ -29,9 +29,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import pandas as pd
-import sqlglot
 from sqlglot import exp
 
+from duckask.utils.db.tree import sql_tree
 from duckask.utils.lexicon import ORDINALS, SUPERLATIVES, one_of
 from duckask.utils.schema.terms import split_ident, stem
 
@@ -100,15 +100,6 @@ def _named(col: str, question: str) -> set[str]:
     return (set(split_ident(col)) - _GENERIC) & _words(question)
 
 
-def parse_duckdb(sql: str):
-    """sqlglot's tree of ``sql`` in DuckDB's dialect, or None when it does not parse (the checks' and templates' one
-    parse)."""
-    try:
-        return sqlglot.parse_one(sql or "", read="duckdb")
-    except (sqlglot.errors.SqlglotError, ValueError):
-        return None
-
-
 def flag_contradicts_question(question: str, sql: str, df, facts: Facts) -> str | None:
     """A yes/no column the question talks about reads "no" in every row of the answer."""
     if _NEGATED.search(question):
@@ -124,7 +115,7 @@ def flag_contradicts_question(question: str, sql: str, df, facts: Facts) -> str 
 
 def grouped_by_named_flag(question: str, sql: str, df, facts: Facts) -> str | None:
     """The query groups by a yes/no column the question names as a condition: both values come back."""
-    tree = parse_duckdb(sql)
+    tree = sql_tree(sql)
     if tree is None or _NEGATED.search(question):
         return None
     grouped = {c.name.lower() for g in tree.find_all(exp.Group) for c in g.find_all(exp.Column)}
@@ -162,7 +153,7 @@ def one_asked_many_returned(question: str, sql: str, df, facts: Facts) -> str | 
 
 def many_asked_one_kept(question: str, sql: str, df, facts: Facts) -> str | None:
     """"List the X that ..." answered by LIMIT 1: a list asked for, one row kept."""
-    tree = parse_duckdb(sql)
+    tree = sql_tree(sql)
     if tree is None or not _LIST_ASKED.search(question) or _SINGLE.search(question) or _HOW_MANY.search(question):
         return None
     limit = tree.args.get("limit")
@@ -191,7 +182,7 @@ def _close(word: str, given: list[str]) -> bool:
 
 def unasked_literal(question: str, sql: str, df, facts: Facts) -> str | None:
     """A filter on a text value nothing gave: not the question, an earlier turn, an example or a data hint."""
-    tree = parse_duckdb(sql)
+    tree = sql_tree(sql)
     if tree is None:
         return None
     given = (question + " " + facts.given).lower()

@@ -25,9 +25,10 @@ import re
 from collections.abc import Callable
 
 import pandas as pd
+from sqlglot import exp
 
-from duckask.utils.db.ast import parse, walk
-from duckask.utils.db.reads import resolve
+from duckask.utils.db import tree
+from duckask.utils.db.tree import sql_tree
 from duckask.utils.lexicon import SUPERLATIVES, one_of
 from duckask.utils.schema.terms import split_ident, stem
 from duckask.utils.sql import answer_checks as ac
@@ -67,22 +68,13 @@ def contradiction(sql: str) -> str | None:
 
 def _shape(sql: str) -> tuple[set[str], bool, bool]:
     """(aggregate functions called, any GROUP BY, any PARTITION BY) anywhere in the query."""
-    node = parse(sql or "")
+    node = sql_tree(sql)
     if node is None:
         return set(), True, True          # unreadable: claim nothing about it
-    calls, grouped, partitioned = set(), False, False
-    for d in walk(node):
-        if d.get("class") in ("FUNCTION", "AGGREGATE") and (d.get("function_name") or "").lower() in _AGGREGATES:
-            calls.add(d["function_name"].lower())
-        if d.get("group_expressions") or d.get("group_sets") or d.get("aggregate_handling") == "FORCE_AGGREGATES":
-            grouped = True                # GROUP BY ..., or GROUP BY ALL
-        if d.get("class") == "WINDOW":
-            partitioned = partitioned or bool(d.get("partitions"))
-            if (d.get("function_name") or "").lower() in _AGGREGATES:
-                calls.add(d["function_name"].lower())
-        if (d.get("type") or "").startswith("PIVOT") or d.get("type") == "SHOW_REF":
-            grouped = True
-    return calls, grouped, partitioned
+    grouped = isinstance(node, exp.Describe | exp.Summarize) or any(
+        isinstance(n, exp.Group | exp.Pivot) for n in node.walk())      # GROUP BY ..., GROUP BY ALL, PIVOT
+    partitioned = any(isinstance(n, exp.Window) and n.args.get("partition_by") for n in node.walk())
+    return tree.aggregates(node, _AGGREGATES), grouped, partitioned
 
 
 def no_rows(question: str, sql: str, df, facts: Facts) -> str | None:
@@ -145,8 +137,7 @@ def per_group_without_grouping(question: str, sql: str, df, facts: Facts) -> str
     word = _group_word(question, facts.names)
     if word is None or len(df) != 1 or _SUPERLATIVE.search(question):
         return None
-    read = resolve(sql or "")
-    if read is not None and stem(word.lower()) in {w for t in read.names for w in split_ident(t)}:
+    if stem(word.lower()) in {w for t in tree.base_tables(sql_tree(sql)) for w in split_ident(t)}:
         return None           # "the average total per order" over the orders table: one row per order already
     calls, grouped, partitioned = _shape(sql)
     if not calls or grouped or partitioned:

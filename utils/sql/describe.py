@@ -5,18 +5,17 @@ Read with sqlglot (DuckDB dialect), outermost SELECT only: the tables it reads (
 each condition of WHERE and HAVING as a phrase ("year_id is 2018", "hr at least 40", "name contains 'Ruth'"),
 the grouping ("per team"), the order ("highest hr first") and the limit ("top 1"). Column names stay as the
 schema spells them (a reader may look them up) without the table qualifier, unless two tables' columns of that
-name both appear. A condition with no phrase of its own is shown as SQL. A query sqlglot cannot read, or one that
-is not a plain SELECT at the top (UNION, ...), falls back to DuckDB's parser: the tables and the clauses' text.
+name both appear. A condition with no phrase of its own is shown as SQL. A set operation at the top (UNION, ...)
+gives its tables, its order and its limit; a query sqlglot cannot read gives an empty shape.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-import sqlglot
 from sqlglot import exp
 
-from duckask.utils.db.ast import base_tables, parse, span
+from duckask.utils.db.tree import base_tables, sql_tree, top_level_order_by
 from duckask.utils.lexicon import OPERATOR_WORDS, first_words
 
 
@@ -37,14 +36,11 @@ _AGGREGATES = {exp.Sum: "sum", exp.Avg: "average", exp.Max: "highest", exp.Min: 
 
 
 def describe_sql(sql: str) -> SQLShape:
-    """The shape of the outermost SELECT in words (empty when DuckDB cannot parse it either)."""
-    try:
-        tree = sqlglot.parse_one(sql, read="duckdb")
-    except (sqlglot.errors.ParseError, sqlglot.errors.TokenError, ValueError):
-        tree = None
-    if not isinstance(tree, exp.Select):
-        return _parser_shape(sql)
-    return _words_shape(tree)
+    """The shape of the outermost SELECT in words (empty when sqlglot cannot read it)."""
+    tree = sql_tree(sql)
+    if isinstance(tree, exp.Select):
+        return _words_shape(tree)
+    return _outer_shape(tree) if tree is not None else SQLShape()
 
 
 def _words_shape(select: exp.Select) -> SQLShape:
@@ -189,31 +185,18 @@ def _bare_sql(e: exp.Expr, names: Names) -> str:
     return e.copy().transform(drop).sql(dialect="duckdb")
 
 
-def _parser_shape(sql: str) -> SQLShape:
-    """DuckDB's parser: the tables and each clause's text (for what sqlglot cannot read)."""
-    node = parse(sql)
-    if node is None:
-        return SQLShape()
-    cte_names = {e.get("key") for e in (node.get("cte_map") or {}).get("map", []) if isinstance(e, dict)}
-    shape = SQLShape(tables=[t for t in base_tables(node) if t not in cte_names])
-    for key in ("where_clause", "having"):
-        s = span(sql, node.get(key))
-        if s:
-            shape.filters.append(s)
-    shape.group_by = [s for s in (span(sql, g) for g in node.get("group_expressions") or []) if s]
-    for m in node.get("modifiers") or []:
-        if m.get("type") == "ORDER_MODIFIER":
-            for o in m.get("orders", []):
-                s = span(sql, o.get("expression"))
-                if s:
-                    shape.order_by.append(s + (" DESC" if o.get("type") == "DESCENDING" else ""))
-        elif m.get("type") == "LIMIT_MODIFIER":
-            shape.limit = span(sql, m.get("limit"))
+def _outer_shape(tree: exp.Expr) -> SQLShape:
+    """A query that is no plain SELECT (a UNION, ...): the tables it reads and its own order and limit."""
+    shape = SQLShape(tables=base_tables(tree))
+    order = tree.args.get("order")
+    for o in order.expressions if order is not None else []:
+        shape.order_by.append(o.this.sql(dialect="duckdb") + (" DESC" if o.args.get("desc") else ""))
+    limit = tree.args.get("limit")
+    if limit is not None and limit.expression is not None:
+        shape.limit = limit.expression.sql(dialect="duckdb")
     return shape
 
 
 def has_top_level_order_by(sql: str) -> bool:
-    node = parse(sql)
-    if not node:
-        return False
-    return any(m.get("type") == "ORDER_MODIFIER" for m in node.get("modifiers") or [])
+    """Whether the outermost query sorts its result (scoring compares such a result in order)."""
+    return top_level_order_by(sql_tree(sql))

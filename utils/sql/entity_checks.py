@@ -17,8 +17,9 @@ import re
 
 from sqlglot import exp
 
+from duckask.utils.db.tree import sql_tree
 from duckask.utils.schema.terms import split_ident, stem
-from duckask.utils.sql.answer_checks import Facts, parse_duckdb
+from duckask.utils.sql.answer_checks import Facts
 
 _HOW_MANY = re.compile(r"^\s*(?:how many|what is the (?:total )?number of|count the)\s+(?:different |distinct |"
                        r"unique |individual |separate )?([a-z]+)", re.I)
@@ -58,7 +59,7 @@ def count_not_of_entity(question: str, sql: str, df, facts: Facts) -> str | None
     if not m or database is None or df is None or df.shape != (1, 1):
         return None
     noun = stem(m.group(1).lower())
-    tree = parse_duckdb(sql)
+    tree = sql_tree(sql)
     if noun in _NOT_THINGS or tree is None or not isinstance(tree, exp.Select) or tree.args.get("group"):
         return None
     counts = [c for c in tree.expressions if isinstance(c.unalias(), exp.Count)]

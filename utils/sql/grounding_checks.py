@@ -21,10 +21,11 @@ import re
 import pandas as pd
 from sqlglot import exp
 
-from duckask.utils.db.reads import resolve
+from duckask.utils.db.reads import fold
+from duckask.utils.db.tree import base_tables, sql_tree
 from duckask.utils.schema.catalog import per_catalog
 from duckask.utils.schema.terms import split_ident, stem
-from duckask.utils.sql.answer_checks import _LIST_ASKED, Critique, Facts, _literals, parse_duckdb
+from duckask.utils.sql.answer_checks import _LIST_ASKED, Critique, Facts, _literals
 
 _COUNT_WORDS = re.compile(r"\b(how many|number of|count|total|how much|sum|average|amount)\b", re.I)
 
@@ -34,7 +35,7 @@ def count_for_a_list(question: str, sql: str, df, facts: Facts) -> str | None:
     if not _LIST_ASKED.search(question) or _COUNT_WORDS.search(question) or df is None or df.shape != (1, 1):
         return None
     value = df.iloc[0, 0]
-    tree = parse_duckdb(sql)
+    tree = sql_tree(sql)
     if tree is None or not pd.api.types.is_number(value) or pd.api.types.is_bool(value):
         return None
     if tree.find(exp.Count) is not None:     # anywhere: the plan path's count sits in a subquery
@@ -92,7 +93,7 @@ def unasked_date(question: str, sql: str, df, facts: Facts) -> str | None:
     ``game_date = '2025-10-31'``; "who won the most games" became ``season = 2023``. Questions that say "this
     season", "last year" or "the latest" leave the year to the query; so do years an earlier turn, an example or
     the data hints gave."""
-    tree = parse_duckdb(sql)
+    tree = sql_tree(sql)
     if tree is None or _RELATIVE.search(question):
         return None
     given = question + " " + facts.given
@@ -143,12 +144,11 @@ def table_not_asked_about(question: str, sql: str, df, facts: Facts) -> str | No
         return None
     from duckask.utils.schema.terms import question_terms
 
-    reads = resolve(sql)
-    read = [t.name for t in reads.tables if t.name in facts.tables] if reads else []
+    tree = sql_tree(sql)
+    read = [t for t in map(fold, base_tables(tree)) if t in facts.tables]
     asked = set(question_terms(question))
     if not read or any(facts.tables[t][1] & asked for t in read):
         return None
-    tree = parse_duckdb(sql)
     if tree is not None and any(lit.lower() in question.lower() for lit in _literals(tree) if len(lit) > 2):
         return None               # it compares a value the question says: tied through the data
     named = sorted(t for t, (name, _) in facts.tables.items() if name and name <= asked and t not in read)
@@ -166,13 +166,13 @@ def _one_season(sql: str, facts: Facts, years: set[str]) -> bool:
     index = facts.values
     if index is None:
         return False
-    reads = resolve(sql)
-    if reads is None:
+    tree = sql_tree(sql)
+    if tree is None:
         return False
     stated = {int(y) for y in years}
-    for table in reads.tables:
-        for column in index.time_columns(table.name):
-            span = index.span(table.name, column)
+    for table in map(fold, base_tables(tree)):
+        for column in index.time_columns(table):
+            span = index.span(table, column)
             if span is None:
                 return False
             low, high, dated = span
@@ -194,7 +194,7 @@ def constraint_dropped(question: str, sql: str, df, facts: Facts) -> str | None:
         if not any(f in text for f in forms) and not _one_season(sql, facts, forms):
             return (f"The question states the year {year}, but the query never uses it; add the condition on "
                     f"{year}.")
-    tree = parse_duckdb(sql)
+    tree = sql_tree(sql)
     if tree is not None and any(isinstance(e.expression, exp.Literal) and not e.expression.is_string
                                 and isinstance(e.this, exp.Column) and re.search(r"(^|_)id$", e.this.name, re.I)
                                 for e in tree.find_all(exp.EQ)):
@@ -273,7 +273,7 @@ def literal_not_a_value(question: str, sql: str, df, facts: Facts) -> str | None
     index = facts.values
     if index is None:
         return None
-    tree = parse_duckdb(sql)
+    tree = sql_tree(sql)
     if tree is None:
         return None
     from duckask.utils.schema.value_index import nearest
@@ -376,7 +376,7 @@ def year_outside_span(question: str, sql: str, df, facts: Facts) -> str | None:
     index = facts.values
     if index is None or not hasattr(index, "span"):
         return None
-    tree = parse_duckdb(sql)
+    tree = sql_tree(sql)
     if tree is None or not _nothing(df):
         return None
     for column, ranges, said in _years_asked(tree):

@@ -22,14 +22,11 @@ from __future__ import annotations
 
 import re
 
-import sqlglot
-from sqlglot import exp
-
 from duckask.utils.db.ast import parse, span, walk
+from duckask.utils.db.tree import sql_tree
 from duckask.utils.sql.edit import replace_spans, top_level
 from duckask.utils.sql.facts import SchemaFacts
 
-_D = "duckdb"
 _UNITS = {"year", "yy", "yyyy", "quarter", "qq", "month", "mm", "m", "week", "wk", "ww", "day", "dd", "d", "dayofyear",
           "hour", "hh", "minute", "mi", "n", "second", "ss", "s", "millisecond", "ms", "microsecond", "weekday", "dw"}
 _UNIT_NAMES = {"yy": "year", "yyyy": "year", "qq": "quarter", "mm": "month", "m": "month", "wk": "week", "ww": "week",
@@ -42,13 +39,6 @@ _MYSQL = {"%i": "%M", "%M": "%B", "%s": "%S", "%W": "%A", "%h": "%I", "%k": "%-H
 _PG = [("YYYY", "%Y"), ("HH24", "%H"), ("HH12", "%I"), ("Month", "%B"), ("MONTH", "%B"), ("Mon", "%b"),
        ("Day", "%A"), ("DAY", "%A"), ("Dy", "%a"), ("YY", "%y"), ("MM", "%m"), ("DD", "%d"), ("HH", "%I"),
        ("MI", "%M"), ("SS", "%S"), ("AM", "%p"), ("PM", "%p")]
-
-
-def _read(sql: str) -> exp.Expr | None:
-    try:
-        return sqlglot.parse_one(sql, read=_D)
-    except sqlglot.errors.SqlglotError:
-        return None
 
 
 def split_args(call: str) -> tuple[str, list[str]] | None:
@@ -189,7 +179,7 @@ def random_order_sample(sql: str, facts: SchemaFacts) -> str:
     if not m or re.search(r"(?i)\b(GROUP\s+BY|UNION|INTERSECT|EXCEPT|QUALIFY|HAVING)\b", sql[:m.start()]):
         return sql
     fixed = f"{sql[:m.start()]} USING SAMPLE {m.group(1)} ROWS"
-    return fixed if _read(fixed) is not None else sql
+    return fixed if sql_tree(fixed) is not None else sql
 
 
 #: Run in this order before tidy's own rules.

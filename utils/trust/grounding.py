@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from duckask.utils.db.tree import sql_tree
 from duckask.utils.schema.terms import STOP, split_ident
 from duckask.utils.schema.value_index import ValueIndex
 from duckask.utils.sql import answer_checks as ac
@@ -50,7 +51,7 @@ def facts_for(catalog, db, shared: Turn) -> tuple[ac.Facts, str | None]:
 def literals_verified(sql: str, index) -> bool | None:
     """Whether every text literal compared with ``=``/``IN`` on an indexed column is one of its values (None: no
     such literal)."""
-    tree = ac.parse_duckdb(sql) if index is not None else None
+    tree = sql_tree(sql) if index is not None else None
     if tree is None:
         return None
     seen = False

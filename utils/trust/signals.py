@@ -16,16 +16,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from duckask.utils.db.ast import base_tables, parse, walk
+from duckask.utils.db.tree import nested_selects, sql_tree, table_names
 
 
 def query_shape(sql: str) -> dict[str, int]:
-    """Base tables read and SELECTs nested inside the outer one (0 when the SQL does not parse)."""
-    node = parse(sql or "")
-    if node is None:
-        return {"tables": 0, "nested": 0}
-    selects = sum(1 for d in walk(node) if d.get("type") == "SELECT_NODE")
-    return {"tables": len(base_tables(node)), "nested": max(0, selects - 1)}
+    """Tables read (a CTE read counts as one) and SELECTs nested inside the outer one (0 when it does not parse)."""
+    tree = sql_tree(sql)
+    return {"tables": len(table_names(tree)), "nested": nested_selects(tree)}
 
 
 def _certainty(attempts: list[dict]) -> dict[str, float]:
