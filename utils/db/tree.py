@@ -12,16 +12,25 @@ parse gives.
 """
 from __future__ import annotations
 
+import functools
+
 import sqlglot
 from sqlglot import exp
 
 
-def sql_tree(sql: str | None) -> exp.Expr | None:
-    """sqlglot's tree of the first statement of ``sql`` in DuckDB's dialect, or None when it does not parse."""
+@functools.lru_cache(maxsize=256)
+def _parsed(sql: str) -> exp.Expr | None:
     try:
-        return sqlglot.parse_one(sql or "", read="duckdb")
+        return sqlglot.parse_one(sql, read="duckdb")
     except (sqlglot.errors.SqlglotError, ValueError, RecursionError):
         return None
+
+
+def sql_tree(sql: str | None) -> exp.Expr | None:
+    """sqlglot's tree of the first statement of ``sql`` in DuckDB's dialect, or None when it does not parse. The
+    checks read one query many times: it is parsed once and each caller gets its own copy."""
+    tree = _parsed(sql or "")
+    return tree.copy() if tree is not None else None
 
 
 def _nodes(tree: exp.Expr | None):
