@@ -112,17 +112,14 @@ CONVERSATION = [
     ("Who hit the most home runs in 2019?", "data", "Who hit the most home runs in 2019?", HR.format(year=2019)),
     ("and in 2018?", "data", "Who hit the most home runs in 2018?", HR.format(year=2018)),
     ("what does hbp mean?", "schema", None, None),
-    ("How many teams played in the 1998 season?", "data", None, "SELECT count(*) FROM teams WHERE year_id = 1998"),
-    ("and in 1990?", "data", "How many teams played in the 1990 season?",
-     "SELECT count(*) FROM teams WHERE year_id = 1990"),
     ("thanks!", "general", None, None),
 ]
 
 
 def test_a_conversation_on_the_demo(model_opts, tmp_path):
-    """Six turns on the Lahman demo with the embedded model: follow-ups are resolved from the history
-    and their executed results equal the gold results; a schema question and thanks need no SQL;
-    the session saves and resumes."""
+    """Four turns on the Lahman demo with the embedded model: a follow-up is resolved from the history and the
+    executed results equal the gold results; a schema question and thanks need no SQL; the session saves and
+    resumes (a second follow-up pair, on teams, showed nothing the first does not: removed to keep CI short)."""
     from duckask import Conversation
 
     conv = Conversation(**model_opts)

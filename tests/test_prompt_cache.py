@@ -94,6 +94,42 @@ def test_size_bound_evicts_the_least_recently_used(tmp_path):
     assert s.write([9], b"s" * (s.capacity + 1)) is None   # larger than the whole cache: not kept
 
 
+class _Context:
+    """What ``PromptStates.remember`` reads of a llama.cpp context: its tokens."""
+
+    def __init__(self):
+        self.input_ids, self.n_tokens = np.zeros(64, dtype=np.int32), 0
+
+    def holds(self, tokens: list[int]) -> _Context:
+        self.input_ids[: len(tokens)], self.n_tokens = tokens, len(tokens)
+        return self
+
+
+def test_the_ram_tier_keeps_to_its_bound_least_recently_used_first(monkeypatch):
+    from duckask.utils.llm import decode
+
+    monkeypatch.setattr(decode, "_state_bytes", lambda llama: b"s" * 1000)
+    ctx = _Context()
+    states = decode.PromptStates(ctx, ram_bytes=2500, disk=None)
+    one_state = 1000 + 4 * 10                                # the state and its ten int32 tokens
+    for first in (1, 2, 3):
+        ctx.holds([first] * 10)
+        states.remember()
+    assert [int(t[0]) for t, _ in states.ram.values()] == [2, 3]     # 1 was the least recently used
+    ctx.holds([2] * 10)
+    states.remember()                                        # remembered again: now the most recent
+    ctx.holds([4] * 10)
+    states.remember()
+    assert [int(t[0]) for t, _ in states.ram.values()] == [2, 4]
+    assert sum(len(s) + t.nbytes for t, s in states.ram.values()) == 2 * one_state <= states.ram_bytes
+    states.ram_bytes = one_state - 1                         # one state alone is over the bound: none is kept
+    states.remember()
+    assert not states.ram
+    states.ram_bytes = 0                                     # the tier off
+    states.remember()
+    assert not states.ram
+
+
 def _writer(folder: str, worker: int) -> None:
     s = PromptStateStore(folder, "m1", 50_000_000)
     for i in range(40):
@@ -135,8 +171,9 @@ def test_lookup_draft_continues_the_latest_earlier_occurrence():
 _model = embedded_model_path
 
 
-def _prompts() -> list[list[dict]]:
-    """SQLGenerator prompts on the demo database, as the graph builds them (recorded by rendering)."""
+def _prompts(schema_chars: int = 2500) -> list[list[dict]]:
+    """SQLGenerator prompts on the demo database, as the graph builds them (recorded by rendering), the schema cut
+    at ``schema_chars``."""
     from duckask.nodes.sql_generator import build_messages
     from duckask.utils.api import prepare
     from duckask.utils.schema.ddl import render_schema
@@ -146,7 +183,7 @@ def _prompts() -> list[list[dict]]:
     for tables, q in [(["people", "batting"], "Who hit the most home runs in 2019?"),
                       (["teams"], "How many teams played in the 2019 season?"),
                       (["people", "hall_of_fame"], "Which players were inducted into the Hall of Fame in 1936?")]:
-        out.append(build_messages(render_schema(prep.catalog, tables)[:2500], q, [], None))
+        out.append(build_messages(render_schema(prep.catalog, tables)[:schema_chars], q, [], None))
     return out
 
 
@@ -171,7 +208,7 @@ def _child(cache: Path, model: str, msgs, stable) -> dict:
 @pytest.mark.model
 def test_a_state_outlives_the_process_and_a_corrupt_one_is_rebuilt(tmp_path):
     model = _model()
-    msgs = _prompts()[0]
+    msgs = _prompts(schema_chars=600)[0]     # a short prompt: each of the three processes reads it again
     stable = msgs[-1]["content"].split("Question:")[0]
     first = _child(tmp_path, model, msgs, stable)
     files = list((tmp_path / "prompt-states").glob("*/*.state"))
@@ -197,23 +234,17 @@ def test_prompt_lookup_decoding_gives_the_plain_greedy_text(tmp_path):
     backend = LocalBackend(load_settings(model_path=_model(), cache_dir=str(tmp_path)))
     llama = backend.llama
     stops = ["```", "<|im_end|>", "<|endoftext|>"]
-    prompts = _prompts()
-    for msgs in prompts[:1]:        # a join's 96 tokens (each prompt more cost minutes in CI and showed nothing new)
-        tokens = llama.tokenize(render_chatml(msgs, "```sql\n").encode(), add_bos=False, special=True)
-        texts = []
-        for draft in (0, 8):
-            llama.reset()
-            texts.append(greedy_generate(llama, tokens, 0, max_tokens=96, stops=stops, draft=draft)[0])
+    msgs = _prompts()[0]            # a join's 96 tokens (each prompt more cost minutes in CI and showed nothing new)
+    tokens = llama.tokenize(render_chatml(msgs, "```sql\n").encode(), add_bos=False, special=True)
+    texts = []
+    for draft in (0, 8):            # each from a fresh context: the same prompt processed the same way
         llama.reset()
-        ref = llama.create_completion(tokens, max_tokens=96, temperature=0.0, top_k=1, stop=stops)
-        assert texts[0] == texts[1] == ref["choices"][0]["text"]
-        assert "SELECT" in texts[0].upper()
-    # the RAM tier stays within its bound however many states it is given
-    backend.states.ram_bytes = 80_000_000
-    for _ in range(2):
-        backend.complete(prompts[1], node="SQLGenerator", max_tokens=8)
-        backend.complete(prompts[2], node="SQLGenerator", max_tokens=8)
-    assert sum(len(s) + t.nbytes for t, s in backend.states.ram.values()) <= 80_000_000
+        texts.append(greedy_generate(llama, tokens, 0, max_tokens=96, stops=stops, draft=draft)[0])
+    llama.reset()
+    ref = llama.create_completion(tokens, max_tokens=96, temperature=0.0, top_k=1, stop=stops)
+    assert texts[0] == texts[1] == ref["choices"][0]["text"]
+    assert "SELECT" in texts[0].upper()
+    # the RAM tier's bound: test_the_ram_tier_keeps_to_its_bound_least_recently_used_first (no model needed)
 
 
 @pytest.mark.model
@@ -221,11 +252,11 @@ def test_duckask_warm_on_the_demo(tmp_path):
     model = _model()
     env = clean_env(tmp_path, DUCKASK_MODEL_PATH=model)
     cli = str(Path(sys.executable).with_name("duckask"))
-    p = subprocess.run([cli, "warm", "--limit", "3"], capture_output=True, text=True, env=env, timeout=900)
+    p = subprocess.run([cli, "warm", "--limit", "2"], capture_output=True, text=True, env=env, timeout=900)
     assert p.returncode == 0, p.stderr[-2000:]
-    assert "warmed 3 prompt prefixes (3 new" in p.stdout
-    assert len(list((tmp_path / "prompt-states").glob("*/*.state"))) == 3
-    again = subprocess.run([cli, "warm", "--limit", "3"], capture_output=True, text=True, env=env, timeout=900)
+    assert "warmed 2 prompt prefixes (2 new" in p.stdout           # the plan's catalog and the commonest schema
+    assert len(list((tmp_path / "prompt-states").glob("*/*.state"))) == 2
+    again = subprocess.run([cli, "warm", "--limit", "2"], capture_output=True, text=True, env=env, timeout=900)
     assert "(0 new" in again.stdout
     # a question then starts from a stored state
     r = subprocess.run([cli, "ask", "--json", "Who hit the most home runs in 2019?"], capture_output=True,
