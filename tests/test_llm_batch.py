@@ -53,7 +53,7 @@ def test_a_batch_gives_k_drafts_the_same_for_the_same_seeds(backend):
     msgs = _prompts()[0]
     tokens = _tokens(llama, msgs)
     llama.reset()
-    greedy = greedy_generate(llama, tokens, 0, max_tokens=96, stops=STOPS, draft=0)[0]
+    greedy = greedy_generate(llama, tokens, 0, max_tokens=48, stops=STOPS, draft=0)[0]
 
     replies = backend.complete_many(msgs, node="SQLGenerator", n=4, prefix="```sql\n", stop=["```"],
                                     max_tokens=48, temperature=0.7, seed=1)
@@ -69,4 +69,4 @@ def test_a_batch_gives_k_drafts_the_same_for_the_same_seeds(backend):
     # the drafts left nothing behind: the context holds the prompt, and greedy decoding is unchanged
     assert llama.n_tokens == len(tokens)
     llama.reset()
-    assert greedy_generate(llama, tokens, 0, max_tokens=96, stops=STOPS, draft=0)[0] == greedy
+    assert greedy_generate(llama, tokens, 0, max_tokens=48, stops=STOPS, draft=0)[0] == greedy
