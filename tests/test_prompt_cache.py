@@ -100,9 +100,8 @@ class _Context:
     def __init__(self):
         self.input_ids, self.n_tokens = np.zeros(64, dtype=np.int32), 0
 
-    def holds(self, tokens: list[int]) -> _Context:
+    def holds(self, tokens: list[int]) -> None:
         self.input_ids[: len(tokens)], self.n_tokens = tokens, len(tokens)
-        return self
 
 
 def test_the_ram_tier_keeps_to_its_bound_least_recently_used_first(monkeypatch):

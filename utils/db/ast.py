@@ -1,11 +1,10 @@
 """DuckDB's own parser, read as JSON: the engine's own reading of a query (security reads) and the offsets the in-place
 rules edit at.
 
-It serves the two jobs sqlglot's tree (``db.tree``, where every reading of a query's meaning starts) cannot do.
-What a query may touch is decided by the engine's own reading (``db.reads``, ``db.safety``, ``statement_types`` for
-the tiers and the router), never by a dialect's guess; and the in-place rules and repairs (``sql.tidy``,
-``sql.habits``, ``sql.repair``, ``sql.join_repair``) edit the model's text at the character offsets only this parse
-gives, so the model's spelling and layout are kept.
+Every reading of a query's meaning starts from sqlglot's tree (``db.tree``); this parse does the two jobs that tree
+cannot: what a query may touch is decided by the engine's own reading (``db.reads``, ``db.safety``,
+``statement_types``), never by a dialect's guess, and the in-place rules (``sql.tidy``, ``sql.habits``,
+``sql.repair``, ``sql.join_repair``) edit the model's text at offsets only this parse gives, keeping its spelling.
 
 ``parse(sql)`` is the first statement's top query node from ``json_serialize_sql`` (None when DuckDB
 cannot parse it); ``walk(node)`` yields every dict below a node; ``span(sql, node)`` is the text a

@@ -1,14 +1,9 @@
-"""sqlglot's tree of a DuckDB query: the one tree duckask reads a query's meaning from.
+"""sqlglot's tree of a DuckDB query: the one tree duckask reads a query's meaning from (the checks, the grounding,
+the templates, the examples, the trust signals, the descriptions, a model's reads).
 
-Every reader of what a query means starts at ``sql_tree``: the checks and the grounding (``sql.*_checks``), the
-templates and the examples (``knowledge``), the trust signals, the descriptions (``sql.describe``) and what a model
-reads (``db.models``). DuckDB's own parse (``db.ast``) is kept for the two jobs sqlglot cannot do, and for no
-reading of meaning: what a query may touch is decided by the engine's own reading (``db.reads``, ``db.safety``,
-``statement_types``: a dialect's guess is no security boundary), and the in-place rules (``sql.tidy``,
-``sql.habits``, ``sql.repair``, ``sql.join_repair``) edit the model's text at the character offsets only DuckDB's
-parse gives.
-
-``sql_tree(sql)`` is a fresh tree each call (a caller may edit it), None when sqlglot cannot read the text.
+DuckDB's own parse (``db.ast``) stays only for security reads and the in-place rules' offsets (why: its docstring
+and docs/design.md, "Layers"; an import contract in pyproject.toml holds who may import it). ``sql_tree(sql)`` is a
+fresh tree each call (a caller may edit it), None when sqlglot cannot read the text.
 """
 from __future__ import annotations
 

@@ -27,8 +27,7 @@ from collections.abc import Callable
 import pandas as pd
 from sqlglot import exp
 
-from duckask.utils.db import tree
-from duckask.utils.db.tree import sql_tree
+from duckask.utils.db.tree import aggregates, base_tables, sql_tree
 from duckask.utils.lexicon import SUPERLATIVES, one_of
 from duckask.utils.schema.terms import split_ident, stem
 from duckask.utils.sql import answer_checks as ac
@@ -74,7 +73,7 @@ def _shape(sql: str) -> tuple[set[str], bool, bool]:
     grouped = isinstance(node, exp.Describe | exp.Summarize) or any(
         isinstance(n, exp.Group | exp.Pivot) for n in node.walk())      # GROUP BY ..., GROUP BY ALL, PIVOT
     partitioned = any(isinstance(n, exp.Window) and n.args.get("partition_by") for n in node.walk())
-    return tree.aggregates(node, _AGGREGATES), grouped, partitioned
+    return aggregates(node, _AGGREGATES), grouped, partitioned
 
 
 def no_rows(question: str, sql: str, df, facts: Facts) -> str | None:
@@ -137,7 +136,7 @@ def per_group_without_grouping(question: str, sql: str, df, facts: Facts) -> str
     word = _group_word(question, facts.names)
     if word is None or len(df) != 1 or _SUPERLATIVE.search(question):
         return None
-    if stem(word.lower()) in {w for t in tree.base_tables(sql_tree(sql)) for w in split_ident(t)}:
+    if stem(word.lower()) in {w for t in base_tables(sql_tree(sql)) for w in split_ident(t)}:
         return None           # "the average total per order" over the orders table: one row per order already
     calls, grouped, partitioned = _shape(sql)
     if not calls or grouped or partitioned:
