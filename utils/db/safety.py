@@ -19,12 +19,9 @@ from typing import Protocol
 import duckdb
 
 from duckask.utils.db.binder import Bound
+from duckask.utils.db.errors import UnsafeSQLError
 from duckask.utils.db.quoting import quote_ident
 from duckask.utils.db.reads import TableRef, resolve
-
-
-class UnsafeSQLError(ValueError):
-    """The statement was refused; the message says why."""
 
 
 _ALLOWED = {duckdb.StatementType.SELECT}
