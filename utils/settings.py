@@ -137,6 +137,11 @@ class Settings:
     """The safe executor's wall-clock limit per query."""
     row_cap: int = 1000
     """Rows fetched at most."""
+    result_bytes: int = 16_000_000
+    """Bytes a result may hold at most (its cells' text and bytes, summed): the fetch stops there, and the result
+    says truncated and why."""
+    cell_bytes: int = 1_000_000
+    """Bytes one value may hold at most: a longer one is cut, ending in `… [cut: N bytes]`."""
     memory_limit: str = "2GB"
     """DuckDB memory limit of the connection."""
     allow_writes: bool = False
@@ -167,6 +172,8 @@ class Settings:
     export_row_cap: int = 1_000_000
     """Rows a file export may hold: a result cut by `row_cap` is run again up to this many rows for `--out`,
     `/export`, `to_file` and the page's download."""
+    export_bytes: int = 1_000_000_000
+    """Bytes a file export may hold (as `result_bytes` for an answer)."""
     # Delivery by email (SMTP)
     smtp_host: str | None = None
     """The SMTP server that `--email` / `/email` / `Result.email()` deliver through."""

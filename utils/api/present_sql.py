@@ -15,7 +15,7 @@ def outcome_json(out, max_rows: int | None = None) -> dict[str, Any]:
 
     d: dict[str, Any] = {"status": out.status, "sql": out.sql, "error": out.error, "ms": round(out.ms, 1)}
     if out.ok:
-        d.update(columns=[str(c) for c in out.df.columns], truncated=out.truncated, row_count=len(out.df),
+        d.update(columns=[str(c) for c in out.df.columns], truncated=out.truncated, cut=out.cut, row_count=len(out.df),
                  rows=rows_json(out.df, max_rows), chart=choose_chart(out.df))
     return d
 
@@ -27,4 +27,5 @@ def outcome_text(out, max_rows: int = 20) -> tuple[str, str]:
     if len(out.df) == 0:
         return f"(no rows; columns: {', '.join(map(str, out.df.columns))})", ""
     more = f"... {len(out.df)}{'+' if out.truncated else ''} rows" if len(out.df) > max_rows or out.truncated else ""
+    more = "; ".join(filter(None, [more, f"truncated: {out.cut}" if out.cut else ""]))
     return nulls_shown(out.df.head(max_rows)).to_string(index=False), more

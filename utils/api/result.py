@@ -161,7 +161,8 @@ class Result:
         from duckask.utils.delivery.export import ExportError
 
         settings = self.settings or load_settings()
-        out = open_database(self.db, settings).run(self.sql, row_cap=settings.export_row_cap)
+        out = open_database(self.db, settings).run(self.sql, row_cap=settings.export_row_cap,
+                                                   result_bytes=settings.export_bytes)
         if not out.ok:
             raise ExportError(f"the query could not be run again for all its rows: {out.error}")
         if out.truncated:

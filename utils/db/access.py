@@ -260,22 +260,33 @@ class ScopedDatabase:
             return (f"refused: this names the type {', '.join(shown(t) for t in types)}, and {self.reader.name}'s "
                     "allowlist covers tables, not the database's types; compare with plain text instead")
         denied = outside(self.reader, reads.tables, self._database.catalog)
-        if not denied:
-            bound = scope.bind(sql)
-            if bound is not None:
-                allowed = self._allowed_scans(scope)
-                denied = sorted({shown(".".join(t[1:])) for t in bound.tables if t not in allowed})
         if denied:
-            return (f"refused: this needs {', '.join(denied)}, which {self.reader.name} ({self.reader.role}) may "
-                    f"not read; readable: {', '.join(sorted(shown(t) for t in self.reader.tables or [])) or 'none'}")
-        return None
+            return self._denied(denied)
+        bound = scope.bind(sql)
+        return self.unreadable(bound, scope) if bound is not None else None
+
+    def unreadable(self, bound, scope) -> str | None:
+        """Why a statement DuckDB's binder bound as ``bound`` (a query, or a write: its card) scans a table this
+        user may not read, or None."""
+        allowed = self._allowed_scans(scope)
+        denied = sorted({shown(".".join(t[1:])) for t in bound.tables if t not in allowed})
+        return self._denied(denied) if denied else None
+
+    def _denied(self, denied: list[str]) -> str:
+        return (f"refused: this needs {', '.join(denied)}, which {self.reader.name} ({self.reader.role}) may "
+                f"not read; readable: {', '.join(sorted(shown(t) for t in self.reader.tables or [])) or 'none'}")
 
     def run(self, sql: str, **options):
         from duckask.utils.db.database import QueryOutcome
 
-        why = self.refusal(sql)
+        with self._database.scope() as scope:
+            why = self._refusal(sql, scope)
+            readable = None if self.reader.tables is None else \
+                {t[2] for t in self._allowed_scans(scope) if t[:2] == (self._database.catalog, "main")}
         if why:
             return QueryOutcome(sql=sql, status="refused", error=why)
+        if self._database.live:             # the engine's tree is checked against this user's tables too
+            options["readable"] = readable
         return self._database.run(sql, **options)
 
     def _allowed_scans(self, scope) -> set[Qualified]:

@@ -108,6 +108,21 @@ def bind(cur: duckdb.DuckDBPyConnection, sql: str) -> Bound | None:
     return Bound(frozenset(tables), frozenset(functions), tuple(writes))
 
 
+def bind_error(cur: duckdb.DuckDBPyConnection, sql: str) -> str | None:
+    """What DuckDB's binder says is wrong with ``sql`` on ``cur`` (a column or type the catalog lacks), or None when
+    it binds. A live source sends nothing its catalog cannot bind: the engine would read such a name otherwise
+    (``user``, a system column, an ``oid`` cast)."""
+    try:
+        row = cur.execute("SELECT json_serialize_plan(?::VARCHAR)", [sql]).fetchone()
+        doc = json.loads(row[0]) if row else {}
+    except (duckdb.Error, ValueError, RecursionError) as e:
+        return f"the catalog cannot bind it: {str(e).splitlines()[0]}"
+    if isinstance(doc, dict) and doc.get("error"):
+        message = " ".join(str(doc.get("error_message") or "it does not bind").split())
+        return f"{str(doc.get('error_type') or 'binder').title()} Error: {message}"
+    return None
+
+
 def user_table_names(cur: duckdb.DuckDBPyConnection) -> frozenset[str]:
     """The bare names of the database's tables and views (models' TEMP views too), folded."""
     return frozenset(fold(n) for (n,) in cur.execute(

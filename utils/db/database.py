@@ -7,8 +7,8 @@ file the same way, with a ``live.LiveEngine`` that ``Database.run`` hands each c
 
 Every connection has ``enable_external_access=false`` (no read_csv/read_text/COPY/ATTACH of files),
 a memory limit and ``lock_configuration=true`` (no SET/PRAGMA can undo it). ``Database.run`` adds the
-statement allowlist (``duckask.utils.db.safety``), a wall-clock timeout that interrupts the query, and a
-row cap.
+statement allowlist (``duckask.utils.db.safety``), a wall-clock timeout that interrupts the query, a row cap
+and a byte budget (``outcome.fetch_within``: ``result_bytes`` a result, ``cell_bytes`` a value).
 """
 from __future__ import annotations
 
@@ -26,10 +26,11 @@ from tenacity import retry, retry_if_exception, stop_after_delay, wait_random
 
 from duckask.utils.config import Settings, load_settings
 from duckask.utils.db import remote
-from duckask.utils.db.binder import ConnectionScope, catalog_of, user_table_names
+from duckask.utils.db.binder import ConnectionScope, bind_error, catalog_of, user_table_names
+from duckask.utils.db.lexing import one_reading
 from duckask.utils.db.live import LiveEngine
 from duckask.utils.db.models import ModelError, build_views, models_for, models_stamp
-from duckask.utils.db.outcome import QueryOutcome, dedupe
+from duckask.utils.db.outcome import Budget, QueryOutcome, dedupe, fetch_within
 from duckask.utils.db.quoting import quote_ident
 from duckask.utils.db.reads import fold
 from duckask.utils.db.safety import UnsafeSQLError, check_sql
@@ -140,6 +141,11 @@ class Database:
         """Whether queries run in the source's engine (``source_mode: live``) rather than in this file."""
         return self.engine is not None
 
+    def unreadable(self, bound, scope) -> str | None:
+        """Why a bound statement scans a table its asker may not read: never, without an allowlist
+        (``ScopedDatabase`` has one)."""
+        return None
+
     #: Who the answers of this object are for, in caches that hold what a query returned (every reader: "").
     scope_key = ""
 
@@ -156,19 +162,29 @@ class Database:
             return str(e)
         return None
 
-    def run(self, sql: str, *, timeout_s: float | None = None, row_cap: int | None = None) -> QueryOutcome:
-        """Run one untrusted query; never raises for SQL problems, the outcome says what happened."""
+    def run(self, sql: str, *, timeout_s: float | None = None, row_cap: int | None = None,
+            readable: set[str] | None = None, result_bytes: int | None = None) -> QueryOutcome:
+        """Run one untrusted query; never raises for SQL problems, the outcome says what happened. ``readable``: on
+        a live source, the tables (folded local names) the asker may read, checked again on the engine's tree
+        (``ScopedDatabase`` passes its user's; None: every table)."""
         timeout_s = self.settings.timeout_s if timeout_s is None else timeout_s
         row_cap = self.settings.row_cap if row_cap is None else row_cap
+        budget = Budget(row_cap, self.settings.result_bytes if result_bytes is None else result_bytes,
+                        self.settings.cell_bytes)
         t0 = time.perf_counter()
         with self.cursor() as cur:
             try:
+                if self.engine is not None:     # one reading: the checks read the text the engine is sent
+                    sql = one_reading(sql)
                 stmt = check_sql(sql, ConnectionScope(cur, self.catalog))     # bound on the cursor it runs on
             except UnsafeSQLError as e:
                 return QueryOutcome(sql=sql, status="refused", error=str(e))
             if self.engine is not None:         # checked here, run there
+                unbound = bind_error(cur, stmt)
+                if unbound:                     # what the catalog cannot bind is not sent on its parse alone
+                    return QueryOutcome(sql=stmt, status="error", error=unbound)
                 return self.engine.run(stmt, {m.name: m.sql for m in self.models}, timeout_s=timeout_s,
-                                       row_cap=row_cap, t0=t0)
+                                       budget=budget, t0=t0, readable=readable)
             timed_out = threading.Event()
 
             def interrupt() -> None:
@@ -181,7 +197,7 @@ class Database:
             try:
                 res = cur.execute(stmt)
                 cols = [d[0] for d in (res.description or [])]
-                rows = res.fetchmany(row_cap + 1)
+                rows, truncated, cut = fetch_within(res.fetchmany, budget)
             except duckdb.Error as e:
                 ms = (time.perf_counter() - t0) * 1000
                 if timed_out.is_set():
@@ -196,9 +212,8 @@ class Database:
                                     ms=ms)
             finally:
                 timer.cancel()
-        truncated = len(rows) > row_cap
-        df = pd.DataFrame.from_records(rows[:row_cap], columns=dedupe(cols))
-        return QueryOutcome(sql=stmt, status="ok", df=df, truncated=truncated,
+        df = pd.DataFrame.from_records(rows, columns=dedupe(cols))
+        return QueryOutcome(sql=stmt, status="ok", df=df, truncated=truncated, cut=cut,
                             ms=(time.perf_counter() - t0) * 1000)
 
     def close(self) -> None:

@@ -31,8 +31,10 @@ import sqlglot
 from sqlglot import exp
 
 from duckask.utils.db import adbc_source, live_sql, remote
+from duckask.utils.db.lexing import one_reading
 from duckask.utils.db.live_catalog import cancel
-from duckask.utils.db.outcome import QueryOutcome, dedupe
+from duckask.utils.db.errors import UnsafeSQLError
+from duckask.utils.db.outcome import Budget, QueryOutcome, dedupe, fetch_within
 from duckask.utils.redaction import redact_error
 
 POOL = 4                          # idle connections kept per source and process
@@ -63,6 +65,7 @@ class LiveEngine:
             with contextlib.closing(conn.cursor()) as cur:
                 cur.execute("SET default_transaction_read_only = on")
                 cur.execute("SET application_name = 'duckask'")
+                cur.execute("SET standard_conforming_strings = on")    # strings as DuckDB's lexer (and lexing) read them
         return conn
 
     @contextlib.contextmanager
@@ -103,18 +106,23 @@ class LiveEngine:
         return "ROLLBACK" if self.dialect.scheme in ("postgresql", "sqlite") else None
 
     # ---------------------------------------------------------------- reads
-    def to_engine(self, sql: str, models: dict[str, str]) -> str:
-        return live_sql.to_engine(sql, self.dialect.scheme, self.names, models)
+    def to_engine(self, sql: str, models: dict[str, str], readable: set[str] | None = None) -> str:
+        """``sql`` as the engine runs it (``live_sql.to_engine``); ``readable``: the local tables the asker may read
+        (None: every one)."""
+        allowed = None if readable is None else {v for k, v in self.names.items() if k.lower() in readable}
+        return live_sql.to_engine(sql, self.dialect.scheme, self.names, models, allowed)
 
-    def run(self, stmt: str, models: dict[str, str], *, timeout_s: float, row_cap: int, t0: float) -> QueryOutcome:
-        """``stmt`` (checked, DuckDB's dialect) run in the engine; never raises for SQL problems."""
+    def run(self, stmt: str, models: dict[str, str], *, timeout_s: float, budget: Budget, t0: float,
+            readable: set[str] | None = None) -> QueryOutcome:
+        """``stmt`` (checked, DuckDB's dialect) run in the engine; never raises for SQL problems. ``readable``: the
+        local tables (folded names) the asker may read, checked again on the engine's tree (None: every one)."""
         try:
-            engine_sql = self.to_engine(stmt, models)
+            engine_sql = self.to_engine(stmt, models, readable)
         except live_sql.EngineRefusal as e:
             return QueryOutcome(sql=stmt, status="refused", error=str(e))
         except live_sql.EngineError as e:
             return QueryOutcome(sql=stmt, status="error", error=str(e))
-        limited = f"SELECT * FROM ({engine_sql}) AS duckask_rows LIMIT {int(row_cap) + 1}"
+        limited = f"SELECT * FROM ({engine_sql}) AS duckask_rows LIMIT {int(budget.rows) + 1}"
         fired = threading.Event()
         try:
             with self._connection() as conn, contextlib.closing(conn.cursor()) as cur:
@@ -129,7 +137,9 @@ class LiveEngine:
                     for s in self._begin(timeout_s):
                         cur.execute(s)
                     cur.execute(limited)
-                    table = _read_capped(cur.fetch_record_batch(), row_cap + 1)
+                    reader = cur.fetch_record_batch()
+                    cols = dedupe([f.name for f in reader.schema])
+                    rows, truncated, cut = fetch_within(_rows_of(reader), budget)
                 finally:
                     timer.cancel()
                     self._finish(cur)
@@ -137,11 +147,8 @@ class LiveEngine:
             if isinstance(e, (KeyboardInterrupt, SystemExit)):
                 raise
             return self._failed(stmt, engine_sql, e, timeout_s, fired.is_set(), t0)
-        cols = dedupe([f.name for f in table.schema])
-        rows = list(zip(*(_python(table.column(i), table.schema.field(i)) for i in range(table.num_columns))))
-        truncated = len(rows) > row_cap
-        df = pd.DataFrame.from_records(rows[:row_cap], columns=cols)
-        return QueryOutcome(sql=stmt, status="ok", df=df, truncated=truncated, engine_sql=engine_sql,
+        df = pd.DataFrame.from_records(rows, columns=cols)
+        return QueryOutcome(sql=stmt, status="ok", df=df, truncated=truncated, engine_sql=engine_sql, cut=cut,
                             ms=(time.perf_counter() - t0) * 1000)
 
     def _finish(self, cur) -> None:
@@ -169,7 +176,7 @@ class LiveEngine:
         when ``judge(rows)`` returns None (else rolled back, saying why)."""
         try:
             engine_sql = self.write_sql(sql)
-        except (live_sql.EngineRefusal, live_sql.EngineError, sqlglot.errors.SqlglotError) as e:
+        except (UnsafeSQLError, live_sql.EngineError, sqlglot.errors.SqlglotError) as e:
             return "error", None, f"not run: {e}"
         try:
             with self._connection() as conn, contextlib.closing(conn.cursor()) as cur:
@@ -196,25 +203,34 @@ class LiveEngine:
         """A write statement (DuckDB's dialect, its card approved) in the engine's dialect and names; its
         expressions hold only allowed functions (``live_sql``)."""
         write = live_sql.engine_dialect(self.dialect.scheme)
-        tree = sqlglot.parse_one(sql, read="duckdb")
+        tree = sqlglot.parse_one(one_reading(sql), read="duckdb")
         created = {t.name.lower() for t in [tree.find(exp.Table)] if t is not None} if isinstance(tree, exp.Create) \
             else set()                                     # the table a CREATE makes is not the source's yet
-        live_sql.rename_tables(tree, self.names, created | {c.alias_or_name.lower() for c in tree.find_all(exp.CTE)},
-                               alias=False)
+        live_sql.rename_tables(tree, self.names, created, alias=False)
         for node in tree.find_all(exp.Func):
             live_sql.check_function(node, self.dialect.scheme)
-        return tree.sql(dialect=write, unsupported_level=sqlglot.ErrorLevel.RAISE)
+        out = tree.sql(dialect=write, unsupported_level=sqlglot.ErrorLevel.RAISE, comments=False)
+        one_reading(out, write)                            # the engine reads the text sqlglot wrote as sqlglot does
+        return out
 
 
-def _read_capped(reader: pa.RecordBatchReader, most: int) -> pa.Table:
-    """At most ``most`` rows of the stream (the rest is not read)."""
-    batches, n = [], 0
-    for batch in reader:
-        batches.append(batch)
-        n += batch.num_rows
-        if n >= most:
-            break
-    return pa.Table.from_batches(batches, schema=reader.schema).slice(0, most)
+def _rows_of(reader: pa.RecordBatchReader) -> Callable[[int], list[tuple]]:
+    """``fetch(n)`` over the stream's rows, as ``outcome.fetch_within`` reads them: a batch is read from the engine
+    only when the rows before it are taken (the rest of the stream is never read)."""
+    pending: list[tuple] = []
+    batches = iter(reader)
+
+    def fetch(n: int) -> list[tuple]:
+        while len(pending) < n:
+            batch = next(batches, None)
+            if batch is None:
+                break
+            pending.extend(zip(*(_python(batch.column(i), batch.schema.field(i)) for i in range(batch.num_columns))))
+        out = pending[:n]
+        del pending[:n]
+        return out
+
+    return fetch
 
 
 def _python(column: pa.ChunkedArray, field: pa.Field) -> list:

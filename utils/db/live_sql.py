@@ -1,18 +1,26 @@
 """A checked DuckDB query in a live engine's dialect (``source_mode: live``), decided on trees, never on text.
 
-``to_engine(sql, dialect, names, models)`` takes a query ``safety.check_sql`` has already accepted on the
+``to_engine(sql, dialect, names, models, allowed)`` takes a query ``safety.check_sql`` has already accepted on the
 source's local catalog (its shadow file: the same tables, bound by DuckDB's binder) and
 
-1. parses it with sqlglot (DuckDB's dialect); the semantic directory's models, which live only in duckask,
-   become CTEs of the query (``models``: name -> its SQL);
-2. gives every table its name in the engine (``names``: the local name -> (schema, table)): a table that is
-   neither a CTE of the query nor one of the source's tables is refused;
-3. rewrites what the engine reads otherwise (``_portable``: Postgres has no ``round(double, int)``);
-4. writes it in the engine's dialect (sqlglot; what the dialect cannot say is an error, not a guess);
-5. parses the result again in the engine's dialect and checks that tree (``check_engine``): one SELECT, no
-   data-modifying CTE, no table outside the source's, and every function on an allowlist: typed functions
-   sqlglot knows (pure SQL functions), minus a denylist of typed ones with effects, and of the functions sqlglot
-   does not know, only ``SAFE_FUNCTIONS``. ``pg_sleep``, ``pg_read_file``, ``set_config``, ``dblink``,
+1. reads it once (``lexing.one_reading``: the text DuckDB's lexer reads, comments out, which sqlglot must tokenize
+   alike) and parses that with sqlglot (DuckDB's dialect); the semantic directory's models, which live only in
+   duckask, become CTEs of the query (``models``: name -> its SQL);
+2. resolves every table name by scope (``cte_tables``: a bare name is a CTE only where a CTE of that name is in
+   scope, the way the engine resolves it) and gives every other table its name in the engine (``names``: the local
+   name -> (schema, table)), schema-qualified; a CTE and its uses get one quoted spelling, so the engine's case
+   rules cannot part them; a table that is neither a CTE in scope nor one of the source's tables is refused;
+3. rewrites what the engine reads otherwise (``_portable``: Postgres has no ``round(double, int)``, and a column
+   named ``user`` is quoted, since bare it is the engine's ``current_user``);
+4. writes it in the engine's dialect without comments (sqlglot; what the dialect cannot say is an error, not a
+   guess);
+5. reads the result once more in the engine's dialect (``one_reading``: DuckDB's lexer is PostgreSQL's scanner) and
+   checks that tree (``check_engine``): one SELECT, no data-modifying CTE, every bare name a CTE in scope, every
+   table one the asker may read (``allowed``: the asker's allowlist in the engine's names; every table of the source
+   when no allowlist limits the asker), no object-identifier (``oid``, ``reg*``) type, no system column (``ctid``,
+   ``xmin``, ...), no session word (``user``, ``current_role``, ...), and every function on an allowlist: typed
+   functions sqlglot knows (pure SQL functions), minus a denylist of typed ones with effects, and of the functions
+   sqlglot does not know, only ``SAFE_FUNCTIONS``. ``pg_sleep``, ``pg_read_file``, ``set_config``, ``dblink``,
    ``lo_import``, ``nextval``, ``pg_terminate_backend`` and their like never reach the engine.
 
 Every refusal is an ``EngineRefusal`` (an ``UnsafeSQLError``) whose message says what and why; a query the
@@ -24,7 +32,8 @@ import sqlglot
 from sqlglot import exp
 from sqlglot.errors import ErrorLevel, ParseError, UnsupportedError
 
-from duckask.utils.db.safety import UnsafeSQLError
+from duckask.utils.db.errors import UnsafeSQLError
+from duckask.utils.db.lexing import one_reading
 
 #: An ADBC dialect's name -> sqlglot's (a Flight SQL server's engine is not known: Dremio and most others
 #: speak ANSI SQL, sqlglot's default dialect).
@@ -87,23 +96,24 @@ def engine_dialect(dialect: str) -> str:
 
 
 def to_engine(sql: str, dialect: str, names: dict[str, tuple[str, str]],
-              models: dict[str, str] | None = None) -> str:
-    """``sql`` (DuckDB's dialect, already checked) as the engine runs it; EngineRefusal / EngineError."""
+              models: dict[str, str] | None = None, allowed: set[tuple[str, str]] | None = None) -> str:
+    """``sql`` (DuckDB's dialect, already checked) as the engine runs it; EngineRefusal / EngineError. ``allowed``:
+    the (schema, table) pairs the asker may read in the engine (None: every table of the source)."""
     write = engine_dialect(dialect)
     try:
-        tree = sqlglot.parse_one(sql, read="duckdb")
+        tree = sqlglot.parse_one(one_reading(sql), read="duckdb")
     except ParseError as e:
         raise EngineError(f"cannot be written for {dialect}: sqlglot does not parse it ({_first(e)})") from None
     tree = _inline_models(tree, models or {})
-    ctes = _cte_names(tree)
-    rename_tables(tree, names, ctes)
+    rename_tables(tree, names)
     tree = _portable(tree, write)
     try:
-        out = tree.sql(dialect=write, unsupported_level=ErrorLevel.RAISE)
+        out = tree.sql(dialect=write, unsupported_level=ErrorLevel.RAISE, comments=False)
     except UnsupportedError as e:
         raise EngineError(f"cannot be written for {dialect}: {_first(e)}; write it with functions both DuckDB "
                           f"and {dialect} have") from None
-    check_engine(out, dialect, {(s.lower(), t.lower()) for s, t in names.values()})
+    source = {(s.lower(), t.lower()) for s, t in names.values()}
+    check_engine(out, dialect, source if allowed is None else source & {(s.lower(), t.lower()) for s, t in allowed})
     return out
 
 
@@ -111,8 +121,37 @@ def _first(e: Exception) -> str:
     return " ".join(str(e).split())[:200]
 
 
-def _cte_names(tree: exp.Expr) -> set[str]:
-    return {c.alias_or_name.lower() for c in tree.find_all(exp.CTE)}
+def _key(ident: exp.Expression | None, fold_all: bool) -> str:
+    """A name as the engine compares it: a quoted one as written, else lower-case (``fold_all``: DuckDB's reading,
+    where quoting changes nothing)."""
+    if not isinstance(ident, exp.Identifier):
+        return str(ident or "").lower()
+    return ident.this.lower() if fold_all or not ident.quoted else ident.this
+
+
+def cte_tables(tree: exp.Expr, fold_all: bool = False) -> dict[int, exp.CTE]:
+    """The tables of ``tree`` that name a CTE in scope (``id(table)`` -> that CTE), resolved as PostgreSQL and DuckDB
+    do: a CTE is visible in the body of the query that defines it and in the CTEs defined after it in the same
+    WITH; inside its own definition only in a ``WITH RECURSIVE``; a qualified name is never a CTE. Whatever is not
+    found here is a table of the database. ``fold_all``: names compared as DuckDB does (case folded, quoted or
+    not); else as the engine does (a quoted name as written)."""
+    out: dict[int, exp.CTE] = {}
+    stack: list[tuple[exp.Expression, dict[str, exp.CTE]]] = [(tree, {})]
+    while stack:
+        node, visible = stack.pop()
+        with_ = next((v for k, v in node.args.items() if k in ("with", "with_") and isinstance(v, exp.With)), None)
+        if with_ is not None:
+            before = dict(visible)
+            for cte in with_.expressions:
+                own = {_key(cte.args["alias"].this, fold_all): cte} if with_.args.get("recursive") else {}
+                stack.append((cte.this, {**before, **own}))
+                before[_key(cte.args["alias"].this, fold_all)] = cte
+            visible = before
+        if isinstance(node, exp.Table) and not node.args.get("db") and not node.args.get("catalog") \
+                and isinstance(node.this, exp.Identifier) and _key(node.this, fold_all) in visible:
+            out[id(node)] = visible[_key(node.this, fold_all)]
+        stack.extend((child, visible) for child in node.iter_expressions() if child is not with_)
+    return out
 
 
 def _inline_models(tree: exp.Expr, models: dict[str, str]) -> exp.Expr:
@@ -134,17 +173,22 @@ def _inline_models(tree: exp.Expr, models: dict[str, str]) -> exp.Expr:
     return tree
 
 
-def rename_tables(tree: exp.Expr, names: dict[str, tuple[str, str]], ctes: set[str], *,
+def rename_tables(tree: exp.Expr, names: dict[str, tuple[str, str]], created: set[str] = frozenset(), *,
                   alias: bool = True) -> None:
-    """Every table of ``tree`` by its name in the engine (``names``); a CTE's name (``ctes``: also a table a
-    write creates) is left as it is; any other is refused. ``alias``: keep the local name as the table's alias
-    (a query's columns qualified by it keep working)."""
+    """Every table of ``tree`` (DuckDB's reading) by its name in the engine (``names``), schema-qualified; a table
+    that names a CTE in scope (``cte_tables``) and the CTE itself get one quoted lower-case spelling; a bare name in
+    ``created`` (the table a CREATE makes) is left as it is; any other is refused. ``alias``: keep the local name as
+    the table's alias (a query's columns qualified by it keep working)."""
     lowered = {k.lower(): v for k, v in names.items()}
+    ctes = cte_tables(tree, fold_all=True)
     for table in list(tree.find_all(exp.Table)):
         if isinstance(table.this, exp.Func):          # a table function: checked on the engine's tree
             continue
         name = table.name.lower()
-        if not table.db and name in ctes:
+        if id(table) in ctes:
+            table.set("this", exp.to_identifier(name, quoted=True))
+            continue
+        if not table.db and not table.catalog and name in created:
             continue
         if table.catalog or table.db.lower() not in ("", "main") or name not in lowered:
             raise EngineRefusal(f"refused: {table.sql('duckdb')} is not one of the source's tables")
@@ -153,16 +197,19 @@ def rename_tables(tree: exp.Expr, names: dict[str, tuple[str, str]], ctes: set[s
         table.set("db", exp.to_identifier(schema, quoted=True) if schema else None)
         if alias and not table.alias:
             table.set("alias", exp.TableAlias(this=exp.to_identifier(name, quoted=True)))
+    for cte in set(ctes.values()) | set(tree.find_all(exp.CTE)):
+        cte.args["alias"].set("this", exp.to_identifier(cte.alias_or_name.lower(), quoted=True))
 
 
 def _portable(tree: exp.Expr, write: str) -> exp.Expr:
-    """What the engine reads otherwise: Postgres rounds to places only a NUMERIC (``round(double, int)`` does
+    """What the engine reads otherwise: a bare ``user`` (``current_role``, ...) is the engine's session, not a column
+    of that name, so such a column is quoted; Postgres rounds to places only a NUMERIC (``round(double, int)`` does
     not exist), so the rounded value is cast first."""
-    if write != "postgres":
-        return tree
-
     def fix(node: exp.Expression) -> exp.Expression:
-        if isinstance(node, exp.Round) and node.args.get("decimals") is not None and not (
+        if isinstance(node, exp.Column) and isinstance(node.this, exp.Identifier) and \
+                node.this.this.lower() in SESSION_WORDS:
+            node.this.set("quoted", True)
+        if write == "postgres" and isinstance(node, exp.Round) and node.args.get("decimals") is not None and not (
                 isinstance(node.this, exp.Cast) and node.this.to.is_type(*exp.DataType.REAL_TYPES)):
             node.set("this", exp.cast(node.this, exp.DataType.build("NUMERIC")))
         return node
@@ -170,14 +217,40 @@ def _portable(tree: exp.Expr, write: str) -> exp.Expr:
     return tree.transform(fix)
 
 
+#: Words the engine reads as its session, not as a column, when bare (PostgreSQL's SQL-standard functions).
+SESSION_WORDS = frozenset({"user", "current_user", "current_role", "session_user", "system_user", "current_catalog",
+                           "current_schema"})
+#: PostgreSQL's system columns (no user column may be named so): a row's place, its transactions, its table's oid.
+SYSTEM_COLUMNS = frozenset({"ctid", "xmin", "xmax", "cmin", "cmax", "tableoid"})
+
+
+def _reaches_catalog(node: exp.Expression) -> str | None:
+    """Why ``node`` (of the engine's tree) reads the engine's catalog or session rather than the data, or None."""
+    if isinstance(node, exp.ObjectIdentifier) or (
+            isinstance(node, exp.DataType) and node.this == exp.DataType.Type.USERDEFINED
+            and (str(node.args.get("kind") or "").lower() == "oid" or
+                 str(node.args.get("kind") or "").lower().startswith("reg"))):
+        return f"the type {node.sql()} names objects of the server's catalog (every relation, role, function)"
+    if isinstance(node, exp.Column) and isinstance(node.this, exp.Identifier):
+        name = node.this.this.lower()
+        if name in SYSTEM_COLUMNS:
+            return f"{name} is a system column of the server (a row's place or transaction), not data"
+        if name in SESSION_WORDS and not node.this.quoted and not node.table:
+            return f"{name} is the server's session (who is connected), not data"
+    return None
+
+
 def check_engine(sql: str, dialect: str, tables: set[tuple[str, str]]) -> None:
-    """Refuse ``sql`` (the engine's dialect) unless it is one read-only SELECT over the source's ``tables``
-    ((schema, table), lower-case) calling only allowed functions."""
+    """Refuse ``sql`` (the engine's dialect) unless it is one read-only SELECT over ``tables`` ((schema, table) as
+    the engine spells them: the tables the asker may read) calling only allowed functions, every bare name a CTE
+    in scope (see the module's text)."""
     read = engine_dialect(dialect)
     try:
-        statements = [s for s in sqlglot.parse(sql, read=read) if s is not None]
+        statements = [s for s in sqlglot.parse(one_reading(sql, read), read=read) if s is not None]
     except ParseError as e:
         raise EngineRefusal(f"refused: the query written for {dialect} does not parse again ({_first(e)})") from None
+    except UnsafeSQLError as e:
+        raise EngineRefusal(f"{e} (in the query written for {dialect})") from None
     if len(statements) != 1 or not isinstance(statements[0], exp.Query):
         raise EngineRefusal(f"refused: only one SELECT is sent to {dialect}")
     tree = statements[0]
@@ -187,7 +260,10 @@ def check_engine(sql: str, dialect: str, tables: set[tuple[str, str]]) -> None:
             raise EngineRefusal(f"refused: {type(node).__name__.upper()} inside a query sent to {dialect}")
         if isinstance(node, exp.Func):
             check_function(node, dialect)
-    ctes = _cte_names(tree)
+        why = _reaches_catalog(node)
+        if why:
+            raise EngineRefusal(f"refused: {why}, which duckask does not send to {dialect}")
+    ctes = cte_tables(tree)
     for table in tree.find_all(exp.Table):
         if isinstance(table.this, exp.Func):
             fname = table.this.name.lower() if isinstance(table.this, exp.Anonymous) else \
@@ -195,9 +271,14 @@ def check_engine(sql: str, dialect: str, tables: set[tuple[str, str]]) -> None:
             if fname not in TABLE_FUNCTIONS and not isinstance(table.this, (exp.Unnest, exp.GenerateSeries)):
                 raise EngineRefusal(f"refused: the table function {fname}() is not one {dialect} may run for duckask")
             continue
-        key = (table.db.lower(), table.name.lower())
-        if table.catalog or (key not in tables and not (not table.db and key[1] in ctes)):
-            raise EngineRefusal(f"refused: {table.sql(read)} is not one of the source's tables")
+        if id(table) in ctes:
+            continue
+        if not table.db:
+            raise EngineRefusal(f"refused: {table.sql(read)} is no CTE in scope, and a bare name would be left to "
+                                f"{dialect}'s search path")
+        key = (_key(table.args["db"], False), _key(table.this, False))
+        if table.catalog or key not in tables:
+            raise EngineRefusal(f"refused: {table.sql(read)} is not a table of the source this user may read")
 
 
 def check_function(node: exp.Func, dialect: str) -> None:

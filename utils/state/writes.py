@@ -119,7 +119,7 @@ def propose(sql: str, database: Database, settings: Settings, *, session: str | 
         engine = _engine_refusal(c, database)
         if engine:                      # the binder reads more writes than the card names: T3 after all
             card.tier, card.tier_name, card.runs = 3, "T3 blocked", []
-        blocked = not_writable(database) or _created_exists(c, database) or engine
+        blocked = not_writable(database) or _created_exists(c, database) or engine or _unreadable(c, database)
         if not blocked:
             card.estimated_rows, card.matched_rows, blocked = _estimate(c, database)
     card.explanation = explain(c, card.estimated_rows)
@@ -140,6 +140,14 @@ def _engine_refusal(c, database: Database) -> str | None:
     with database.scope() as scope:
         why = engine_writes(scope.bind(c.statement), c)
     return f"refused: T3, always blocked: {why}" if why else None
+
+
+def _unreadable(c, database: Database) -> str | None:
+    """Why the statement that runs, as DuckDB's binder reads it, scans a table its proposer may not read (every
+    scan, not only those ``write_plan.reads_sql`` lists), or None."""
+    with database.scope() as scope:
+        bound = scope.bind(c.statement)
+        return database.unreadable(bound, scope) if bound is not None else None
 
 
 def _identity(database: Database) -> str:
