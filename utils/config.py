@@ -59,7 +59,8 @@ _BOUNDS = {"temperature": (0, 2), "resample_temperature": (0, 2), "request_timeo
            "timeout_s": (0.01, 3600), "row_cap": (1, 1_000_000), "time_budget_s": (0, 86_400),
            "export_row_cap": (1, 100_000_000), "smtp_port": (1, 65535), "smtp_timeout_s": (0.01, 600),
            "source_sample_rows": (0, 100_000), "result_bytes": (1024, 4_000_000_000),
-           "cell_bytes": (16, 1_000_000_000), "export_bytes": (1024, 100_000_000_000)}
+           "cell_bytes": (16, 1_000_000_000), "export_bytes": (1024, 100_000_000_000),
+           "live_sessions": (1, 100), "live_sessions_per_user": (1, 100)}
 #: Values a setting took under an older name, read as today's ("template" now means only a kept pair's reuse).
 _RENAMED = {("analyzer", "template"): "rules"}
 _TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off")

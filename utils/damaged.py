@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 import duckdb
+from tenacity import retry, retry_if_exception, stop_after_delay, wait_random
 
 #: What DuckDB says when a file's bytes are not a database it can read (not a lock held by another process,
 #: a permission or a file from a newer DuckDB: those are not damage, and such a file is left as it is).
@@ -66,3 +67,17 @@ def read_whole(path: str | os.PathLike) -> None:
 
 def _quote(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
+
+
+def _opened_otherwise(error: BaseException) -> bool:
+    """DuckDB's refusal to open a file this process has open with another configuration (one thread reading it
+    read-only while another writes): it passes when the other connection closes."""
+    return isinstance(error, duckdb.Error) and "different configuration" in str(error)
+
+
+@retry(retry=retry_if_exception(_opened_otherwise), stop=stop_after_delay(10), wait=wait_random(0.01, 0.1),
+       reraise=True)
+def open_own(path: str | os.PathLike, read_only: bool = False) -> duckdb.DuckDBPyConnection:
+    """A connection to one of duckask's own files (the knowledge store, the audit log), waiting while another thread
+    of this process has it open the other way (concurrent requests on one server: a read beside a write)."""
+    return duckdb.connect(str(path), read_only=read_only)

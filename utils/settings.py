@@ -167,6 +167,10 @@ class Settings:
     `source_live_rows`, else copy)"""
     source_live_rows: int = 2_000_000
     """`auto`: a source holding more rows than this (its own estimate) is asked live, a smaller one copied."""
+    live_sessions: int = 4
+    """Live: sessions duckask opens on the source at once, whoever asks (more queue up to the query's timeout)."""
+    live_sessions_per_user: int = 2
+    """Live: of those, how many one user's queries may hold."""
     source_sample_rows: int = 1000
     """Live: rows of each table kept in the local catalog (sample values for the prompt)."""
     export_row_cap: int = 1_000_000
@@ -202,7 +206,8 @@ class Settings:
 
     @property
     def resolved_cache_dir(self) -> Path:
-        return Path(self.cache_dir).expanduser() if self.cache_dir else default_cache_dir()
+        """The cache folder, made private to this user (``private_dir``) the first time a process uses it."""
+        return private_dir(Path(self.cache_dir).expanduser() if self.cache_dir else default_cache_dir())
 
     @property
     def resolved_knowledge_file(self) -> Path:
@@ -216,6 +221,39 @@ class Settings:
             return Path(self.audit_file).expanduser()
         return self.resolved_cache_dir / "audit.duckdb"
 
+
+
+_PRIVATE: set[Path] = set()
+
+
+def private_dir(path: Path) -> Path:
+    """``path`` as a folder only its owner may enter (0700), made if missing; once per process, the files already in
+    it are made 0600 and its folders 0700 (what a catalog's sample rows, value lists, copies, the audit and the kept
+    pairs hold is no other local user's). A folder of another owner is left as it is (nothing can be changed there)."""
+    if path in _PRIVATE:
+        return path
+    try:
+        path.mkdir(parents=True, exist_ok=True, mode=0o700)
+        if path.stat().st_uid == os.getuid():
+            path.chmod(0o700)
+            for root, dirs, files in os.walk(path):
+                for name in dirs:
+                    _tighten(Path(root, name), 0o700)
+                for name in files:
+                    _tighten(Path(root, name), 0o600)
+    except OSError:             # a read-only or foreign folder: used as it is, as before
+        return path
+    _PRIVATE.add(path)
+    return path
+
+
+def _tighten(p: Path, mode: int) -> None:
+    try:
+        st = p.lstat()
+        if st.st_uid == os.getuid() and not p.is_symlink() and st.st_mode & 0o777 & ~mode:
+            p.chmod(st.st_mode & 0o777 & mode)
+    except OSError:
+        pass
 
 
 def field_docs(cls: type = Settings) -> dict[str, str]:

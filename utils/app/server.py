@@ -95,12 +95,15 @@ def create_app(db: str | None = None, *, llm=None, settings=None, api_key: str |
 
 def add_error_handlers(app) -> None:
     """Every error as ``{"error": ...}`` with its status: a body over the limit (413), a request FastAPI cannot
-    read (422, naming the field), the shared state out of reach (503, the setting and not its value), an HTTP
-    error, and a fault of duckask's own (500, the details in the server's log)."""
+    read (422, naming the field), the shared state, the audit log or the kept pairs' store out of reach (503, the
+    public text and not the path or the driver's), an HTTP error, and a fault of duckask's own (500, the details in
+    the server's log)."""
     from fastapi.exceptions import RequestValidationError
     from starlette.exceptions import HTTPException
 
     from duckask.utils.app.server_guards import BodyTooLarge
+    from duckask.utils.db.audit import AuditError
+    from duckask.utils.knowledge.examples import ExampleError
     from duckask.utils.state.postgres import StateError
 
     async def too_large(_request, exc):
@@ -115,6 +118,16 @@ def add_error_handlers(app) -> None:
         _log.warning("%s", exc)
         return json_error(503, StateError.PUBLIC)
 
+    async def audit_down(_request, exc):        # a write typed to /api/ask while the audit log is damaged, ...
+        _log.warning("%s", exc)
+        return json_error(exc.status, exc.public)
+
+    async def store_down(_request, exc):        # the kept pairs' store out of reach (its public text), else the 400
+        if exc.public:
+            _log.warning("%s", exc)
+            return json_error(503, exc.public)
+        return json_error(400, str(exc))
+
     async def http_error(_request, exc):
         return json_error(exc.status_code, str(exc.detail))
 
@@ -122,7 +135,8 @@ def add_error_handlers(app) -> None:
         return json_error(500, f"internal error ({type(exc).__name__}); the server's log has the details")
 
     for kind, handler in ((BodyTooLarge, too_large), (RequestValidationError, bad_request),
-                          (StateError, state_down), (HTTPException, http_error), (Exception, crashed)):
+                          (StateError, state_down), (AuditError, audit_down), (ExampleError, store_down),
+                          (HTTPException, http_error), (Exception, crashed)):
         app.add_exception_handler(kind, handler)
 
 

@@ -286,7 +286,7 @@ class ScopedDatabase:
         if why:
             return QueryOutcome(sql=sql, status="refused", error=why)
         if self._database.live:             # the engine's tree is checked against this user's tables too
-            options["readable"] = readable
+            options.update(readable=readable, asker=self.reader.id)
         return self._database.run(sql, **options)
 
     def _allowed_scans(self, scope) -> set[Qualified]:

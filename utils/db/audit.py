@@ -34,7 +34,7 @@ from typing import Any
 import duckdb
 from tenacity import retry, retry_if_exception, stop_after_delay, wait_random
 
-from duckask.utils.damaged import is_damaged
+from duckask.utils.damaged import is_damaged, open_own
 
 SCHEMA = """
 CREATE SEQUENCE IF NOT EXISTS write_id START 1;
@@ -138,7 +138,7 @@ class AuditLog:
     def _write(self, sql: str, params: list[Any]) -> Any:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         with _writer(self.path):    # one writer per file in this process: concurrent DDL or UPDATEs would conflict
-            con = duckdb.connect(str(self.path))
+            con = open_own(self.path)
             try:
                 con.execute(SCHEMA)
                 row = con.execute(sql, params).fetchone()
@@ -196,7 +196,7 @@ class AuditLog:
     def _entries(self, db: str | None, limit: int | None) -> list[dict[str, Any]]:
         if not self.path.exists():
             return []
-        con = duckdb.connect(str(self.path), read_only=True)
+        con = open_own(self.path, read_only=True)
         try:
             where, params = ("WHERE db = ?", [db]) if db else ("", [])
             res = con.execute(f"SELECT * FROM writes {where} ORDER BY id DESC"

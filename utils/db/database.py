@@ -163,10 +163,11 @@ class Database:
         return None
 
     def run(self, sql: str, *, timeout_s: float | None = None, row_cap: int | None = None,
-            readable: set[str] | None = None, result_bytes: int | None = None) -> QueryOutcome:
+            readable: set[str] | None = None, result_bytes: int | None = None, asker: str = "") -> QueryOutcome:
         """Run one untrusted query; never raises for SQL problems, the outcome says what happened. ``readable``: on
         a live source, the tables (folded local names) the asker may read, checked again on the engine's tree
-        (``ScopedDatabase`` passes its user's; None: every table)."""
+        (``ScopedDatabase`` passes its user's; None: every table); ``asker``: who asks, for the live source's sessions
+        per user."""
         timeout_s = self.settings.timeout_s if timeout_s is None else timeout_s
         row_cap = self.settings.row_cap if row_cap is None else row_cap
         budget = Budget(row_cap, self.settings.result_bytes if result_bytes is None else result_bytes,
@@ -184,7 +185,7 @@ class Database:
                 if unbound:                     # what the catalog cannot bind is not sent on its parse alone
                     return QueryOutcome(sql=stmt, status="error", error=unbound)
                 return self.engine.run(stmt, {m.name: m.sql for m in self.models}, timeout_s=timeout_s,
-                                       budget=budget, t0=t0, readable=readable)
+                                       budget=budget, t0=t0, readable=readable, asker=asker)
             timed_out = threading.Event()
 
             def interrupt() -> None:
@@ -280,7 +281,8 @@ def open_database(db: str | os.PathLike, settings: Settings | None = None) -> Da
     with _OPEN_LOCK:
         if str(file) not in _OPEN:
             asked_live = remote.kind_of(str(db)) and file.name.startswith(LIVE_PREFIX)   # not a file named so
-            engine = LiveEngine(str(db), file) if asked_live else None
+            engine = LiveEngine(str(db), file, settings.live_sessions, settings.live_sessions_per_user) \
+                if asked_live else None
             _OPEN[str(file)] = Database(file, settings, source=remote.redact(str(db)), engine=engine)  # no password
         database = _OPEN[str(file)]
     if database.settings.memory_limit != settings.memory_limit or \

@@ -7,7 +7,9 @@ schema the model sees, the write tiers. Every query whose rows matter (``Databas
 checks' counts, a write's estimate) is then handed to ``LiveEngine.run``:
 
 1. ``live_sql.to_engine``: the engine's dialect and table names, the function allowlist on the engine's tree;
-2. on a connection of a small pool (Postgres sessions are ``default_transaction_read_only``), in a read-only
+2. within the source's session bounds (``live_sessions`` at once, ``live_sessions_per_user`` for one asker; a query
+   queues for a place up to its timeout, then is refused saying which bound), on a connection of a small pool
+   (Postgres sessions are ``default_transaction_read_only``), in a read-only
    transaction (``BEGIN READ ONLY``), with ``timeout_s`` as the engine's statement timeout (and a cancel
    from here a second later, for engines that have none), the row cap as a fetch limit (the engine is asked
    for one row more than the cap, and no more is read), then a rollback.
@@ -41,17 +43,46 @@ POOL = 4                          # idle connections kept per source and process
 CANCEL_GRACE_S = 1.0              # past the engine's own statement timeout, cancelled from here
 
 
+class Busy(RuntimeError):
+    """No session of the source came free in time; the message says which bound."""
+
+
 class LiveEngine:
     """The engine behind a live source: its URL (with the password: kept only here), dialect, and the facts its
     catalog file's side JSON holds (``live_catalog``)."""
 
-    def __init__(self, url: str, file: Path):
+    def __init__(self, url: str, file: Path, sessions: int = 4, per_user: int = 2):
         self.url = url
         dialect = adbc_source.dialect_of(url)
         assert dialect is not None, "a live catalog is only made for an ADBC source (remote._read)"
         self.dialect = dialect
         self._idle: queue.LifoQueue = queue.LifoQueue()
+        self.sessions, self.per_user = sessions, per_user
+        self._open = threading.BoundedSemaphore(sessions)          # sessions open at once, all askers
+        self._askers: dict[str, threading.BoundedSemaphore] = {}   # and per asker
+        self._askers_lock = threading.Lock()
         self.reload(file)
+
+    @contextlib.contextmanager
+    def _turn(self, asker: str, wait_s: float):
+        """A place among the source's ``sessions`` (and the asker's ``per_user``), queued up to ``wait_s``;
+        ``Busy`` when none came free."""
+        with self._askers_lock:
+            mine = self._askers.setdefault(asker, threading.BoundedSemaphore(self.per_user))
+        deadline = time.monotonic() + wait_s
+        if not mine.acquire(timeout=wait_s):
+            raise Busy(f"refused: {self.per_user} of this user's queries are already running on the "
+                       f"{self.dialect.scheme} source (live_sessions_per_user); wait for one to finish")
+        try:
+            if not self._open.acquire(timeout=max(0.0, deadline - time.monotonic())):
+                raise Busy(f"refused: all {self.sessions} sessions duckask opens on the {self.dialect.scheme} "
+                           f"source were busy for {wait_s:g}s (live_sessions); try again")
+            try:
+                yield
+            finally:
+                self._open.release()
+        finally:
+            mine.release()
 
     def reload(self, file: Path) -> None:
         """Read the catalog's facts again (after a refresh of the catalog file)."""
@@ -113,7 +144,7 @@ class LiveEngine:
         return live_sql.to_engine(sql, self.dialect.scheme, self.names, models, allowed)
 
     def run(self, stmt: str, models: dict[str, str], *, timeout_s: float, budget: Budget, t0: float,
-            readable: set[str] | None = None) -> QueryOutcome:
+            readable: set[str] | None = None, asker: str = "") -> QueryOutcome:
         """``stmt`` (checked, DuckDB's dialect) run in the engine; never raises for SQL problems. ``readable``: the
         local tables (folded names) the asker may read, checked again on the engine's tree (None: every one)."""
         try:
@@ -125,7 +156,7 @@ class LiveEngine:
         limited = f"SELECT * FROM ({engine_sql}) AS duckask_rows LIMIT {int(budget.rows) + 1}"
         fired = threading.Event()
         try:
-            with self._connection() as conn, contextlib.closing(conn.cursor()) as cur:
+            with self._turn(asker, timeout_s), self._connection() as conn, contextlib.closing(conn.cursor()) as cur:
                 def stop() -> None:
                     fired.set()
                     cancel(cur)
@@ -143,6 +174,9 @@ class LiveEngine:
                 finally:
                     timer.cancel()
                     self._finish(cur)
+        except Busy as e:
+            return QueryOutcome(sql=stmt, status="refused", error=str(e), engine_sql=engine_sql,
+                                ms=(time.perf_counter() - t0) * 1000)
         except Exception as e:           # the driver's errors share no base class: each is an outcome
             if isinstance(e, (KeyboardInterrupt, SystemExit)):
                 raise
@@ -179,7 +213,7 @@ class LiveEngine:
         except (UnsafeSQLError, live_sql.EngineError, sqlglot.errors.SqlglotError) as e:
             return "error", None, f"not run: {e}"
         try:
-            with self._connection() as conn, contextlib.closing(conn.cursor()) as cur:
+            with self._turn("", timeout_s), self._connection() as conn, contextlib.closing(conn.cursor()) as cur:
                 for s in self._begin(timeout_s, read_only=False):
                     cur.execute(s)
                 try:
@@ -233,16 +267,50 @@ def _rows_of(reader: pa.RecordBatchReader) -> Callable[[int], list[tuple]]:
     return fetch
 
 
-def _python(column: pa.ChunkedArray, field: pa.Field) -> list:
+def _python(column: pa.ChunkedArray | pa.Array, field: pa.Field) -> list:
     """A column's values as DuckDB's Python client gives them. Postgres's NUMERIC comes as text (its type in the
     field's metadata): a whole number (a SUM of integers) as an int, a value of a few decimal places (a
     ``numeric(10,2)``, its SUM) as a Decimal, as DuckDB gives a DECIMAL, and a long division (an AVG) as a float,
-    as DuckDB gives a DOUBLE."""
-    values = column.to_pylist()
+    as DuckDB gives a DOUBLE. A type the driver hands over in Postgres's binary form is decoded where duckask knows
+    it (``bytea`` as bytes, ``xid`` as a number, ``inet`` as an address) and otherwise said, never shown as bytes;
+    a date or time Python cannot hold (``'infinity'``) is its text."""
     meta = {k.decode(): v.decode() for k, v in (field.metadata or {}).items()}
-    if meta.get("ADBC:postgresql:typname") == "numeric":
+    typname = meta.get("ADBC:postgresql:typname", "")
+    if pa.types.is_binary(field.type) or pa.types.is_large_binary(field.type):
+        decode = _BINARY.get(typname)
+        return [None if v is None else decode(v) if decode else f"<{typname or 'binary'} value: cast it to text to "
+                f"see it>" for v in column.to_pylist()]
+    try:
+        values = column.to_pylist()
+    except (OverflowError, ValueError, pa.ArrowException):      # a date past Python's (Postgres's infinity)
+        values = [_beyond(v) for v in column.cast(pa.int64()).to_pylist()] if pa.types.is_temporal(field.type) \
+            else [str(v) for v in column.cast(pa.string()).to_pylist()]
+    if typname == "numeric":
         return [_number(v) for v in values]
     return values
+
+
+#: Postgres's infinite dates and times arrive as the extremes of their Arrow integer.
+_INFINITE = {2**31 - 1: "infinity", -(2**31): "-infinity", 2**63 - 1: "infinity", -(2**63): "-infinity"}
+
+
+def _beyond(v: int | None) -> str | None:
+    return None if v is None else _INFINITE.get(v, f"<a date or time beyond what Python holds ({v})>")
+
+
+def _inet(v: bytes) -> str:
+    """Postgres's binary inet/cidr: family, bits, is_cidr, length, address."""
+    import ipaddress
+
+    address = ipaddress.ip_address(bytes(v[4:4 + v[3]]))
+    full = 32 if address.version == 4 else 128
+    return str(address) if v[1] == full and not v[2] else f"{address}/{v[1]}"
+
+
+_BINARY: dict[str, Callable[[bytes], object]] = {
+    "bytea": bytes, "xid": lambda v: int.from_bytes(v, "big"), "xid8": lambda v: int.from_bytes(v, "big"),
+    "cid": lambda v: int.from_bytes(v, "big"), "inet": _inet, "cidr": _inet,
+}
 
 
 DECIMAL_PLACES = 6          # more places than this: a division's result, a float

@@ -22,11 +22,13 @@ Caps (docs/security.md), the same on every surface since every surface keeps thr
 /api/examples``, MCP ``teach``, ``duckask teach``, ``r.fix``, ``/fix``): a pair's SQL at most ``MAX_PAIR_SQL``
 characters and its question ``MAX_PAIR_QUESTION`` (``PairTooLarge``, HTTP 413); at most ``MAX_WAITING_PER_PROPOSER``
 suggestions waiting from one proposer and ``MAX_WAITING`` in all on a database, and ``MAX_PAIRS`` kept pairs a
-database (``TooManyPairs``, HTTP 429). A pair in an examples file over the size cap is refused like one that does
+database (``TooManyPairs``, HTTP 429), each counted again and recorded under one lock (``_ROOM``), so concurrent
+requests to one server stay within them. A pair in an examples file over the size cap is refused like one that does
 not run.
 """
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 
 from duckask.utils.knowledge.examples import Example, ExampleError, verify
@@ -36,6 +38,8 @@ MAX_PAIR_SQL = 8_000              # characters of a kept pair's SQL (a few-shot 
 MAX_PAIR_QUESTION = 400           # characters of a kept pair's question (matched against every question)
 MAX_WAITING_PER_PROPOSER = 20     # suggestions one proposer may have waiting for an approver
 MAX_WAITING = 200                 # suggestions waiting on one database, from everyone
+#: Held while a keep or a suggestion counts the room left and records itself (in this process: a server's threads).
+_ROOM = threading.RLock()
 MAX_PAIRS = 5_000                 # kept pairs a database may hold (a question's matching is bounded per pair)
 
 
@@ -142,18 +146,20 @@ def keep(database, settings, question: str, sql: str, *, user=None, session: str
                           "approver (to keep it)")
     check_size(question, sql)
     keeps = user is None or user.at_least("approver")
-    replaces = replaced(database, settings, question)
-    _room(database, settings, user, not keeps, replaces)
+    _room(database, settings, user, not keeps, replaced(database, settings, question))    # before the SQL runs
     ex = verify(database, question, sql)
-    fields = {"db": database_key(database.source), "kind": KIND, "sql": ex.sql, "request": ex.question,
-              "user": _who(user), "session": session or "local", "proposed_by": "user", "tier": 0,
-              "user_id": _who_id(user), "db_id": owner_identity(database),
-              "detail": f"replaces pair #{replaces}" if replaces else None}
-    log = _log(settings)
-    if not keeps:
-        return Kept("suggested", ex.question, ex.sql, log.record(**fields, decision="pending"), replaces=replaces)
-    entry = log.record(**fields, decision="approved", decided_at=_now(), decided_by=_who(user))
-    ex = _store(database, settings, ex)
+    with _ROOM:               # the room counted again and the pair recorded in one step: concurrent keeps stay within
+        replaces = replaced(database, settings, question)
+        _room(database, settings, user, not keeps, replaces)
+        fields = {"db": database_key(database.source), "kind": KIND, "sql": ex.sql, "request": ex.question,
+                  "user": _who(user), "session": session or "local", "proposed_by": "user", "tier": 0,
+                  "user_id": _who_id(user), "db_id": owner_identity(database),
+                  "detail": f"replaces pair #{replaces}" if replaces else None}
+        log = _log(settings)
+        if not keeps:
+            return Kept("suggested", ex.question, ex.sql, log.record(**fields, decision="pending"), replaces=replaces)
+        entry = log.record(**fields, decision="approved", decided_at=_now(), decided_by=_who(user))
+        ex = _store(database, settings, ex)
     log.update(entry, outcome="committed", finished_at=_now(), detail=_kept_detail(ex.id, replaces))
     return Kept("kept", ex.question, ex.sql, entry, ex, replaces)
 

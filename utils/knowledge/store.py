@@ -22,7 +22,7 @@ from typing import TypeVar
 
 import duckdb
 
-from duckask.utils.damaged import is_damaged, set_aside
+from duckask.utils.damaged import is_damaged, open_own, set_aside
 from duckask.utils.knowledge.examples import Example, ExampleError
 
 T = TypeVar("T")
@@ -71,7 +71,7 @@ class KnowledgeStore:
 
     def _connect(self) -> duckdb.DuckDBPyConnection:
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        con = duckdb.connect(str(self.path))
+        con = open_own(self.path)
         con.execute(SCHEMA)
         return con
 
@@ -125,7 +125,7 @@ class KnowledgeStore:
 
     def _list(self, db: str, db_id: str | None) -> builtins.list[Example]:     # list: the method above
         # Read-only, so that any number of duckask processes can read while none writes.
-        con = duckdb.connect(str(self.path), read_only=True)
+        con = open_own(self.path, read_only=True)
         try:
             names = {r[0] for r in con.execute("SELECT column_name FROM duckdb_columns() WHERE table_name = "
                                                "'examples'").fetchall()}
