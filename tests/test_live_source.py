@@ -149,8 +149,8 @@ def test_the_semantic_directorys_models_become_ctes_of_the_query_sent():
     models = {"vips": "SELECT id, name FROM customers WHERE vip",
               "vip_names": "SELECT name FROM vips", "unused": "SELECT carrier FROM ops_shipments"}
     sql = live_sql.to_engine("SELECT count(*) AS n FROM vip_names", "postgresql", names, models)
-    assert sql.startswith("WITH vips AS (SELECT id, name FROM \"public\".\"customers\"")
-    assert "vip_names AS (SELECT name FROM vips)" in sql and "unused" not in sql and "shipments" not in sql
+    assert sql.startswith("WITH \"vips\" AS (SELECT id, name FROM \"public\".\"customers\"")
+    assert '"vip_names" AS (SELECT name FROM "vips")' in sql and "unused" not in sql and "shipments" not in sql
     with pytest.raises(live_sql.EngineRefusal, match="not one of the source's tables"):
         live_sql.to_engine("SELECT * FROM secrets", "postgresql", names, models)
 

@@ -48,7 +48,7 @@ def rows_json(df: pd.DataFrame | None, max_rows: int | None = None) -> list[list
     if df is None:
         return []
     rows = df if max_rows is None else df.head(max_rows)
-    binary = [c for c in range(rows.shape[1]) if rows.dtypes.iloc[c] == object and
+    binary = [c for c in range(rows.shape[1]) if rows.dtypes.iloc[c].kind == "O" and
               rows.iloc[:, c].map(lambda v: isinstance(v, bytes | bytearray)).any()]
     if binary:              # bytes as Postgres and DuckDB print them (\x hex): JSON has no bytes, nor must it guess
         rows = rows.copy()

@@ -33,9 +33,9 @@ import sqlglot
 from sqlglot import exp
 
 from duckask.utils.db import adbc_source, live_sql, remote
+from duckask.utils.db.errors import UnsafeSQLError
 from duckask.utils.db.lexing import one_reading
 from duckask.utils.db.live_catalog import cancel
-from duckask.utils.db.errors import UnsafeSQLError
 from duckask.utils.db.outcome import Budget, QueryOutcome, dedupe, fetch_within
 from duckask.utils.redaction import redact_error
 
@@ -96,7 +96,7 @@ class LiveEngine:
             with contextlib.closing(conn.cursor()) as cur:
                 cur.execute("SET default_transaction_read_only = on")
                 cur.execute("SET application_name = 'duckask'")
-                cur.execute("SET standard_conforming_strings = on")    # strings as DuckDB's lexer (and lexing) read them
+                cur.execute("SET standard_conforming_strings = on")    # strings as DuckDB's lexer reads them
         return conn
 
     @contextlib.contextmanager
@@ -275,23 +275,32 @@ def _python(column: pa.ChunkedArray | pa.Array, field: pa.Field) -> list:
     it (``bytea`` as bytes, ``xid`` as a number, ``inet`` as an address) and otherwise said, never shown as bytes;
     a date or time Python cannot hold (``'infinity'``) is its text."""
     meta = {k.decode(): v.decode() for k, v in (field.metadata or {}).items()}
-    typname = meta.get("ADBC:postgresql:typname", "")
-    if pa.types.is_binary(field.type) or pa.types.is_large_binary(field.type):
+    typname = meta.get("ADBC:postgresql:typname") or meta.get("POSTGRESQL:type") or ""
+    storage = field.type.storage_type if isinstance(field.type, pa.BaseExtensionType) else field.type
+    if pa.types.is_binary(storage) or pa.types.is_large_binary(storage):
         decode = _BINARY.get(typname)
         return [None if v is None else decode(v) if decode else f"<{typname or 'binary'} value: cast it to text to "
                 f"see it>" for v in column.to_pylist()]
     try:
         values = column.to_pylist()
     except (OverflowError, ValueError, pa.ArrowException):      # a date past Python's (Postgres's infinity)
-        values = [_beyond(v) for v in column.cast(pa.int64()).to_pylist()] if pa.types.is_temporal(field.type) \
+        whole = pa.int32() if pa.types.is_date32(field.type) else pa.int64()
+        values = [_beyond(v) for v in column.cast(whole).to_pylist()] if pa.types.is_temporal(field.type) \
             else [str(v) for v in column.cast(pa.string()).to_pylist()]
     if typname == "numeric":
         return [_number(v) for v in values]
     return values
 
 
-#: Postgres's infinite dates and times arrive as the extremes of their Arrow integer.
-_INFINITE = {2**31 - 1: "infinity", -(2**31): "-infinity", 2**63 - 1: "infinity", -(2**63): "-infinity"}
+def _wrapped(v: int, bits: int) -> int:
+    return (v + 2 ** (bits - 1)) % 2 ** bits - 2 ** (bits - 1)
+
+
+#: Postgres's infinite dates and times are the extremes of its integers counted from 2000-01-01; the driver moves
+#: them to 1970 (10,957 days, 946,684,800 s in microseconds), past the extreme for ``infinity``.
+_INFINITE = {_wrapped(2**31 - 1 + 10_957, 32): "infinity", -(2**31) + 10_957: "-infinity",
+             _wrapped(2**63 - 1 + 946_684_800_000_000, 64): "infinity", -(2**63) + 946_684_800_000_000: "-infinity",
+             2**31 - 1: "infinity", -(2**31): "-infinity", 2**63 - 1: "infinity", -(2**63): "-infinity"}
 
 
 def _beyond(v: int | None) -> str | None:

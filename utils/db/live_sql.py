@@ -273,10 +273,10 @@ def check_engine(sql: str, dialect: str, tables: set[tuple[str, str]]) -> None:
             continue
         if id(table) in ctes:
             continue
-        if not table.db:
+        if not table.db and ("", _key(table.this, False)) not in tables:      # SQLite's tables have no schema
             raise EngineRefusal(f"refused: {table.sql(read)} is no CTE in scope, and a bare name would be left to "
                                 f"{dialect}'s search path")
-        key = (_key(table.args["db"], False), _key(table.this, False))
+        key = (_key(table.args.get("db"), False) if table.db else "", _key(table.this, False))
         if table.catalog or key not in tables:
             raise EngineRefusal(f"refused: {table.sql(read)} is not a table of the source this user may read")
 

@@ -23,7 +23,6 @@ from duckask.utils.db.errors import UnsafeSQLError
 from duckask.utils.db.quoting import quote_ident
 from duckask.utils.db.reads import TableRef, resolve
 
-
 _ALLOWED = {duckdb.StatementType.SELECT}
 
 #: The table functions a query may read from: row generators and unnesting. Every other one reads files,
