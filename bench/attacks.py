@@ -69,7 +69,7 @@ def print_table(records: list[dict], title: str) -> tuple[dict[str, Counter], Co
 def live(out: str | None) -> int:
     """Every case of both tables on a source asked live in PostgreSQL 15 (issue 54); Postgres's rows, relations,
     settings and sequence checked unchanged in Postgres afterwards."""
-    from attack_cases import LIVE_FILE, PG_DB, live_as_expected, pg_state
+    from attack_cases import LIVE_FILE, LIVE_TABLES, PG_DB, live_as_expected, pg_state
     from pg_support import PostgresServer
 
     from duckask.utils.config import load_settings
@@ -79,7 +79,7 @@ def live(out: str | None) -> int:
         url = server.create_database("attacked", *PG_DB)
         before = pg_state(server, "attacked")
         db = open_database(url, load_settings(cache_dir=tempfile.mkdtemp(prefix="duckask-live-attacks-"),
-                                              source_mode="live"))
+                                              source_mode="live", source_tables=LIVE_TABLES))
         records = []
         for table, cases in (("attacks.yaml", load_cases()), ("attacks_live.yaml", load_cases(LIVE_FILE))):
             for case in cases:

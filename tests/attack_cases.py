@@ -29,6 +29,7 @@ class Case:
     sql: str
     expect: str
     reason: str = ""
+    rows: int | None = None          # an answer's row count, where it says which reading ran (a comment's end)
 
     @property
     def id(self) -> str:
@@ -40,7 +41,7 @@ def load_cases(path: Path = FILE) -> list[Case]:
     out = []
     for n, row in enumerate(yaml.safe_load(path.read_text(encoding="utf-8")), 1):
         sql = BUILDERS[row["build"]]() if "build" in row else row["sql"]
-        out.append(Case(n, row["category"], sql, row["expect"], str(row.get("reason", ""))))
+        out.append(Case(n, row["category"], sql, row["expect"], str(row.get("reason", "")), row.get("rows")))
     return out
 
 
@@ -63,7 +64,10 @@ PG_DB = ["CREATE TABLE t (i integer, s text)", "INSERT INTO t VALUES (1, 'one'),
          "CREATE VIEW v AS SELECT i FROM t", "CREATE SCHEMA airtable",
          "CREATE TABLE airtable.duckdb_databases (x integer)",
          "CREATE SCHEMA reports", "CREATE TABLE reports.pg_settings (name text, setting text)",
-         "CREATE VIEW pg_teams AS SELECT i FROM t", "CREATE SEQUENCE t_seq"]
+         "CREATE VIEW pg_teams AS SELECT i FROM t", "CREATE SEQUENCE t_seq",
+         "CREATE TABLE hidden (secret text)", "INSERT INTO hidden VALUES ('078-05-1120')"]
+#: The tables the live source is asked with (``source_tables``): ``hidden`` is in Postgres, not in duckask's catalog.
+LIVE_TABLES = ["t", "v", "pg_teams", "airtable_*", "reports_*"]
 LIVE_FILE = FILE.with_name("attacks_live.yaml")
 
 
@@ -75,7 +79,8 @@ def pg_state(server, db: str) -> tuple:
         "(SELECT string_agg(n.nspname || '.' || c.relname, ',' ORDER BY 1) FROM pg_class c JOIN pg_namespace n "
         "ON n.oid = c.relnamespace WHERE n.nspname NOT IN ('pg_catalog', 'information_schema', 'pg_toast')), "
         "(SELECT md5(string_agg(name || '=' || setting, ',' ORDER BY name)) FROM pg_settings), "
-        "(SELECT last_value FROM t_seq), (SELECT count(*) FROM airtable.duckdb_databases)", db=db)[0])
+        "(SELECT last_value FROM t_seq), (SELECT count(*) FROM airtable.duckdb_databases), "
+        "(SELECT string_agg(secret, ',') FROM hidden)", db=db)[0])
 
 
 def live_as_expected(case: Case, record: dict) -> bool:
@@ -95,7 +100,8 @@ def run_case(db, case: Case) -> dict:
     t0 = time.perf_counter()
     out = db.run(case.sql, timeout_s=TIMEOUT_S, row_cap=1000)
     seconds = time.perf_counter() - t0
-    as_expected = out.status == case.expect and (case.expect != "refused" or case.reason in (out.error or ""))
+    as_expected = out.status == case.expect and (case.expect != "refused" or case.reason in (out.error or "")) \
+        and (case.rows is None or (out.df is not None and len(out.df) == case.rows))
     return {"n": case.n, "category": case.category, "sql": case.sql[:120], "expect": case.expect,
             "status": out.status, "error": (out.error or "")[:300], "seconds": round(seconds, 3),
             "as_expected": as_expected, "harmful": case.expect in ("refused", "timeout") and out.status == "ok"}

@@ -5,7 +5,7 @@ afterwards Postgres's rows, relations, settings and sequence are as they were (c
 from __future__ import annotations
 
 import pytest
-from attack_cases import LIVE_FILE, PG_DB, TIMEOUT_S, live_as_expected, load_cases, pg_state, run_case
+from attack_cases import LIVE_FILE, LIVE_TABLES, PG_DB, TIMEOUT_S, live_as_expected, load_cases, pg_state, run_case
 
 from duckask.utils.config import load_settings
 from duckask.utils.db.database import open_database
@@ -19,7 +19,8 @@ def attacked(postgres, tmp_path_factory):
     """(the live Database, the state before); after the module's last case, the state is unchanged."""
     url = postgres.create_database("attacked", *PG_DB)
     before = pg_state(postgres, "attacked")
-    settings = load_settings(None, cache_dir=str(tmp_path_factory.mktemp("live-attack-cache")), source_mode="live")
+    settings = load_settings(None, cache_dir=str(tmp_path_factory.mktemp("live-attack-cache")), source_mode="live",
+                             source_tables=LIVE_TABLES)
     db = open_database(url, settings)
     assert db.live
     yield db
@@ -42,4 +43,4 @@ def test_the_live_cases(attacked, case):
 
 def test_the_live_table_covers_what_postgres_adds():
     assert len(LIVE) >= 20 and {c.category for c in LIVE} >= {"live-functions", "live-catalog", "live-quoting",
-                                                              "live-runaway"}
+                                                              "live-runaway", "live-one-reading", "live-unbound"}
