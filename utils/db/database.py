@@ -180,12 +180,10 @@ class Database:
                 stmt = check_sql(sql, ConnectionScope(cur, self.catalog))     # bound on the cursor it runs on
             except UnsafeSQLError as e:
                 return QueryOutcome(sql=sql, status="refused", error=str(e))
-            if self.engine is not None:         # checked here, run there
-                unbound = bind_error(cur, stmt)
-                if unbound:                     # what the catalog cannot bind is not sent on its parse alone
-                    return QueryOutcome(sql=stmt, status="error", error=unbound)
+            if self.engine is not None:         # checked here, run there; not sent if the catalog cannot bind it
                 return self.engine.run(stmt, {m.name: m.sql for m in self.models}, timeout_s=timeout_s,
-                                       budget=budget, t0=t0, readable=readable, asker=asker)
+                                       budget=budget, t0=t0, readable=readable, asker=asker,
+                                       unbound=bind_error(cur, stmt))
             timed_out = threading.Event()
 
             def interrupt() -> None:

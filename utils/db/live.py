@@ -144,15 +144,18 @@ class LiveEngine:
         return live_sql.to_engine(sql, self.dialect.scheme, self.names, models, allowed)
 
     def run(self, stmt: str, models: dict[str, str], *, timeout_s: float, budget: Budget, t0: float,
-            readable: set[str] | None = None, asker: str = "") -> QueryOutcome:
+            readable: set[str] | None = None, asker: str = "", unbound: str | None = None) -> QueryOutcome:
         """``stmt`` (checked, DuckDB's dialect) run in the engine; never raises for SQL problems. ``readable``: the
-        local tables (folded names) the asker may read, checked again on the engine's tree (None: every one)."""
+        local tables (folded names) the asker may read, checked again on the engine's tree (None: every one); ``unbound``:
+        what the catalog's binder said of it (``binder.bind_error``), which stops it after the engine's checks."""
         try:
             engine_sql = self.to_engine(stmt, models, readable)
         except live_sql.EngineRefusal as e:
             return QueryOutcome(sql=stmt, status="refused", error=str(e))
         except live_sql.EngineError as e:
             return QueryOutcome(sql=stmt, status="error", error=str(e))
+        if unbound:             # the catalog's binder could not bind it: not sent on its parse alone (its error)
+            return QueryOutcome(sql=stmt, status="error", error=unbound)
         limited = f"SELECT * FROM ({engine_sql}) AS duckask_rows LIMIT {int(budget.rows) + 1}"
         fired = threading.Event()
         try:

@@ -136,7 +136,7 @@ def cte_tables(tree: exp.Expr, fold_all: bool = False) -> dict[int, exp.CTE]:
     found here is a table of the database. ``fold_all``: names compared as DuckDB does (case folded, quoted or
     not); else as the engine does (a quoted name as written)."""
     out: dict[int, exp.CTE] = {}
-    stack: list[tuple[exp.Expression, dict[str, exp.CTE]]] = [(tree, {})]
+    stack: list[tuple[exp.Expr, dict[str, exp.CTE]]] = [(tree, {})]
     while stack:
         node, visible = stack.pop()
         with_ = next((v for k, v in node.args.items() if k in ("with", "with_") and isinstance(v, exp.With)), None)
