@@ -154,6 +154,7 @@ def test_every_postgres_type_is_mapped_or_said_never_a_500(live):
 SLOW = "SELECT count(*) AS n FROM teams a, generate_series(1, 3000000) g"
 
 
+@pytest.mark.slow
 def test_sessions_are_bounded_per_user_and_queue_per_source(hr, isolated_env, postgres):
     db = open_database(hr, load_settings(source_mode="live", source_sample_rows=5, live_sessions=2,
                                          live_sessions_per_user=1, cache_dir=str(isolated_env / "sessions")))
@@ -299,6 +300,7 @@ def test_a_typed_write_with_a_damaged_audit_and_the_suggestions_with_the_state_d
 
 
 # -- 10. passwords; 11. the cache --------------------------------------------------------------------------------
+@pytest.mark.slow
 def test_a_password_in_the_arguments_is_warned_of_and_the_environment_is_read(tmp_path, isolated_env):
     env = {**os.environ, "DUCKASK_DB": str(build_small_db(tmp_path / "env.duckdb"))}
     duckask = Path(sys.executable).parent / "duckask"
@@ -322,3 +324,22 @@ def test_the_cache_folder_is_0700_and_its_files_0600(tmp_path):
     assert stat.S_IMODE((cache / "remote" / "shop.duckdb").stat().st_mode) == 0o600
     fresh = private_dir(tmp_path / "new" / "cache")
     assert stat.S_IMODE(fresh.stat().st_mode) == 0o700
+
+
+def test_a_url_without_its_password_reads_it_from_pgpassword_or_pgpass(postgres, hr, tmp_path, isolated_env,
+                                                                        monkeypatch):
+    from pg_support import PASSWORD, USER
+
+    bare = f"postgresql://{USER}@127.0.0.1:{postgres.port}/round4"
+    monkeypatch.setenv("PGPASSWORD", PASSWORD)
+    out = open_database(bare, load_settings(source_mode="live", source_sample_rows=5,
+                                            cache_dir=str(tmp_path / "env"))).run("SELECT count(*) AS n FROM teams")
+    assert out.ok and out.df["n"][0] == 2, out.error
+    monkeypatch.delenv("PGPASSWORD")
+    pgpass = tmp_path / "pgpass"
+    pgpass.write_text(f"127.0.0.1:{postgres.port}:round4:{USER}:{PASSWORD.replace(':', chr(92) + ':')}\n")
+    pgpass.chmod(0o600)
+    monkeypatch.setenv("PGPASSFILE", str(pgpass))
+    out = open_database(bare, load_settings(source_mode="live", source_sample_rows=5,
+                                            cache_dir=str(tmp_path / "pgpass-cache"))).run("SELECT name FROM teams")
+    assert out.ok and sorted(out.df["name"]) == ["Expos", "Mets"], out.error

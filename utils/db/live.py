@@ -146,8 +146,9 @@ class LiveEngine:
     def run(self, stmt: str, models: dict[str, str], *, timeout_s: float, budget: Budget, t0: float,
             readable: set[str] | None = None, asker: str = "", unbound: str | None = None) -> QueryOutcome:
         """``stmt`` (checked, DuckDB's dialect) run in the engine; never raises for SQL problems. ``readable``: the
-        local tables (folded names) the asker may read, checked again on the engine's tree (None: every one); ``unbound``:
-        what the catalog's binder said of it (``binder.bind_error``), which stops it after the engine's checks."""
+        local tables (folded names) the asker may read, checked again on the engine's tree (None: every one);
+        ``unbound``: what the catalog's binder said of it (``binder.bind_error``), which stops it after the engine's
+        checks."""
         try:
             engine_sql = self.to_engine(stmt, models, readable)
         except live_sql.EngineRefusal as e:
