@@ -156,7 +156,7 @@ def test_the_semantic_directorys_models_become_ctes_of_the_query_sent():
 
 
 def test_a_query_the_dialect_cannot_say_is_a_clear_error_the_fixer_sees(live):
-    out = live.run("SELECT list_transform([1, 2, 3], x -> x + 1) AS l")
+    out = live.run("SELECT list_transform([1, 2, 3], lambda x: x + 1) AS l")
     assert out.status == "error" and "postgresql" in out.error and out.df is None
     refused = live.run("SELECT version() AS v")        # DuckDB has it; not sent to the engine
     assert refused.status == "refused" and "version()" in refused.error.lower()

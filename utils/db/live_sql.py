@@ -173,8 +173,8 @@ def _inline_models(tree: exp.Expr, models: dict[str, str]) -> exp.Expr:
     return tree
 
 
-def rename_tables(tree: exp.Expr, names: dict[str, tuple[str, str]], created: set[str] = frozenset(), *,
-                  alias: bool = True) -> None:
+def rename_tables(tree: exp.Expr, names: dict[str, tuple[str, str]],
+                  created: frozenset[str] | set[str] = frozenset(), *, alias: bool = True) -> None:
     """Every table of ``tree`` (DuckDB's reading) by its name in the engine (``names``), schema-qualified; a table
     that names a CTE in scope (``cte_tables``) and the CTE itself get one quoted lower-case spelling; a bare name in
     ``created`` (the table a CREATE makes) is left as it is; any other is refused. ``alias``: keep the local name as
@@ -224,7 +224,7 @@ SESSION_WORDS = frozenset({"user", "current_user", "current_role", "session_user
 SYSTEM_COLUMNS = frozenset({"ctid", "xmin", "xmax", "cmin", "cmax", "tableoid"})
 
 
-def _reaches_catalog(node: exp.Expression) -> str | None:
+def _reaches_catalog(node: exp.Expr) -> str | None:
     """Why ``node`` (of the engine's tree) reads the engine's catalog or session rather than the data, or None."""
     if isinstance(node, exp.ObjectIdentifier) or (
             isinstance(node, exp.DataType) and node.this == exp.DataType.Type.USERDEFINED
