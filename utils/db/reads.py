@@ -56,6 +56,7 @@ class Reads:
     types: list[str] = field(default_factory=list)            # named types of casts, "schema.name" (folded)
     shown: list[TableRef] = field(default_factory=list)       # the tables SHOW / DESCRIBE t name
     writes: list[tuple[str, TableRef]] = field(default_factory=list)   # data-modifying nodes inside: (verb, table)
+    made: list[tuple[str, int | None]] = field(default_factory=list)   # a maker's calls: (name, its count or None)
 
     @property
     def names(self) -> set[str]:
@@ -85,6 +86,35 @@ def _written(x: dict) -> TableRef:
     if isinstance(table, dict):
         return _table(table)
     return TableRef(fold(str(table or "?")), fold(x.get("schema") or ""), fold(x.get("catalog") or ""))
+
+
+#: Functions that make a value larger than what they are given, by a count (its argument's place): ``repeat('x',
+#: 5000000)`` makes 5 MB a row, and DuckDB makes a whole vector of rows (up to 2,048) before the first is fetched,
+#: whatever its memory limit (``safety`` bounds the count).
+MAKERS = {"repeat": 1, "lpad": 1, "rpad": 1, "list_resize": 1, "array_resize": 1, "range": -1, "generate_series": -1}
+
+
+def _constant(e) -> int | None:
+    """A whole number written as a constant (through casts), or None."""
+    while isinstance(e, dict) and e.get("class") == "CAST":
+        e = e.get("child")
+    literal = e.get("literal") if isinstance(e, dict) and e.get("class") == "CONSTANT" else None
+    try:
+        return int(str((literal or {}).get("text")))
+    except ValueError:
+        return None
+
+
+def _count(name: str, x: dict) -> int | None:
+    """How many characters or elements a maker's call makes, when its count is a constant (else None): ``range``'s
+    span (its last argument alone, or the second less the first)."""
+    args = [_constant((a or {}).get("expression")) for a in x.get("arguments") or []]
+    place = MAKERS[name]
+    if place >= 0:
+        return args[place] if len(args) > place else None
+    if not args or None in args[:2]:
+        return None
+    return args[0] if len(args) == 1 else abs(args[1] - args[0])
 
 
 def _visit(x, visible: frozenset[str], out: Reads) -> None:
@@ -120,10 +150,15 @@ def _visit(x, visible: frozenset[str], out: Reads) -> None:
         _add(out.shown, ref)
     elif x.get("type") == "TABLE_FUNCTION":
         _add(out.table_functions, fold((x.get("function") or {}).get("function_name") or ""))
+        _visit((x.get("function") or {}).get("arguments"), visible, out)     # a row generator is not a maker
+        skip.add("function")
     elif x.get("class") == "TYPE" and x.get("type_name"):
         _add(out.types, fold(f"{x.get('schema') or 'main'}.{x['type_name']}"))
     elif x.get("class") in ("FUNCTION", "AGGREGATE", "WINDOW"):
-        _add(out.functions, fold(x.get("function_name") or ""))
+        name = fold(x.get("function_name") or "")
+        _add(out.functions, name)
+        if name in MAKERS:
+            out.made.append((name, _count(name, x)))
     for key, value in x.items():
         if key not in skip and isinstance(value, dict | list):
             _visit(value, visible, out)

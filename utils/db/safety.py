@@ -33,6 +33,8 @@ SERVER_FUNCTIONS = {"current_setting", "getvariable", "current_query", "which_se
 SERVER_PREFIXES = ("duckdb_", "pragma_")                      # functions and views of the server
 SYSTEM_PREFIXES = (*SERVER_PREFIXES, "sqlite_", "pg_")          # views of the catalog
 SYSTEM_SCHEMAS = {"information_schema", "pg_catalog"}
+#: The most characters (or list elements) one call of a maker (``reads.MAKERS``: repeat, lpad, range, ...) may make.
+MOST_MADE = 100_000
 SYSTEM_CATALOGS = {"system", "temp"}                           # DuckDB's built-in catalogs
 _FILE_SUFFIXES = (".csv", ".tsv", ".txt", ".parquet", ".json", ".jsonl", ".ndjson", ".gz", ".zst", ".xlsx",
                   ".db", ".duckdb", ".sqlite", ".arrow")
@@ -78,6 +80,12 @@ def reads_server(sql: str, scope: Scope | None = None) -> str | None:
     for fn in reads.functions:
         if server_function(fn):
             return f"refused: {fn}() reads the server's settings or state, {_WHY}"
+    for fn, count in reads.made:
+        if count is None or count > MOST_MADE:
+            said = "a count that is not a constant" if count is None else f"a count of {count:,}"
+            return (f"refused: {fn}() with {said}: one call may make at most {MOST_MADE:,} characters or elements "
+                    "(DuckDB makes a value for every row of a batch at once, before a row is fetched); write the count "
+                    "as a number up to that")
     for ref in reads.tables:        # a name as written first: its refusal names what the statement said
         why = system_table(ref, scope)
         if why:
