@@ -112,9 +112,10 @@ def _count(name: str, x: dict) -> int | None:
     place = MAKERS[name]
     if place >= 0:
         return args[place] if len(args) > place else None
-    if not args or None in args[:2]:
+    first, second = (args + [None, None])[:2]
+    if first is None or (len(args) > 1 and second is None):
         return None
-    return args[0] if len(args) == 1 else abs(args[1] - args[0])
+    return first if second is None else abs(second - first)
 
 
 def _visit(x, visible: frozenset[str], out: Reads) -> None:
