@@ -281,12 +281,11 @@ class ScopedDatabase:
 
         with self._database.scope() as scope:
             why = self._refusal(sql, scope)
-            readable = None if self.reader.tables is None else \
-                {t[2] for t in self._allowed_scans(scope) if t[:2] == (self._database.catalog, "main")}
+            if not why and self._database.live:     # the engine's tree is checked against this user's tables too
+                options.update(asker=self.reader.id, readable=None if self.reader.tables is None else
+                               {t[2] for t in self._allowed_scans(scope) if t[:2] == (self._database.catalog, "main")})
         if why:
             return QueryOutcome(sql=sql, status="refused", error=why)
-        if self._database.live:             # the engine's tree is checked against this user's tables too
-            options.update(readable=readable, asker=self.reader.id)
         return self._database.run(sql, **options)
 
     def _allowed_scans(self, scope) -> set[Qualified]:

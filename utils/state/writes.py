@@ -116,10 +116,10 @@ def propose(sql: str, database: Database, settings: Settings, *, session: str | 
         blocked = (f"refused: writes are off ({c.tier_name}: {c.kind}); turn them on with --allow-writes (or "
                    "allow_writes: true in the config), and each write then waits for your approval")
     else:
-        engine = _engine_refusal(c, database)
+        engine, unreadable = _binder_refusals(c, database)
         if engine:                      # the binder reads more writes than the card names: T3 after all
             card.tier, card.tier_name, card.runs = 3, "T3 blocked", []
-        blocked = not_writable(database) or _created_exists(c, database) or engine or _unreadable(c, database)
+        blocked = not_writable(database) or _created_exists(c, database) or engine or unreadable
         if not blocked:
             card.estimated_rows, card.matched_rows, blocked = _estimate(c, database)
     card.explanation = explain(c, card.estimated_rows)
@@ -134,20 +134,15 @@ def propose(sql: str, database: Database, settings: Settings, *, session: str | 
     return card
 
 
-def _engine_refusal(c, database: Database) -> str | None:
-    """Why DuckDB's own binder, on this database, reads the statement as more (or other) writes than its card names
-    (``tiers.engine_writes``), or None."""
-    with database.scope() as scope:
-        why = engine_writes(scope.bind(c.statement), c)
-    return f"refused: T3, always blocked: {why}" if why else None
-
-
-def _unreadable(c, database: Database) -> str | None:
-    """Why the statement that runs, as DuckDB's binder reads it, scans a table its proposer may not read (every
-    scan, not only those ``write_plan.reads_sql`` lists), or None."""
+def _binder_refusals(c, database: Database) -> tuple[str | None, str | None]:
+    """The statement bound once by DuckDB's own binder on this database: (why it runs more or other writes than its
+    card names, ``tiers.engine_writes``; why it scans a table its proposer may not read, every scan and not only those
+    ``write_plan.reads_sql`` lists), each None when it does not."""
     with database.scope() as scope:
         bound = scope.bind(c.statement)
-        return database.unreadable(bound, scope) if bound is not None else None
+        why = engine_writes(bound, c)
+        unreadable = database.unreadable(bound, scope) if bound is not None else None
+    return (f"refused: T3, always blocked: {why}" if why else None), unreadable
 
 
 def _identity(database: Database) -> str:
