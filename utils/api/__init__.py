@@ -14,6 +14,7 @@ Below the surfaces (``utils/app``) and ``utils/eval``, which runs question files
 from __future__ import annotations
 
 import functools
+import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -22,11 +23,14 @@ from typing import TYPE_CHECKING, Any
 from duckask.utils import turn
 from duckask.utils.api.result import Result
 from duckask.utils.config import MAX_QUESTION, Settings, load_settings, with_options
+from duckask.utils.db.audit import AuditError
 from duckask.utils.db.database import open_database
 from duckask.utils.knowledge import examples_for
+from duckask.utils.knowledge.examples import ExampleError
 from duckask.utils.llm import LLM, MeteredLLM, get_llm
 from duckask.utils.semantic import get_catalog
 from duckask.utils.semantic.manifest import layer_for
+from duckask.utils.state.postgres import StateError
 from duckask.utils.tools.registry import load_tools
 
 if TYPE_CHECKING:
@@ -114,6 +118,12 @@ def new_shared(question: str, history: list[dict] | None = None, sql: str | None
     return turn.start_turn(question, history, sql)
 
 
+# What a turn passes on to its surface instead of answering: the records it must keep are out of reach (the audit
+# log, the shared state, the kept pairs' store); each surface says so (the server: 503), and the turn is not lost.
+PASSED_ON = (AuditError, StateError, ExampleError)
+_log = logging.getLogger("duckask")
+
+
 def run_turn(prep: Prepared, shared: turn.Turn, *, ask_user: Callable[[str], str] | None = None,
              confirm: Callable[[str, list], dict] | None = None, on_node: Callable[[str], None] | None = None,
              on_text: Callable[[str], None] | None = None, entry: str = "route",
@@ -131,7 +141,13 @@ def run_turn(prep: Prepared, shared: turn.Turn, *, ask_user: Callable[[str], str
                   confirm=confirm, on_text=on_text, approve_write=approve_write, session=session, user=user,
                   semantic=layer_for(prep.settings), tools=prep.tools, on_understood=on_understood)
     turn.reopen(shared)
-    build_flow(ctx, entry).run(shared)
+    try:
+        build_flow(ctx, entry).run(shared)
+    except PASSED_ON:
+        raise
+    except Exception as exc:    # no question ends in a Python error: a typed "could not answer", nothing lost
+        _log.exception("a turn raised inside the graph")
+        turn.could_not_answer(shared, exc)
     turn.clock(shared, time.perf_counter() - t0)
     again = functools.partial(run_turn, prep, ask_user=ask_user, confirm=confirm, on_node=on_node, on_text=on_text,
                               on_result=on_result, approve_write=approve_write, session=session, user=user,

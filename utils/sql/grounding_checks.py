@@ -363,7 +363,8 @@ def _nothing(df) -> bool:
     counts as nothing known against it."""
     if df is None or df.empty:
         return True
-    return all(pd.isna(v) or (pd.api.types.is_number(v) and not pd.api.types.is_bool(v) and v == 0)
+    return all((pd.api.types.is_scalar(v) and pd.isna(v))      # a list or struct cell is something, not NULL
+               or (pd.api.types.is_number(v) and not pd.api.types.is_bool(v) and v == 0)
                for v in df.to_numpy().ravel().tolist())
 
 
