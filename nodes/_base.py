@@ -31,6 +31,7 @@ class Context:
     ask_user: Callable[[str], str] | None = None     # interactive clarification; None = never block
     on_node: Callable[[str], None] | None = None      # progress callback, called as each node starts
     examples: list[Example] = field(default_factory=list)  # verified example pairs for this database (knowledge)
+    learned: list[Example] = field(default_factory=list)   # pairs `duckask learn` verified: examples, not templates
     confirm: Callable[[str, list], dict] | None = None  # confirm-before-run prompt; None = end "pending"
     on_text: Callable[[str], None] | None = None      # the answer sentence, piece by piece as it is written
     on_understood: Callable[[str], None] | None = None   # a follow-up as the standalone question it became

@@ -76,6 +76,8 @@ class TableSelector(TracedNode):
     def _rank(self, question: str, previous: dict | None) -> dict:
         s = self.ctx.settings
         found = retrieve(question, self.ctx.examples, s.example_count, s.example_threshold)
+        if len(found) < s.example_count:     # learned pairs after the taught ones, in the slots they leave
+            found += retrieve(question, self.ctx.learned, s.example_count - len(found), s.example_threshold)
         if previous:
             # A follow-up: the previous turn's pair is the most relevant example there is.
             pair = Example(question=previous["question"], sql=previous["sql"], id="previous turn",

@@ -116,6 +116,9 @@ class Settings:
     """YAML/JSONL file of verified question/SQL pairs for the database (`knowledge/examples.py`)"""
     knowledge_file: str | None = None
     """The store of taught pairs (default: `<cache_dir>/knowledge.duckdb`)"""
+    learned: str = "auto"
+    """Auto / off: show pairs `duckask learn` synthesized and verified for the database as examples (after the taught
+    ones; never as templates). Auto: when the database has been learned"""
     example_count: int = 3
     """Example pairs shown to SQLGenerator at most."""
     example_threshold: float = 0.3

@@ -27,6 +27,7 @@ from duckask.utils.db.audit import AuditError
 from duckask.utils.db.database import open_database
 from duckask.utils.knowledge import examples_for
 from duckask.utils.knowledge.examples import ExampleError
+from duckask.utils.knowledge.learned import learned_for
 from duckask.utils.llm import LLM, MeteredLLM, get_llm
 from duckask.utils.semantic import get_catalog
 from duckask.utils.semantic.manifest import layer_for
@@ -138,6 +139,7 @@ def run_turn(prep: Prepared, shared: turn.Turn, *, ask_user: Callable[[str], str
     t0 = time.perf_counter()
     ctx = Context(llm=MeteredLLM(prep.llm), settings=prep.settings, db=prep.database, catalog=prep.catalog,
                   ask_user=ask_user, on_node=on_node, examples=examples_for(prep.database, prep.settings),
+                  learned=learned_for(prep.database, prep.settings, prep.catalog),
                   confirm=confirm, on_text=on_text, approve_write=approve_write, session=session, user=user,
                   semantic=layer_for(prep.settings), tools=prep.tools, on_understood=on_understood)
     turn.reopen(shared)

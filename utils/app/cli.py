@@ -39,6 +39,7 @@ from duckask.utils.app.commands import (
     cmd_demo,
     cmd_eval,
     cmd_examples,
+    cmd_learn,
     cmd_model,
     cmd_schema,
     cmd_teach,
@@ -127,10 +128,16 @@ def _add_delivery_options(p: argparse.ArgumentParser) -> None:
                                                         "--allow-writes and your typed yes)")
 
 
+def _add_learn_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--learn", type=float, metavar="MINUTES", dest="learn_minutes",
+                   help="first learn the database for at most MINUTES (as `duckask learn`; resumes an earlier run)")
+
+
 def cmd_serve(args) -> int:
-    from duckask.utils.app.commands import db_or_demo
+    from duckask.utils.app.commands import db_or_demo, learn_first
     from duckask.utils.app.server import serve_command
 
+    learn_first(args)
     return serve_command(args, db_or_demo(args.db))
 
 
@@ -191,7 +198,19 @@ def _question_commands(sub) -> None:
     p.add_argument("--semantic", "--descriptions", dest="descriptions", metavar="PATH",
                    help="the semantic file the questions will be asked with (its prefixes are warmed)")
     p.add_argument("--examples", help="the example pairs the questions will be asked with")
+    _add_learn_option(p)
     p.set_defaults(func=cmd_warm)
+
+    p = sub.add_parser("learn", help="learn a database before its first question: verified question/SQL pairs of its "
+                                     "own (resumable, bounded in time)")
+    p.add_argument("--db", help="DuckDB file, EXPORT DATABASE folder, SQLite file or postgresql:// URL "
+                                "(default: the Lahman demo DB)")
+    p.add_argument("--config")
+    p.add_argument("--minutes", type=float, default=15.0, help="stop after this many minutes (default 15); run it "
+                                                               "again to go on where it stopped")
+    p.add_argument("--limit", type=int, help="try at most this many drafts this run")
+    p.add_argument("--json", action="store_true", help="print the report as JSON")
+    p.set_defaults(func=cmd_learn)
 
 
 def _inspect_commands(sub) -> None:
@@ -321,6 +340,7 @@ def _serving_commands(sub) -> None:
     _add_write_option(p)
     p.add_argument("--config")
     _add_state_option(p)
+    _add_learn_option(p)
     p.set_defaults(func=cmd_serve)
 
     p = sub.add_parser("mcp", help="serve duckask to AI agents over MCP (stdio; the server extra)")

@@ -28,6 +28,7 @@ class Example:
     sql: str
     id: str = ""                                     # "file:3" or the store's id
     tables: list[str] = field(default_factory=list)  # the tables the SQL reads
+    origin: str = "taught"                           # taught (a file, a person) or learned (``duckask learn``)
 
     def as_dict(self) -> dict:
         return asdict(self)
