@@ -82,17 +82,18 @@ def write_question(llm, catalog, draft: Draft, df) -> str:
     return text[:200]
 
 
-def focus_columns(catalog, all_drafts: list[Draft], most: int = 16) -> dict[str, list[str]]:
-    """Per table, the columns a read-back's schema shows: those any of its drafts reads, then its first columns, at
-    most ``most`` (the others named in one line): one schema text per table, whatever the draft."""
+def focus_columns(catalog, all_drafts: list[Draft], most: int = 12) -> dict[str, list[str]]:
+    """Per table, the columns a read-back's schema shows: its keys and those any of its drafts reads, at most
+    ``most`` (the rest counted): one schema text per table, whatever the draft, so a table's drafts share it as
+    their prompt's start. Short on purpose: on the 2-core host the prompt's tokens are most of a read-back's time."""
     used: dict[str, list[str]] = {}
     for d in all_drafts:
         names = columns_of(d.sql)
         for t in d.tables:
-            cols = [c.name for c in catalog.tables[t].columns if c.name.lower() in names]
+            table = catalog.tables[t]
+            cols = [c.name for c in table.columns if c.name.lower() in names or c.pk or c.ref]
             used[t] = list(dict.fromkeys(used.get(t, []) + cols))
-    return {t: list(dict.fromkeys(cols + [c.name for c in catalog.tables[t].columns]))[:most]
-            for t, cols in used.items()}
+    return {t: cols[:most] for t, cols in used.items()}
 
 
 def read_back(llm, catalog, draft: Draft, question: str, focus: dict[str, list[str]] | None = None) -> str:
@@ -102,7 +103,7 @@ def read_back(llm, catalog, draft: Draft, question: str, focus: dict[str, list[s
     from duckask.utils.sql.extract import extract_sql
     from duckask.utils.sql.tidy import tidy_sql
 
-    schema = render_schema(catalog, list(draft.tables), columns=focus, name_hidden=True)
+    schema = render_schema(catalog, list(draft.tables), columns=focus)
     reply = llm.complete(build_messages(schema, question, [], None), node="Learn", **FENCE)
     return tidy_sql(extract_sql(reply.text), catalog, question)
 

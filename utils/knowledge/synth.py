@@ -240,7 +240,7 @@ ORDER = ("top", "join_count", "group", "lookup", "filter", "join_sum", "group_av
 
 #: Drafts of one table tried one after another in a round: their read-backs share the table's schema as the prompt's
 #: start, which the embedded model keeps (its state in RAM), so the second costs only its own part.
-PER_ROUND = 2
+PER_ROUND = 3
 
 
 def drafts(cat: Catalog, distinct: dict[str, dict[str, int]]) -> list[Draft]:
