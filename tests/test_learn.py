@@ -63,8 +63,8 @@ def test_duckdb_forms_are_drafted_where_the_data_has_lists_structs_and_wide_tabl
                      "addr_street VARCHAR, addr_city VARCHAR, addr_zip VARCHAR, phone VARCHAR, email VARCHAR, "
                      "signed_up DATE, spend DOUBLE)",
                      "INSERT INTO people SELECT 'p' || i, ['a', 'b'][1:(i % 2) + 1], {'city': 'c' || (i % 3), "
-                     "'zip': 'z'}, 's' || i, 'c' || (i % 3), 'z' || i, 'ph' || i, 'e' || i, DATE '2024-01-01' + i::INTEGER, "
-                     "i * 1.5 FROM range(40) t(i)")
+                     "'zip': 'z'}, 's' || i, 'c' || (i % 3), 'z' || i, 'ph' || i, 'e' || i, "
+                     "DATE '2024-01-01' + i::INTEGER, i * 1.5 FROM range(40) t(i)")
     prep = prepare(str(db), llm=ScriptedLLM({}))
     ds = drafts(prep.catalog, learning.distinct_counts(prep.database, prep.catalog, float("inf")))
     kinds = {d.kind: d.sql for d in ds}

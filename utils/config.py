@@ -43,7 +43,8 @@ def default_config_file() -> Path:
 
 _FIELDS = {f.name: f for f in dataclasses.fields(Settings)}
 _CHOICES = {"backend": ("auto", "local", "openai"), "column_pruning": ("budget", "wide", "off"),
-            "dialect_notes": ("auto", "off"), "learned": ("auto", "off"), "router": ("auto", "rules", "off"),
+            "dialect_notes": ("auto", "off"), "learned": ("auto", "off"), "rerank": ("off", "reviewer"),
+            "router": ("auto", "rules", "off"),
             "follow_ups": ("auto", "rules", "llm", "off"), "analyzer": ("auto", "llm", "rules"),
             "clarify": ("rules", "llm", "off"), "grader": ("auto", "rules", "llm", "off"),
             "plan_path": ("auto", "on", "off"), "templates": ("on", "off"), "plan_grammar": ("auto", "on", "off"),

@@ -112,6 +112,10 @@ class Settings:
     candidates: int = 0
     """Sampled SQL drafts beside the greedy one, decoded in one batch; all run, the result most give is the
     answer, the other groups wait for the checks (0-8)"""
+    rerank: str = "off"
+    """Off / reviewer: with two or more drafts' results, order them by how well each reads back to the question (the
+    model's probability of the question given the query and its result, plus the log of the drafts agreeing) instead of
+    by the vote alone (`sql/voting.rerank`; bench/rerank.py measures both)"""
     examples: str | None = None
     """YAML/JSONL file of verified question/SQL pairs for the database (`knowledge/examples.py`)"""
     knowledge_file: str | None = None

@@ -106,6 +106,9 @@ def _add_graph_options(p: argparse.ArgumentParser) -> None:
                    help="sampled SQL drafts drawn beside the greedy one in one batch (0-8); every draft runs and "
                         "the result most of them give is the answer (default: settings)")
     g.add_argument("--examples", help="YAML/JSONL file of verified question/SQL pairs for this database")
+    g.add_argument("--learned", choices=["auto", "off"],
+                   help="show the pairs `duckask learn` verified for this database as examples (default auto: when "
+                        "it has been learned)")
     g.add_argument("--dialect-notes", choices=["auto", "off"],
                    help="show the model short DuckDB syntax notes when the question calls for them (default off)")
     g.add_argument("--column-pruning", choices=["budget", "wide", "off"],

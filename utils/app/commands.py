@@ -16,7 +16,7 @@ def settings_options(args: argparse.Namespace) -> dict[str, Any]:
     keys = ("resample_drafts", "max_fix_retries", "max_grader_rounds", "grader", "analyzer", "clarify", "timeout_s",
             "row_cap", "base_url", "model", "model_path", "descriptions", "examples", "column_pruning", "dialect_notes",
             "router", "follow_ups", "confirm", "allow_writes", "plan_path", "min_confidence",
-            "confidence_drafts", "candidates", "time_budget_s", "state", "source_mode")
+            "confidence_drafts", "candidates", "time_budget_s", "state", "source_mode", "plan_grammar", "learned")
     return {k: getattr(args, k) for k in keys if getattr(args, k, None) is not None}
 
 

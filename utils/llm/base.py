@@ -93,3 +93,13 @@ class MeteredLLM(WrappedLLM):
         replies = complete_many(self.llm, messages, **kw)
         self.calls.extend(replies)
         return replies
+
+    @property
+    def can_score(self) -> bool:
+        """Whether the backend scores a given reply (``score``): the embedded model and scripted ones."""
+        return callable(getattr(self.llm, "score", None))
+
+    def score(self, messages, continuation: str, **kw) -> LLMReply:
+        reply = self.llm.score(messages, continuation, **kw)
+        self.calls.append(reply)
+        return reply

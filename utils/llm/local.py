@@ -18,6 +18,8 @@ import time
 from collections.abc import Iterable
 from typing import Any
 
+import numpy as np
+
 from duckask.utils.config import Settings
 from duckask.utils.llm.base import LLMError, LLMReply
 from duckask.utils.llm.batch import MAX_SEQUENCES, sample_batch, widen_context
@@ -191,6 +193,43 @@ class LocalBackend:
             self.states.persist()
             start = boundary
         return reused, start
+
+    def score(self, messages, continuation: str, *, node: str) -> LLMReply:
+        """How likely the model finds ``continuation`` as the start of its reply to ``messages``: one forward pass
+        over the continuation's tokens (the prompt's longest stored prefix reused), no generation. The reply's
+        ``mean_logprob`` is the mean log-probability per token of ``continuation``, ``completion_tokens`` their
+        number (the sum is the product of both): a reviewer's score, p(x | y) in Zhang et al.'s Coder-Reviewer
+        reranking (2022)."""
+        with _LOCAL_LOCK:
+            llama = self.llama
+            head = llama.tokenize(render_chatml(messages).encode("utf-8"), add_bos=False, special=True)
+            tail = llama.tokenize(continuation.encode("utf-8"), add_bos=False, special=False)
+            tokens = head + tail
+            if not tail or len(tokens) + 1 > llama.n_ctx() or len(tail) >= 512:
+                raise LLMError(f"{node}: nothing to score, or {len(tokens)} tokens do not fit the context")
+            t0 = time.perf_counter()
+            reused = min(self.states.restore(head), len(head) - 1)
+            if llama.n_tokens > reused:
+                llama._ctx.kv_cache_seq_rm(-1, reused, -1)
+                llama.n_tokens = reused
+            if reused < len(head) - 1:
+                llama.eval(head[reused:-1])
+            batch = tokens[len(head) - 1:]          # the prompt's last token predicts the first of ``tail``
+            n_past, n_vocab = llama.n_tokens, llama.n_vocab()
+            llama._batch.set_batch(batch=batch, n_past=n_past, logits_all=True)
+            llama._ctx.decode(llama._batch)
+            llama.input_ids[n_past: n_past + len(batch)] = batch
+            llama.n_tokens = n_past + len(batch)
+            rows = np.ctypeslib.as_array(llama._ctx.get_logits(), shape=(len(batch), n_vocab))
+            top = rows.max(axis=1, keepdims=True)
+            logz = (top[:, 0] + np.log(np.exp(rows - top).sum(axis=1)))[: len(tail)]
+            logps = rows[np.arange(len(tail)), tail] - logz
+            llama._requires_eval = True
+            self.states.remember()
+            ms = (time.perf_counter() - t0) * 1000
+        return LLMReply(text=continuation, node=node, model=self.name, prompt_tokens=len(head),
+                        completion_tokens=len(tail), ms=ms, reused_tokens=reused,
+                        mean_logprob=round(float(logps.mean()), 4))
 
     def complete_many(self, messages, *, node, n, prefix="", stop=None, max_tokens=256, temperature=None, seed=0,
                       stable=""):

@@ -42,5 +42,16 @@ class ScriptedLLM:
         return LLMReply(text=text, node=node, model=self.name, prompt_tokens=words,
                         completion_tokens=len(text.split()), ms=0.0)
 
+    def score(self, messages, continuation: str, *, node: str) -> LLMReply:
+        """A scripted reviewer: the script's entry for ``node`` gives the mean log-probability of ``continuation``
+        (a number, or a callable ``(messages, continuation) -> number``); recorded like a completion."""
+        self.calls.append({"node": node, "messages": messages, "continuation": continuation})
+        entry = self.script.get(node)
+        if entry is None:
+            raise LLMError(f"ScriptedLLM has no score for node {node}")
+        value = entry(messages, continuation) if callable(entry) else (entry.pop(0) if len(entry) > 1 else entry[0])
+        return LLMReply(text=continuation, node=node, model=self.name, prompt_tokens=0,
+                        completion_tokens=max(1, len(continuation.split())), ms=0.0, mean_logprob=float(value))
+
     def count(self, node: str | None = None) -> int:
         return sum(1 for c in self.calls if node is None or c["node"] == node)

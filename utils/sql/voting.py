@@ -10,6 +10,8 @@ likeliest query the model gave the highest mean log-probability, then to the one
 """
 from __future__ import annotations
 
+import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from duckask.utils.db.database import QueryOutcome
@@ -47,6 +49,36 @@ def vote(outcomes: list[QueryOutcome], weights: list[int] | None = None,
     groups.sort(key=lambda g: (not substantive(outcomes[g[0]].df), -sum(weights[i] for i in g),
                                -max(likely[i] for i in g), g[0]))
     return Vote(chosen=groups[0][0] if groups else 0, groups=groups)
+
+
+#: The reviewer's instruction: it reads a query and its result and is scored on the question (``rerank``).
+REVIEWER = "You read a DuckDB query and its result, and write the question a user asked to get it."
+
+
+def reviewer_messages(sql: str, df) -> list[dict[str, str]]:
+    """The reviewer's prompt for one draft: its SQL and first rows; the question is the continuation scored."""
+    head = [] if df is None else [", ".join(str(v)[:40] for v in r) for r in df.head(3).itertuples(index=False)]
+    rows = "(it failed)" if df is None else "\n".join([", ".join(map(str, df.columns)), *head])
+    return [{"role": "system", "content": REVIEWER},
+            {"role": "user", "content": f"SQL: {' '.join(sql.split())}\nResult:\n{rows}\n\nThe question:"}]
+
+
+def rerank(v: Vote, outcomes: list[QueryOutcome], weights: list[int], question: str,
+           score: Callable[[list[dict[str, str]], str], float]) -> tuple[Vote, list[float | None]]:
+    """``v`` with its groups that hold a real answer ordered by how well each reads back to ``question``: the
+    reviewer's log-probability of the question given the group's query and result (``score``: summed over the
+    question's tokens), plus the log of the drafts that agree on it (the vote as a prior). After Zhang et al.,
+    "Coder-Reviewer Reranking for Code Generation" (2022), and LEVER (Ni et al., 2023: the program's execution result
+    is part of what is scored). Groups with nothing in them stay last, in the vote's order. Returns the vote and each
+    group's score (None: not scored)."""
+    real = [g for g in v.groups if substantive(outcomes[g[0]].df)]
+    rest = [g for g in v.groups if g not in real]
+    scored = {id(g): score(reviewer_messages(outcomes[g[0]].sql, outcomes[g[0]].df), " " + question)
+              + math.log(sum(weights[i] for i in g)) for g in real}
+    real.sort(key=lambda g: -scored[id(g)])
+    groups = real + rest
+    return Vote(chosen=groups[0][0] if groups else v.chosen, groups=groups), \
+        [round(scored[id(g)], 3) if id(g) in scored else None for g in groups]
 
 
 @dataclass(frozen=True)
