@@ -165,3 +165,15 @@ def test_a_pair_over_a_table_that_is_gone_is_not_shown(tmp_path, isolated_env, m
     with open(store.path, "a") as f:
         f.write('{"torn')                                   # a run killed mid-write: skipped, not an error
     assert all("gone" not in p.tables for p in learned_for(prep.database, prep.settings, prep.catalog))
+
+
+def test_a_question_kept_for_two_queries_is_shown_for_neither(tmp_path, isolated_env, monkeypatch):
+    """"The top 5 players by age" read back on two tables says neither table: both pairs are left out."""
+    db = _learned(tmp_path, monkeypatch, {})
+    prep = prepare(db, llm=ScriptedLLM({}))
+    store = LearnedStore(learned_path(prep.database, prep.settings))
+    for table in ("players", "arenas"):
+        store.add({"sql": f"SELECT name FROM {table} LIMIT 5", "kind": "top", "tables": [table], "model": "x",
+                   "status": "kept", "question": "Which five are the oldest?"})
+    shown = learned_for(prep.database, prep.settings, prep.catalog)
+    assert shown and not any(p.question == "Which five are the oldest?" for p in shown)

@@ -13,6 +13,7 @@ import hashlib
 import json
 import os
 import threading
+from collections import Counter
 from pathlib import Path
 
 from duckask.utils.knowledge.examples import Example
@@ -63,9 +64,14 @@ class LearnedStore:
         return [r for r in self.records() if r.get("status") == "kept"]
 
 
+def _said(question: str) -> str:
+    return " ".join(question.lower().rstrip("?.! ").split())
+
+
 def learned_for(db, settings, catalog) -> list[Example]:
-    """The pairs learned for ``db`` whose tables are all still in ``catalog``, as examples of origin ``learned``,
-    the ones its asker may run (``knowledge.offered``); none with ``learned: off``."""
+    """The pairs learned for ``db`` whose tables are all still in ``catalog`` and whose question was kept for one query
+    only, as examples of origin ``learned``, the ones its asker may run (``knowledge.offered``); none with ``learned:
+    off``."""
     from duckask.utils.knowledge import offered
 
     if settings.learned == "off":
@@ -79,9 +85,12 @@ def learned_for(db, settings, catalog) -> list[Example]:
     with _LOCK:
         pairs = _LOADED.get(key)
     if pairs is None:
+        kept = LearnedStore(path).kept()
+        asked = Counter(_said(r["question"]) for r in kept)
+        # A question kept for two queries (the top 5 by age of two tables) does not say which one it means: neither.
         pairs = [Example(question=r["question"], sql=r["sql"], id=f"learned:{i}", tables=list(r.get("tables") or []),
                          origin="learned")
-                 for i, r in enumerate(LearnedStore(path).kept(), 1)]
+                 for i, r in enumerate(kept, 1) if asked[_said(r["question"])] == 1]
         with _LOCK:
             if len(_LOADED) > 16:
                 _LOADED.clear()
