@@ -70,3 +70,22 @@ def test_a_batch_gives_k_drafts_the_same_for_the_same_seeds(backend):
     assert llama.n_tokens == len(tokens)
     llama.reset()
     assert greedy_generate(llama, tokens, 0, max_tokens=48, stops=STOPS, draft=0)[0] == greedy
+
+
+@pytest.mark.model
+def test_the_reviewer_scores_a_question_that_fits_the_query_above_one_that_does_not(backend):
+    """``LocalBackend.score`` (the reranker's reviewer): one forward pass over the continuation, its mean
+    log-probability; the same score twice (the prompt's state reused or not), higher for the question the query
+    answers, and the context left holding exactly prompt plus continuation."""
+    import pandas as pd
+
+    from duckask.utils.sql.voting import reviewer_messages
+
+    msgs = reviewer_messages("SELECT name, points FROM players ORDER BY points DESC LIMIT 1",
+                             pd.DataFrame({"name": ["LeBron James"], "points": [30]}))
+    fits = backend.score(msgs, " Who scored the most points?", node="Reviewer")
+    again = backend.score(msgs, " Who scored the most points?", node="Reviewer")
+    other = backend.score(msgs, " How many arenas hold more than 20,000 people?", node="Reviewer")
+    assert fits.mean_logprob == pytest.approx(again.mean_logprob, abs=1e-3) and fits.completion_tokens >= 5
+    assert fits.mean_logprob * fits.completion_tokens > other.mean_logprob * other.completion_tokens
+    assert backend.llama.n_tokens == other.prompt_tokens + other.completion_tokens

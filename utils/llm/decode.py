@@ -186,6 +186,17 @@ def token_prob(row: np.ndarray, tok: int) -> float:
     return float(np.exp(float(row[tok]) - top) / np.exp(row - top).sum())
 
 
+def decode_all(llama, batch: Sequence[int]) -> np.ndarray:
+    """Append ``batch`` to the context in one decode and return the logits of every one of its positions (row i
+    predicts the token after ``batch[i]``)."""
+    n_past = llama.n_tokens
+    llama._batch.set_batch(batch=list(batch), n_past=n_past, logits_all=True)
+    llama._ctx.decode(llama._batch)
+    llama.input_ids[n_past: n_past + len(batch)] = batch
+    llama.n_tokens = n_past + len(batch)
+    return np.ctypeslib.as_array(llama._ctx.get_logits(), shape=(len(batch), llama.n_vocab()))
+
+
 def greedy_generate(llama, tokens: Sequence[int], start: int, *, max_tokens: int, stops: list[str],
                     draft: int = 8, on_text: Callable[[str], None] | None = None,
                     probs: list[float] | None = None) -> tuple[str, int, float]:
@@ -226,11 +237,7 @@ def greedy_generate(llama, tokens: Sequence[int], start: int, *, max_tokens: int
         guess = lookup_draft(history[:h], draft)[: max(0, min(max_tokens - generated, n_ctx - llama.n_tokens - 1))]
         batch = [nxt] + guess
         n_past = llama.n_tokens
-        llama._batch.set_batch(batch=batch, n_past=n_past, logits_all=True)
-        llama._ctx.decode(llama._batch)
-        llama.input_ids[n_past: n_past + len(batch)] = batch
-        llama.n_tokens = n_past + len(batch)
-        rows = np.ctypeslib.as_array(llama._ctx.get_logits(), shape=(len(batch), n_vocab))
+        rows = decode_all(llama, batch)
         preds = rows.argmax(axis=1)
         i, ended = 0, False
         while i < len(guess) and preds[i] == guess[i]:

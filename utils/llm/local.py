@@ -23,7 +23,7 @@ import numpy as np
 from duckask.utils.config import Settings
 from duckask.utils.llm.base import LLMError, LLMReply
 from duckask.utils.llm.batch import MAX_SEQUENCES, sample_batch, widen_context
-from duckask.utils.llm.decode import PromptStates, greedy_generate
+from duckask.utils.llm.decode import PromptStates, decode_all, greedy_generate
 from duckask.utils.llm.prompt_cache import PromptStateStore, model_identity
 
 #: A stable part shorter than this is not worth a file of its own (its processing takes under 2 s).
@@ -214,13 +214,7 @@ class LocalBackend:
                 llama.n_tokens = reused
             if reused < len(head) - 1:
                 llama.eval(head[reused:-1])
-            batch = tokens[len(head) - 1:]          # the prompt's last token predicts the first of ``tail``
-            n_past, n_vocab = llama.n_tokens, llama.n_vocab()
-            llama._batch.set_batch(batch=batch, n_past=n_past, logits_all=True)
-            llama._ctx.decode(llama._batch)
-            llama.input_ids[n_past: n_past + len(batch)] = batch
-            llama.n_tokens = n_past + len(batch)
-            rows = np.ctypeslib.as_array(llama._ctx.get_logits(), shape=(len(batch), n_vocab))
+            rows = decode_all(llama, tokens[len(head) - 1:])    # the prompt's last token predicts tail's first
             top = rows.max(axis=1, keepdims=True)
             logz = (top[:, 0] + np.log(np.exp(rows - top).sum(axis=1)))[: len(tail)]
             logps = rows[np.arange(len(tail)), tail] - logz
