@@ -63,7 +63,7 @@ def main(argv: list[str] | None = None) -> int:
     suites = load()
     cal = calibrate() if CALIBRATE.exists() else None
     llm = get_llm(load_settings(None))
-    started, per_suite, rows = now(), {}, []
+    started, per_suite, rows, t0 = now(), {}, [], time.time()
     for target in args.targets:
         name, config = target.split(":")
         suite = suites[name]
@@ -100,7 +100,7 @@ def main(argv: list[str] | None = None) -> int:
     Path(args.out).write_text(json.dumps({"command": " ".join(["bench/rerank.py", *sys.argv[1:]]), "started": started,
                                           "finished": now(), "commit": commit(), "cal_s": cal, "per_suite": per_suite,
                                           "total": total, "records": rows}, indent=1) + "\n")
-    print(json.dumps({"per_suite": per_suite, "total": total, "cal_s": cal, "seconds": round(time.time())}))
+    print(json.dumps({"per_suite": per_suite, "total": total, "cal_s": cal, "seconds": round(time.time() - t0)}))
     return 0
 
 
