@@ -18,7 +18,7 @@ from duckask.nodes._base import TracedNode
 from duckask.utils.db.database import QueryOutcome
 from duckask.utils.sql.pivot import run_pivot
 from duckask.utils.sql.repair import run_repaired
-from duckask.utils.sql.voting import Candidates, rerank, substantive, vote
+from duckask.utils.sql.voting import Candidates, rerank, vote
 from duckask.utils.turn import GIVE_UP, KEEP, Turn, answered_by, fall_back, mark_attempt, set_query, show_rows, take
 
 
@@ -67,8 +67,9 @@ class SQLExecutor(TracedNode):
         outs = [run_repaired(run, d, self.ctx.catalog, p["question"]) for d in distinct]
         weights = [counts[d] for d in distinct]
         v = vote(outs, weights, [likely.get(d) for d in distinct])
-        if self._reviews(v, outs):
-            v, _ = rerank(v, outs, weights, p["question"], self._review)
+        if s.rerank == "reviewer" and self.ctx.llm.can_score and not self.over_budget():   # sql/voting.rerank
+            v, _ = rerank(v, outs, weights, p["question"], lambda m, q: ((
+                r := self.ctx.llm.score(m, q, node="Reviewer")).mean_logprob or 0.0) * r.completion_tokens)
         ballot = [{"sql": o.sql, "draft": d, "drafts": counts[d], "logprob": likely.get(d), "plan": d == p["plan"],
                    "positions": [j for j, x in enumerate(p["drafts"]) if x == d],
                    "status": o.status, "error": o.error,
@@ -78,17 +79,6 @@ class SQLExecutor(TracedNode):
         groups = [{"members": g, "lead": i, "sql": outs[i].sql, "outcome": outs[i], "plan": distinct[i] == p["plan"]}
                   for g, i in zip(v.groups, leads)]
         return outs[leads[0] if leads else v.chosen], Candidates(tuple(ballot), tuple(groups))
-
-    def _reviews(self, v, outs) -> bool:
-        """Whether the drafts' groups are reranked by the reviewer (``rerank: reviewer``): two or more groups with a
-        real answer, a backend that scores, time left."""
-        real = sum(1 for g in v.groups if substantive(outs[g[0]].df))
-        return self.ctx.settings.rerank == "reviewer" and real >= 2 and self.ctx.llm.can_score \
-            and not self.over_budget()
-
-    def _review(self, messages, question: str) -> float:
-        reply = self.ctx.llm.score(messages, question, node="Reviewer")
-        return (reply.mean_logprob or 0.0) * reply.completion_tokens
 
     def post(self, shared: Turn, p, res):
         out, voted = res

@@ -75,11 +75,9 @@ class TableSelector(TracedNode):
 
     def _rank(self, question: str, previous: dict | None) -> dict:
         s = self.ctx.settings
-        found = retrieve(question, self.ctx.examples, s.example_count, s.example_threshold)
-        if len(found) < s.example_count:     # learned pairs after the taught ones, in the slots they leave
-            found += retrieve(question, self.ctx.learned, s.example_count - len(found), s.example_threshold)
-        if previous:
-            # A follow-up: the previous turn's pair is the most relevant example there is.
+        found = retrieve(question, self.ctx.examples, s.example_count, s.example_threshold)   # then learned ones:
+        found += retrieve(question, self.ctx.learned, s.example_count - len(found), s.example_threshold)  # slots left
+        if previous:        # a follow-up: the previous turn's pair is the most relevant example there is
             pair = Example(question=previous["question"], sql=previous["sql"], id="previous turn",
                            tables=previous.get("tables") or tables_of(previous["sql"]))
             found = [(pair, 1.0)] + [f for f in found if f[0].sql != pair.sql][: max(0, s.example_count - 1)]

@@ -246,18 +246,9 @@ def clock(shared: Turn, seconds: float) -> None:
     shared["seconds"] = shared.get("seconds", 0.0) + seconds
 
 
-@callers("api")
-def could_not_answer(shared: Turn, exc: Exception) -> None:
-    """A turn that raised inside the graph ends as an ``error`` answer saying what went wrong, typed (the exception's
-    class) and in words; what the turn had (its query, attempts, rows shown) stays as it was: nothing is lost."""
-    words = " ".join(str(exc).split())[:300] or "no message"
-    shared["answer"] = {"status": "error", "derivation": (shared.get("answer") or {}).get("derivation", ""),
-                        "text": f"could not answer: {words} ({type(exc).__name__})"}
-
-
 # --------------------------------------------------------------------------- hand-offs between nodes
 @callers("AnswerFromTool", "AnswerGeneral", "AnswerSchema", "ApplyWrite", "AskUser", "AssessConfidence", "CallTool",
-         "ConfirmSQL", "DataAnalyzer", "ProposeWrite", "ReportError", "ReviewWrite")
+         "ConfirmSQL", "DataAnalyzer", "ProposeWrite", "ReportError", "ReviewWrite", "api")
 def finish(shared: Turn, status: str, answer: str, derivation: str | Keep = KEEP, *, no_query: bool = False,
            rows: DataFrame | None | Keep = KEEP) -> None:
     """End the answer: status, words, derivation; ``no_query``: none shown (a tool, small talk), only ``rows``."""

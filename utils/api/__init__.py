@@ -149,7 +149,8 @@ def run_turn(prep: Prepared, shared: turn.Turn, *, ask_user: Callable[[str], str
         raise
     except Exception as exc:    # no question ends in a Python error: a typed "could not answer", nothing lost
         _log.exception("a turn raised inside the graph")
-        turn.could_not_answer(shared, exc)
+        words = " ".join(str(exc).split())[:300] or "no message"
+        turn.finish(shared, "error", f"could not answer: {words} ({type(exc).__name__})")
     turn.clock(shared, time.perf_counter() - t0)
     again = functools.partial(run_turn, prep, ask_user=ask_user, confirm=confirm, on_node=on_node, on_text=on_text,
                               on_result=on_result, approve_write=approve_write, session=session, user=user,

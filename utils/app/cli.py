@@ -39,13 +39,13 @@ from duckask.utils.app.commands import (
     cmd_demo,
     cmd_eval,
     cmd_examples,
-    cmd_learn,
     cmd_model,
     cmd_schema,
     cmd_teach,
     cmd_warm,
     report_failure,
 )
+from duckask.utils.app.learn_command import add_learn_command, add_learn_option, learn_first
 from duckask.utils.app.write_commands import cmd_audit, cmd_decide, cmd_sql, cmd_state, cmd_users
 
 __all__ = ["EXIT_CLARIFY", "EXIT_FAIL", "EXIT_OK", "EXIT_USAGE", "build_parser", "main"]
@@ -106,9 +106,7 @@ def _add_graph_options(p: argparse.ArgumentParser) -> None:
                    help="sampled SQL drafts drawn beside the greedy one in one batch (0-8); every draft runs and "
                         "the result most of them give is the answer (default: settings)")
     g.add_argument("--examples", help="YAML/JSONL file of verified question/SQL pairs for this database")
-    g.add_argument("--learned", choices=["auto", "off"],
-                   help="show the pairs `duckask learn` verified for this database as examples (default auto: when "
-                        "it has been learned)")
+    g.add_argument("--learned", choices=["auto", "off"], help="show pairs `duckask learn` kept as examples (auto)")
     g.add_argument("--dialect-notes", choices=["auto", "off"],
                    help="show the model short DuckDB syntax notes when the question calls for them (default off)")
     g.add_argument("--column-pruning", choices=["budget", "wide", "off"],
@@ -131,13 +129,8 @@ def _add_delivery_options(p: argparse.ArgumentParser) -> None:
                                                         "--allow-writes and your typed yes)")
 
 
-def _add_learn_option(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--learn", type=float, metavar="MINUTES", dest="learn_minutes",
-                   help="first learn the database for at most MINUTES (as `duckask learn`; resumes an earlier run)")
-
-
 def cmd_serve(args) -> int:
-    from duckask.utils.app.commands import db_or_demo, learn_first
+    from duckask.utils.app.commands import db_or_demo
     from duckask.utils.app.server import serve_command
 
     learn_first(args)
@@ -201,19 +194,10 @@ def _question_commands(sub) -> None:
     p.add_argument("--semantic", "--descriptions", dest="descriptions", metavar="PATH",
                    help="the semantic file the questions will be asked with (its prefixes are warmed)")
     p.add_argument("--examples", help="the example pairs the questions will be asked with")
-    _add_learn_option(p)
+    add_learn_option(p)
     p.set_defaults(func=cmd_warm)
 
-    p = sub.add_parser("learn", help="learn a database before its first question: verified question/SQL pairs of its "
-                                     "own (resumable, bounded in time)")
-    p.add_argument("--db", help="DuckDB file, EXPORT DATABASE folder, SQLite file or postgresql:// URL "
-                                "(default: the Lahman demo DB)")
-    p.add_argument("--config")
-    p.add_argument("--minutes", type=float, default=15.0, help="stop after this many minutes (default 15); run it "
-                                                               "again to go on where it stopped")
-    p.add_argument("--limit", type=int, help="try at most this many drafts this run")
-    p.add_argument("--json", action="store_true", help="print the report as JSON")
-    p.set_defaults(func=cmd_learn)
+    add_learn_command(sub)
 
 
 def _inspect_commands(sub) -> None:
@@ -343,7 +327,7 @@ def _serving_commands(sub) -> None:
     _add_write_option(p)
     p.add_argument("--config")
     _add_state_option(p)
-    _add_learn_option(p)
+    add_learn_option(p)
     p.set_defaults(func=cmd_serve)
 
     p = sub.add_parser("mcp", help="serve duckask to AI agents over MCP (stdio; the server extra)")

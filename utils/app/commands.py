@@ -162,65 +162,8 @@ def cmd_demo(args) -> int:
     return cmd_ask(args)
 
 
-def learn_first(args) -> None:
-    """``--learn MINUTES`` on warm and serve: learn the database first (``duckask learn``), with its progress."""
-    if getattr(args, "learn_minutes", None):
-        _learn(args.db, args.learn_minutes, None, getattr(args, "config", None))
-
-
-def _learn(db: str | None, minutes: float, limit: int | None, config: str | None):
-    """Run ``learn`` with a bar on a terminal (a line per draft otherwise) and print what it did."""
-    from duckask.utils.app.learn import learn
-
-    bar = _LearnProgress(minutes)
-    try:
-        report = learn(db_or_demo(db), minutes=minutes, limit=limit, config=config, progress=bar)
-    finally:
-        bar.close()
-    share = report.read_back_share
-    print(f"learned {report.db}: {report.kept} pairs kept of {report.tried} drafts tried in {report.seconds:.0f}s "
-          f"({report.kept_total} kept in all; {report.tried_before + report.tried} of {report.drafts} drafts tried"
-          + (f"; {share:.0f}% of the questions read back" if share is not None else "") + ")"
-          + {"time": f"; stopped at {minutes:g} min: run it again to go on", "limit": "; stopped at --limit"}
-          .get(report.stopped, ""), file=sys.stderr)
-    return report
-
-
-class _LearnProgress:
-    """A bar of drafts and time on a terminal (rich), a line per draft elsewhere (a log, CI)."""
-
-    def __init__(self, minutes: float):
-        self.bar = self.task = None
-        if sys.stderr.isatty():
-            from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
-
-            self.bar = Progress(TextColumn("learn"), BarColumn(), TextColumn("{task.completed}/{task.total} drafts"),
-                                TextColumn("{task.fields[kept]} kept"), TimeElapsedColumn(),
-                                TextColumn(f"of {minutes:g} min"), transient=True)
-            self.bar.start()
-
-    def __call__(self, report, line: str) -> None:
-        if self.bar is None:
-            print(f"learn {report.tried_before + report.tried}/{report.drafts} ({report.seconds:.0f}s) {line}",
-                  file=sys.stderr)
-            return
-        if self.task is None:
-            self.task = self.bar.add_task("learn", total=report.drafts, kept=0)
-        self.bar.update(self.task, completed=report.tried_before + report.tried, kept=report.kept_total)
-
-    def close(self) -> None:
-        if self.bar is not None:
-            self.bar.stop()
-
-
-def cmd_learn(args) -> int:
-    report = _learn(args.db, args.minutes, args.limit, args.config)
-    if args.json:
-        print(json.dumps({**report.__dict__, "read_back_share": report.read_back_share}))
-    return EXIT_OK
-
-
 def cmd_warm(args) -> int:
+    from duckask.utils.app.learn_command import learn_first
     from duckask.utils.app.warm import warm
 
     learn_first(args)

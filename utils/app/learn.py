@@ -144,7 +144,7 @@ def learn(db: str | None = None, *, minutes: float = 15.0, limit: int | None = N
         if time.monotonic() > deadline:
             report.stopped = "time"
             break
-        record = {"sql": d.sql, "kind": d.kind, "tables": list(d.tables), "model": prep.llm.name}
+        record: dict[str, Any] = {"sql": d.sql, "kind": d.kind, "tables": list(d.tables), "model": prep.llm.name}
         record.update(_try(prep, d, focus))
         store.add(record)
         report.tried += 1

@@ -93,7 +93,7 @@ def roles(table: Table, distinct: dict[str, int]) -> _Roles:
                 r.measures.append(c)
     r.measures.sort(key=_measure_rank)
     named = [c for c in labels if _NAME_LIKE.search(c.name)]
-    r.label = (named or labels or [None])[0]
+    r.label = (named or labels)[0] if named or labels else None
     return r
 
 
@@ -270,8 +270,10 @@ def drafts(cat: Catalog, distinct: dict[str, dict[str, int]]) -> list[Draft]:
     for round_ in zip_longest(*[[q[i:i + PER_ROUND] for i in range(0, len(q), PER_ROUND)] for q in queues]):
         for chunk in round_:
             out.extend(chunk or [])
-    seen: set[str] = set()
-    return [d for d in out if not (d.sql in seen or seen.add(d.sql))]
+    unique: dict[str, Draft] = {}
+    for d in out:
+        unique.setdefault(d.sql, d)
+    return list(unique.values())
 
 
 def distinct_sql(t: Table, most: int = 24) -> str | None:

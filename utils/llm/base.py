@@ -100,6 +100,9 @@ class MeteredLLM(WrappedLLM):
         return callable(getattr(self.llm, "score", None))
 
     def score(self, messages, continuation: str, **kw) -> LLMReply:
-        reply = self.llm.score(messages, continuation, **kw)
+        score = getattr(self.llm, "score", None)
+        if score is None:
+            raise LLMError(f"{self.name} does not score a given reply (an endpoint): use rerank off")
+        reply = score(messages, continuation, **kw)
         self.calls.append(reply)
         return reply

@@ -359,8 +359,7 @@ def _elsewhere(facts: Facts, table: str, year: int) -> list[tuple[str, str]]:
 
 
 def _nothing(df) -> bool:
-    """Whether a result holds nothing: no rows, only NULLs and zeros (a count or a sum of no rows); None (not run)
-    counts as nothing known against it."""
+    """Whether a result holds nothing: no rows, only NULLs and zeros (a count or sum of no rows); None: not run."""
     if df is None or df.empty:
         return True
     return all((pd.api.types.is_scalar(v) and pd.isna(v))      # a list or struct cell is something, not NULL

@@ -72,6 +72,8 @@ def rerank(v: Vote, outcomes: list[QueryOutcome], weights: list[int], question: 
     is part of what is scored). Groups with nothing in them stay last, in the vote's order. Returns the vote and each
     group's score (None: not scored)."""
     real = [g for g in v.groups if substantive(outcomes[g[0]].df)]
+    if len(real) < 2:               # nothing to choose between: no model call
+        return v, [None] * len(v.groups)
     rest = [g for g in v.groups if g not in real]
     scored = {id(g): score(reviewer_messages(outcomes[g[0]].sql, outcomes[g[0]].df), " " + question)
               + math.log(sum(weights[i] for i in g)) for g in real}
