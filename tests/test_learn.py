@@ -177,3 +177,19 @@ def test_a_question_kept_for_two_queries_is_shown_for_neither(tmp_path, isolated
                    "status": "kept", "question": "Which five are the oldest?"})
     shown = learned_for(prep.database, prep.settings, prep.catalog)
     assert shown and not any(p.question == "Which five are the oldest?" for p in shown)
+
+
+def test_the_learn_command_reports_what_it_did_and_warm_learns_first(tmp_path, isolated_env, monkeypatch, capsys):
+    from duckask.utils.app import warm as warming
+    from duckask.utils.app.cli import main
+
+    db = str(small(tmp_path))
+    monkeypatch.setattr(api, "get_llm", lambda settings=None: scripted())
+    assert main(["learn", "--db", db, "--limit", "2", "--json"]) == 0
+    out, err = capsys.readouterr()
+    report = json.loads(out.strip().splitlines()[-1])
+    assert report["tried"] == 2 and report["stopped"] == "limit" and report["drafts"] > 2
+    assert "learn 1/" in err and "learn 2/" in err and "stopped at --limit" in err      # a line per draft off a TTY
+    monkeypatch.setattr(warming, "warm", lambda *a, **k: [])
+    assert main(["warm", "--db", db, "--learn", "5"]) == 0                        # learns the rest first
+    assert f"of {report['drafts']} drafts tried" in capsys.readouterr().err
