@@ -156,10 +156,14 @@ def test_learned_pairs_are_examples_after_taught_ones_and_never_templates(tmp_pa
     assert not any(e["origin"] == "learned" for e in r3.examples)
 
 
+def _learned_store(tmp_path, monkeypatch):
+    """A database learned with the scripted model, opened, and its learned store."""
+    prep = prepare(_learned(tmp_path, monkeypatch, {}), llm=ScriptedLLM({}))
+    return prep, LearnedStore(learned_path(prep.database, prep.settings))
+
+
 def test_a_pair_over_a_table_that_is_gone_is_not_shown(tmp_path, isolated_env, monkeypatch):
-    db = _learned(tmp_path, monkeypatch, {})
-    prep = prepare(db, llm=ScriptedLLM({}))
-    store = LearnedStore(learned_path(prep.database, prep.settings))
+    prep, store = _learned_store(tmp_path, monkeypatch)
     store.add({"sql": "SELECT 1 FROM gone", "kind": "count", "tables": ["gone"], "model": "x", "status": "kept",
                "question": "how many gone things?"})
     with open(store.path, "a") as f:
@@ -169,9 +173,7 @@ def test_a_pair_over_a_table_that_is_gone_is_not_shown(tmp_path, isolated_env, m
 
 def test_a_question_kept_for_two_queries_is_shown_for_neither(tmp_path, isolated_env, monkeypatch):
     """"The top 5 players by age" read back on two tables says neither table: both pairs are left out."""
-    db = _learned(tmp_path, monkeypatch, {})
-    prep = prepare(db, llm=ScriptedLLM({}))
-    store = LearnedStore(learned_path(prep.database, prep.settings))
+    prep, store = _learned_store(tmp_path, monkeypatch)
     for table in ("players", "arenas"):
         store.add({"sql": f"SELECT name FROM {table} LIMIT 5", "kind": "top", "tables": [table], "model": "x",
                    "status": "kept", "question": "Which five are the oldest?"})
