@@ -98,7 +98,8 @@ def focus_columns(catalog, all_drafts: list[Draft], most: int = 12) -> dict[str,
 
 def read_back(llm, catalog, draft: Draft, question: str, focus: dict[str, list[str]] | None = None) -> str:
     """The SQL the model writes for ``question`` from the schema of the draft's tables (their ``focus`` columns),
-    as SQLGenerator asks it."""
+    in SQLGenerator's prompt but with no examples and no DuckDB reference lines (a pair must read back on its own;
+    measured: no draft in DuckDB's own forms does, 0 of 24 on 2026-12-02)."""
     from duckask.nodes.sql_generator import FENCE, build_messages
     from duckask.utils.sql.extract import extract_sql
     from duckask.utils.sql.tidy import tidy_sql
