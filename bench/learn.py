@@ -27,6 +27,12 @@ SETS = {"nba": [str(ROOT.parent / "shared" / "data" / "nba")],
                                                                "trips")]}
 
 
+def _shown(db: str) -> str:
+    """A database as the records name it: ../shared relative to the repository's root, never this machine's path."""
+    path = Path(db).resolve()
+    return f"../{path.relative_to(ROOT.parent)}" if path.is_relative_to(ROOT.parent / "shared") else db
+
+
 def main(argv: list[str] | None = None) -> int:
     from duckask.utils.api import prepare
     from duckask.utils.app.learn import learn
@@ -51,7 +57,8 @@ def main(argv: list[str] | None = None) -> int:
         r = learn(db, minutes=args.minutes,
                   progress=lambda rep, line, name=name: print(f"{name} {rep.tried}/{rep.drafts} {rep.seconds:.0f}s "
                                                               f"{line}", file=sys.stderr))
-        reports.append({**r.__dict__, "read_back_share": r.read_back_share})
+        reports.append({**r.__dict__, "db": _shown(db), "store": f"<cache_dir>/learned/{Path(r.store).name}",
+                        "read_back_share": r.read_back_share})
         pairs += [{"db": Path(db).stem, **{k: p[k] for k in ("kind", "question", "sql")}}
                   for p in LearnedStore(path).kept()]
     total = {k: sum(r[k] for r in reports) for k in ("drafts", "tried", "kept", "seconds")}

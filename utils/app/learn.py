@@ -30,6 +30,7 @@ from duckask.utils.knowledge.learned import LearnedStore, learned_path
 from duckask.utils.knowledge.synth import Draft, distinct_sql, drafts, implausible
 from duckask.utils.schema.ddl import render_schema
 from duckask.utils.sql.compare import results_match
+from duckask.utils.sql.voting import first_rows
 
 QUESTION_SYSTEM = ("You write the question a user of this database would type to get a query's result. Write one "
                    "short, natural question in plain English: say what is asked, with its values, in the user's "
@@ -58,20 +59,13 @@ class LearnReport:
         return round(100.0 * self.kept / asked, 1) if asked else None
 
 
-def _result_text(df, rows: int = 3) -> str:
-    head = df.head(rows)
-    lines = [", ".join(str(c) for c in head.columns)]
-    lines += [", ".join(str(v)[:40] for v in row) for row in head.itertuples(index=False)]
-    return "\n".join(lines)
-
-
 _TABLE_PHRASE = re.compile(r"\s*\b(?:from|in|of|on)\s+the\s+[\w.]+\s+(?:table|dataset|data)\b", re.I)
 
 
 def write_question(llm, catalog, draft: Draft, df) -> str:
     """The model's question for ``draft`` (one line, at most 200 characters; empty when it wrote none, or one that
     still names a table: a user does not)."""
-    user = (f"SQL: {draft.sql}\nIt returns {draft.reading}.\nFirst rows:\n{_result_text(df)}\n\n"
+    user = (f"SQL: {draft.sql}\nIt returns {draft.reading}.\nFirst rows:\n{first_rows(df)}\n\n"
             "The question a user would ask to get exactly this (no table names):")
     reply = llm.complete([{"role": "system", "content": QUESTION_SYSTEM}, {"role": "user", "content": user}],
                          node="Learn", max_tokens=48, stop=["\n"])

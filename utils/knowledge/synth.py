@@ -21,6 +21,7 @@ from itertools import zip_longest
 
 from duckask.utils.db.quoting import ident, quote_literal
 from duckask.utils.schema.catalog import Catalog, Column, Table, is_text
+from duckask.utils.sql.voting import substantive
 
 #: The most rows a kept example may return: more is a dump, not an answer a question asks for.
 MOST_ROWS = 50
@@ -165,12 +166,11 @@ def _one_table(r: _Roles) -> list[Draft]:
         add("by_month", f"SELECT date_trunc('month', {_q(d.name)}) AS month, count(*) AS n FROM {T} "
                         f"WHERE {_q(d.name)} IS NOT NULL GROUP BY month ORDER BY month DESC LIMIT 12",
             f"the number of {about} rows per month of {_words(d.name)}, the 12 latest months")
-    if r.lists and lab:
-        c = r.lists[0]
-        add("list_len", f"SELECT {_q(lab.name)}, len({_q(c.name)}) AS n FROM {T} ORDER BY n DESC NULLS LAST LIMIT 5",
-            f"the 5 {about} with the most items in {_words(c.name)}, and how many")
     if r.lists:
         c = r.lists[0]
+        if lab:
+            add("list_len", f"SELECT {_q(lab.name)}, len({_q(c.name)}) AS n FROM {T} ORDER BY n DESC NULLS LAST "
+                            "LIMIT 5", f"the 5 {about} with the most items in {_words(c.name)}, and how many")
         add("unnest", f"SELECT item, count(*) AS n FROM (SELECT unnest({_q(c.name)}) AS item FROM {T}) "
                       "GROUP BY item ORDER BY n DESC LIMIT 5",
             f"the 5 most common items in {_words(c.name)} of {about}, and how often each occurs")
@@ -295,9 +295,8 @@ def implausible(outcome, kind: str) -> str | None:
         return "no rows"
     if len(df) > MOST_ROWS:
         return f"{len(df)} rows: a dump, not an answer"
-    cells = df.to_numpy().ravel().tolist()
-    if all(v is None or (isinstance(v, float) and v != v) for v in cells):
+    if not substantive(df):
         return "only NULLs"
-    if kind in ("count", "filter", "join_filter", "distinct", "share") and cells[0] in (0, None):
+    if kind in ("count", "filter", "join_filter", "distinct", "share") and df.iat[0, 0] in (0, None):
         return "counts nothing"
     return None

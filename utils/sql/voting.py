@@ -55,10 +55,15 @@ def vote(outcomes: list[QueryOutcome], weights: list[int] | None = None,
 REVIEWER = "You read a DuckDB query and its result, and write the question a user asked to get it."
 
 
+def first_rows(df, rows: int = 3) -> str:
+    """A result's column names and first ``rows`` rows as short comma-separated lines (what a model is shown of it)."""
+    head = [", ".join(str(v)[:40] for v in r) for r in df.head(rows).itertuples(index=False)]
+    return "\n".join([", ".join(map(str, df.columns)), *head])
+
+
 def reviewer_messages(sql: str, df) -> list[dict[str, str]]:
     """The reviewer's prompt for one draft: its SQL and first rows; the question is the continuation scored."""
-    head = [] if df is None else [", ".join(str(v)[:40] for v in r) for r in df.head(3).itertuples(index=False)]
-    rows = "(it failed)" if df is None else "\n".join([", ".join(map(str, df.columns)), *head])
+    rows = "(it failed)" if df is None else first_rows(df)
     return [{"role": "system", "content": REVIEWER},
             {"role": "user", "content": f"SQL: {' '.join(sql.split())}\nResult:\n{rows}\n\nThe question:"}]
 
