@@ -15,7 +15,7 @@
     index of a few thousand entries), and ~50 questions each written about one random table. Timed:
     ``match_values`` + ``rank_tables`` per question (target < 1 s). Also shown: the prompt stays
     bounded, because the TableSelector prompt lists only the ``table_shortlist`` (8) best candidates
-    (its length in characters, built with ``PROMPT`` and ``_table_line`` from
+    (its length in characters, built with ``PROMPT`` and ``table_line`` from
     duckask.nodes.table_selector), and the schema the generator sees is ``render_ddl`` of the
     selected tables (the top 2 plus their referenced parents, as ``with_parents`` adds them), cut
     to relevant columns by ``keep_columns`` when over ``schema_char_budget``, as SchemaLookup does.
@@ -44,7 +44,8 @@ import duckdb
 import yaml
 
 import duckask
-from duckask.nodes.table_selector import PROMPT, _table_line
+from duckask.nodes.table_selector import PROMPT
+from duckask.utils.schema.ddl import table_line
 from duckask.utils.config import load_settings
 from duckask.utils.llm import ScriptedLLM
 from duckask.utils.schema.catalog import Catalog, Column, Reference, Table
@@ -244,7 +245,7 @@ def run_synthetic(settings, n_tables: int, n_questions: int, seed: int) -> dict:
         ranked = rank_tables(cat, q["question"], vm)
         rank_ms = (time.perf_counter() - t0) * 1000
         shortlist = [r.table for r in ranked[:shortlist_n]]
-        prompt = PROMPT.format(tables="\n".join(_table_line(cat.tables[t]) for t in shortlist), question=q["question"])
+        prompt = PROMPT.format(tables="\n".join(table_line(cat.tables[t]) for t in shortlist), question=q["question"])
         # The LLM's pick is simulated as the two best candidates; parents are added as TableSelector does.
         selected = with_parents(cat, shortlist[:2])
         t1 = time.perf_counter()
@@ -260,7 +261,7 @@ def run_synthetic(settings, n_tables: int, n_questions: int, seed: int) -> dict:
                      "value_matches": len(vm), "prompt_chars": len(prompt), "selected": selected,
                      "ddl_chars_unpruned": full_ddl_chars, "ddl_chars": len(ddl), "ddl_pruned": pruned,
                      "ddl_ms": ddl_ms})
-    all_list = "\n".join(_table_line(t) for t in cat.tables.values())
+    all_list = "\n".join(table_line(t) for t in cat.tables.values())
     all_ddl = render_ddl(cat)
     ms = [r["rank_ms"] for r in rows]
     summary = {

@@ -23,6 +23,7 @@ from duckask.nodes._base import TracedNode
 from duckask.utils.knowledge.examples import Example, tables_of
 from duckask.utils.knowledge.retrieve import retrieve
 from duckask.utils.llm.yaml_reply import parse_yaml
+from duckask.utils.schema.ddl import table_line
 from duckask.utils.schema.ranker import choice_without_llm, rank_tables, with_parents
 from duckask.utils.schema.values import from_entities, match_flags, match_values, whole_names
 from duckask.utils.turn import Turn
@@ -34,11 +35,6 @@ Which of these tables does a SQL query need to answer the question? Include tabl
 Reply in YAML only:
 tables: [table_a, table_b]
 """
-
-
-def _table_line(t) -> str:
-    cols = ", ".join(c.name for c in t.columns[:14]) + (", ..." if len(t.columns) > 14 else "")
-    return f"- {t.name}" + (f" ({t.comment})" if t.comment else "") + f": {cols}"
 
 
 #: A retrieved example's tables gain this much score, times the example's similarity (0..1): about a
@@ -93,7 +89,7 @@ class TableSelector(TracedNode):
         if decided:
             return {**out, "selected": decided[0], "by": decided[1]}
         shortlist = [r.table for r in out["ranked"][: s.table_shortlist]]
-        text = "\n".join(_table_line(cat.tables[t]) for t in shortlist)
+        text = "\n".join(table_line(cat.tables[t]) for t in shortlist)
         reply = self.ctx.llm.complete([{"role": "user", "content": PROMPT.format(tables=text, question=p["question"])}],
                                       node="TableSelector", max_tokens=60)
         picked = parse_yaml(reply.text, {"tables": list})["tables"]

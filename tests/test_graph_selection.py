@@ -74,8 +74,8 @@ def test_table_selector_llm_pick_on_large_schema(run):
     assert next(t for t in r.trace if t["node"] == "TableSelector")["tables_by"] == "llm"
     assert r.tables == ["players", "teams"]        # teams added as the parent of players.team_id
     shortlist = user_prompt(llm, "TableSelector", 0)
-    for t in ("- players:", "- teams:", "- arenas:"):
-        assert t in shortlist
+    for t in ("- players (one row per id):", "- teams (one row per id):", "- arenas (one row per "):
+        assert t in shortlist                       # each table with what one of its rows is (tests/test_grain.py)
     schema = user_prompt(llm, "SQLGenerator", 0)
     assert "CREATE TABLE players" in schema and "CREATE TABLE teams" in schema
     assert "CREATE TABLE arenas" not in schema

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import NamedTuple, TypeVar
 
-CATALOG_VERSION = 8
+CATALOG_VERSION = 9
 
 
 def fold(text: str) -> str:
@@ -69,6 +69,7 @@ class Table:
     synonyms: list[str] = field(default_factory=list)   # words users say for it (semantic file)
     reads: list[str] = field(default_factory=list)      # a model (utils/db/models.py): the tables it reads
     model: bool = False                                 # a model of the semantic directory, built as a view
+    grain: list[str] = field(default_factory=list)      # what one row is: the key, or unique key-like columns
 
     def column(self, name: str) -> Column | None:
         low = name.lower()

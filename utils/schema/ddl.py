@@ -1,5 +1,6 @@
 """What the model sees of a database: ``render_schema(catalog, tables)`` is the semantic file's
-instructions, compact CREATE TABLE statements (``render_ddl``: primary and foreign keys, comments,
+instructions, compact CREATE TABLE statements (``render_ddl``: primary and foreign keys, what one row is where
+no key is declared, comments,
 synonyms, allowed values or a few sample values), and the named metrics of those tables.
 
 See it for a database: ``duckask schema --db PATH [--tables a,b]``.
@@ -7,7 +8,8 @@ See it for a database: ``duckask schema --db PATH [--tables a,b]``.
 from __future__ import annotations
 
 from duckask.utils.db.quoting import ident as _ident
-from duckask.utils.schema.catalog import Catalog, Column, is_text
+from duckask.utils.schema.catalog import Catalog, Column, Table, is_text
+from duckask.utils.schema.grain import grain_note
 from duckask.utils.schema.ranker import keep_columns
 
 
@@ -85,10 +87,18 @@ def render_ddl(catalog: Catalog, tables: list[str] | None = None, *, samples: bo
             lines.append("  -- other columns: " + ", ".join(c.name for c in t.columns if c.name not in shown_names))
         elif hidden:
             lines.append(f"  -- ...and {hidden} more columns")
-        about = "; ".join(x for x in (t.comment, "aka " + ", ".join(t.synonyms) if t.synonyms else "") if x)
+        grain = grain_note(t.grain) if t.grain and not t.pk else ""     # a declared key is shown as one
+        about = "; ".join(x for x in (t.comment, "aka " + ", ".join(t.synonyms) if t.synonyms else "", grain) if x)
         head = f"CREATE TABLE {_ident(t.name)} (" + (f" -- {about}" if about else "")
         chunks.append(head + "\n" + "\n".join(lines) + "\n);")
     return "\n".join(chunks)
+
+
+def table_line(t: Table, max_columns: int = 14) -> str:
+    """One line for choosing tables: the name, its comment and what one row is, and its first columns."""
+    cols = ", ".join(c.name for c in t.columns[:max_columns]) + (", ..." if len(t.columns) > max_columns else "")
+    about = "; ".join(x for x in (t.comment, grain_note(t.grain)) if x)       # what a row of it is: the entity
+    return f"- {t.name}" + (f" ({about})" if about else "") + f": {cols}"
 
 
 def render_instructions(catalog: Catalog) -> str:

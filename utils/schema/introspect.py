@@ -1,11 +1,12 @@
-"""Reading a catalog out of a database: tables, columns, types, keys, comments, a few sample values,
-and an index of the distinct short text values (used to match literals in a question, e.g. "Lakers"
+"""Reading a catalog out of a database: tables, columns, types, keys, what one row is (``grain``), comments, a
+few sample values, and an index of the distinct short text values (used to match literals in a question, e.g. "Lakers"
 → ``team.nickname``). Without declared foreign keys, references are implied from key names."""
 from __future__ import annotations
 
 from duckask.utils.db.database import Database
 from duckask.utils.db.quoting import quote_ident as _q
 from duckask.utils.schema.catalog import Catalog, Column, Reference, Table, fold, is_text
+from duckask.utils.schema.grain import find_grain
 from duckask.utils.schema.nested import kind_of, shape
 
 VALUE_INDEX_MAX_DISTINCT = 5000     # text columns with more distinct values are not indexed
@@ -62,6 +63,8 @@ def introspect(db: Database) -> Catalog:
             t.rows = held if (live.get("rows") or {}).get(t.name) is None else int(live["rows"][t.name])
             if held == 0:
                 continue
+            t.grain = list(t.pk) or ([] if engine is not None else
+                                     find_grain(con, t.name, [(c.name, c.type) for c in t.columns], held))
             known = (live.get("values") or {}).get(t.name, {})     # a live source's values, read in the engine
             for c in t.columns:
                 for v in known.get(c.name, []):
