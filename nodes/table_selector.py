@@ -12,8 +12,8 @@
    Chosen without an LLM on 61 tuning questions (``bench/table_skip.py``, in git history at 3aea155):
    it fires on 43 % of them and keeps every gold table of each; on the 45 held-out Lahman and NBA
    questions it fired on 24 and kept every gold table of 21, as many as the LLM's recorded choices.
-4. Otherwise the LLM picks from the ``table_shortlist`` best candidates (YAML: tables). Invalid or
-   malformed replies are retried, then the pre-ranker's top three are used.
+4. Otherwise the LLM picks from the ``table_shortlist`` best candidates (YAML: tables), each a line with what one
+   row is and the columns the question needs. Bad replies are retried, then the pre-ranker's top three are used.
 """
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ from duckask.utils.knowledge.examples import Example, tables_of
 from duckask.utils.knowledge.retrieve import retrieve
 from duckask.utils.llm.yaml_reply import parse_yaml
 from duckask.utils.schema.ddl import table_line
-from duckask.utils.schema.ranker import choice_without_llm, rank_tables, with_parents
+from duckask.utils.schema.ranker import choice_without_llm, keep_columns, rank_tables, with_parents
 from duckask.utils.schema.values import from_entities, match_flags, match_values, whole_names
 from duckask.utils.turn import Turn
 
@@ -35,6 +35,8 @@ Which of these tables does a SQL query need to answer the question? Include tabl
 Reply in YAML only:
 tables: [table_a, table_b]
 """
+REPLY = "tables: ["      # the reply starts here and stops at "]": no fence, no second key to decode
+LINE_COLUMNS = 8   # a wide table's columns in its line: keys, those the question needs (``ranker.keep_columns``)
 
 
 #: A retrieved example's tables gain this much score, times the example's similarity (0..1): about a
@@ -89,10 +91,11 @@ class TableSelector(TracedNode):
         if decided:
             return {**out, "selected": decided[0], "by": decided[1]}
         shortlist = [r.table for r in out["ranked"][: s.table_shortlist]]
-        text = "\n".join(table_line(cat.tables[t]) for t in shortlist)
+        shown = keep_columns(cat, shortlist, p["question"], out["values"], LINE_COLUMNS)   # what the question names
+        text = "\n".join(table_line(cat.tables[t], shown.get(t)) for t in shortlist)
         reply = self.ctx.llm.complete([{"role": "user", "content": PROMPT.format(tables=text, question=p["question"])}],
-                                      node="TableSelector", max_tokens=60)
-        picked = parse_yaml(reply.text, {"tables": list})["tables"]
+                                      node="TableSelector", prefix=REPLY, stop=["]"], max_tokens=60)
+        picked = parse_yaml(reply.text.rstrip().removesuffix("]") + "]", {"tables": list})["tables"]
         lookup = {t.lower(): t for t in shortlist}
         chosen = [lookup[str(x).strip().lower()] for x in picked if str(x).strip().lower() in lookup]
         if not chosen:

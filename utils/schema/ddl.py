@@ -94,9 +94,11 @@ def render_ddl(catalog: Catalog, tables: list[str] | None = None, *, samples: bo
     return "\n".join(chunks)
 
 
-def table_line(t: Table, max_columns: int = 14) -> str:
-    """One line for choosing tables: the name, its comment and what one row is, and its first columns."""
-    cols = ", ".join(c.name for c in t.columns[:max_columns]) + (", ..." if len(t.columns) > max_columns else "")
+def table_line(t: Table, columns: list[str] | None = None, max_columns: int = 14) -> str:
+    """One line for choosing tables: the name, its comment and what one row is, and ``columns`` (default: its
+    first ``max_columns``), with "..." when it has more."""
+    names = columns if columns is not None else [c.name for c in t.columns[:max_columns]]
+    cols = ", ".join(names) + (", ..." if len(t.columns) > len(names) else "")
     about = "; ".join(x for x in (t.comment, grain_note(t.grain)) if x)       # what a row of it is: the entity
     return f"- {t.name}" + (f" ({about})" if about else "") + f": {cols}"
 
