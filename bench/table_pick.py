@@ -19,12 +19,12 @@ from pathlib import Path
 import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from schema_linking import gold_tables  # noqa: E402
+from schema_linking import gold_tables
 
-from duckask.nodes import Context  # noqa: E402
-from duckask.nodes.table_selector import TableSelector  # noqa: E402
-from duckask.utils.api import prepare  # noqa: E402
-from duckask.utils.llm.base import MeteredLLM  # noqa: E402
+from duckask.nodes import Context
+from duckask.nodes.table_selector import TableSelector
+from duckask.utils.api import prepare
+from duckask.utils.llm.base import MeteredLLM
 
 ROOT = Path(__file__).resolve().parents[1]
 
