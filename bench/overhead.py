@@ -45,11 +45,10 @@ import yaml
 
 import duckask
 from duckask.nodes.table_selector import PROMPT
-from duckask.utils.schema.ddl import table_line
 from duckask.utils.config import load_settings
 from duckask.utils.llm import ScriptedLLM
 from duckask.utils.schema.catalog import Catalog, Column, Reference, Table
-from duckask.utils.schema.ddl import render_ddl
+from duckask.utils.schema.ddl import render_ddl, table_line
 from duckask.utils.schema.ranker import keep_columns, rank_tables, with_parents
 from duckask.utils.schema.values import match_values
 from duckask.utils.semantic import get_catalog

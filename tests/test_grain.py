@@ -1,4 +1,4 @@
-"""What one row of a table is (issue 63, item 3): found from the data, shown in the schema and the table chooser's lines."""
+"""What one row of a table is (issue 63, item 3): found from the data, shown in the schema and the chooser's lines."""
 from __future__ import annotations
 
 import duckdb
