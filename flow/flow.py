@@ -18,6 +18,7 @@ from duckask.nodes import (
     AskUser,
     AssessConfidence,
     CallTool,
+    CheckAnswerable,
     ChooseSource,
     ClarifyQuery,
     ConfirmSQL,
@@ -50,6 +51,7 @@ def build_flow(ctx: Context, entry: str = "route") -> Flow:
     route, resolve = IntentRouter(ctx), ResolveFollowUp(ctx)
     schema_answer, general_answer, confirm = AnswerSchema(ctx), AnswerGeneral(ctx), ConfirmSQL(ctx)
     clarify, ask_user, plan, template = ClarifyQuery(ctx), AskUser(ctx), PlanQuery(ctx), MatchTemplate(ctx)
+    answerable = CheckAnswerable(ctx)
     select, schema, generate = TableSelector(ctx), SchemaLookup(ctx), SQLGenerator(ctx)
     execute, fix, report = SQLExecutor(ctx), ErrorFixer(ctx), ReportError(ctx)
     analyze, grade, assess = DataAnalyzer(ctx), ResponseGrader(ctx), AssessConfidence(ctx)
@@ -78,10 +80,11 @@ def build_flow(ctx: Context, entry: str = "route") -> Flow:
     else:
         resolve >> clarify
         route - "general" >> general_answer
-    clarify - "clear" >> template
+    clarify - "clear" >> answerable     # "cannot": the data cannot answer it; the turn ends there
+    answerable - "answerable" >> template
     template - "none" >> plan
     clarify - "ambiguous" >> ask_user
-    ask_user - "answered" >> template
+    ask_user - "answered" >> answerable
     plan - "sql" >> select
     plan - "both" >> select             # with candidates: the plan's query waits for the SQL path's drafts
     execute - "fallback" >> select

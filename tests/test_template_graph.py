@@ -30,7 +30,7 @@ def pairs(tmp_path):
     return str(f)
 
 
-TEMPLATE_PATH = [("ClarifyQuery", "clear"), ("MatchTemplate", "template"), ("SQLExecutor", "success"),
+TEMPLATE_PATH = [("ClarifyQuery", "clear"), ("CheckAnswerable", "answerable"), ("MatchTemplate", "template"), ("SQLExecutor", "success"),
                  ("DataAnalyzer", "default"), ("ResponseGrader", "pass"), ("AssessConfidence", "default")]
 
 
@@ -65,7 +65,8 @@ def test_a_number_for_a_number(run, pairs):
 def test_no_template_goes_the_normal_way_with_the_pair_as_an_example(run, pairs, question, why):
     llm = ScriptedLLM({"SQLGenerator": [ALL_SQL]})
     r = run(question, llm, examples=pairs)
-    assert path(r)[:3] == [("ClarifyQuery", "clear"), ("MatchTemplate", "none"), ("PlanQuery", "sql")], why
+    assert path(r)[:4] == [("ClarifyQuery", "clear"), ("CheckAnswerable", "answerable"), ("MatchTemplate", "none"),
+                          ("PlanQuery", "sql")], why
     assert r.path == "sql" and r.template is None
     assert LAKERS_SQL in llm.calls[0]["messages"][-1]["content"]     # the pair, as a few-shot example
 
@@ -79,7 +80,8 @@ def test_templates_off(run, pairs):
 def test_a_template_that_finds_nothing_falls_back_to_the_sql_path(run, pairs):
     llm = ScriptedLLM({"SQLGenerator": [ALL_SQL]})
     r = run("Which players scored more than 90 points?", llm, examples=pairs)
-    assert path(r)[:4] == [("ClarifyQuery", "clear"), ("MatchTemplate", "template"), ("SQLExecutor", "fallback"),
+    assert path(r)[:5] == [("ClarifyQuery", "clear"), ("CheckAnswerable", "answerable"), ("MatchTemplate", "template"),
+                          ("SQLExecutor", "fallback"),
                            ("TableSelector", "default")]
     assert r.path == "sql" and "found nothing" in r.template["fallback"] and len(llm.calls) == 1
 
@@ -104,14 +106,15 @@ def test_a_rules_answer_the_checks_object_to_falls_back(tmp_path, isolated_env):
     llm = ScriptedLLM({"SQLGenerator": ["SELECT count(*) AS players FROM players WHERE team_id = 4"]})
     r = ask("What is the most points scored by a Knicks player?", db=str(db), llm=llm, examples=str(f),
             resample_drafts=0, analyzer="rules", router="rules")
-    assert path(r)[:6] == [("ClarifyQuery", "clear"), ("MatchTemplate", "template"), ("SQLExecutor", "success"),
+    assert path(r)[:7] == [("ClarifyQuery", "clear"), ("CheckAnswerable", "answerable"), ("MatchTemplate", "template"),
+                          ("SQLExecutor", "success"),
                            ("DataAnalyzer", "default"), ("ResponseGrader", "fallback"), ("TableSelector", "default")]
     assert r.path == "sql" and "grader objected" in r.template["fallback"] and len(llm.calls) >= 1
 
 
 def test_with_confirm_on_the_template_waits_like_any_query(run, pairs):
     r = run("What are the points of Celtics players?", ScriptedLLM({}), examples=pairs, confirm=True)
-    assert path(r) == [("ClarifyQuery", "clear"), ("MatchTemplate", "template"), ("ConfirmSQL", "end")]
+    assert path(r) == [("ClarifyQuery", "clear"), ("CheckAnswerable", "answerable"), ("MatchTemplate", "template"), ("ConfirmSQL", "end")]
     assert r.status == "pending" and "'Celtics'" in r.sql
     done = r.approve()
     assert done.ok and rows(done) == CELTICS and done.path == "template"

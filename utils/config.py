@@ -46,7 +46,7 @@ _CHOICES = {"backend": ("auto", "local", "openai"), "column_pruning": ("budget",
             "dialect_notes": ("auto", "off"), "learned": ("auto", "off"), "rerank": ("off", "reviewer"),
             "router": ("auto", "rules", "off"),
             "follow_ups": ("auto", "rules", "llm", "off"), "analyzer": ("auto", "llm", "rules"),
-            "clarify": ("rules", "llm", "off"), "grader": ("auto", "rules", "llm", "off"),
+            "clarify": ("rules", "llm", "off"), "answerable": ("on", "off"), "grader": ("auto", "rules", "llm", "off"),
             "plan_path": ("auto", "on", "off"), "templates": ("on", "off"), "plan_grammar": ("auto", "on", "off"),
             "min_confidence": ("off", "low", "medium", "high"), "source_mode": ("copy", "live", "auto")}
 #: Inclusive bounds of the numeric settings: the costly ones (drafts, retries, row caps, timeouts) are held

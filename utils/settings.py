@@ -67,6 +67,9 @@ class Settings:
     already running finishes (a decode is not cut)"""
     clarify: str = "rules"
     """`rules`, `llm`, `off`."""
+    answerable: str = "on"
+    """On / off: say "the data cannot answer this" when the question asks for advice or an opinion, names nothing the
+    database holds, or counts or measures something nothing holds (`trust/answerable.py`; no LLM call)"""
     grader: str = "auto"
     """`auto` (= `rules`: the LLM grader did not reach 50 % recall with ≤ 10 % false fails on the embedded
     model, and is unmeasured on endpoints), `rules`, `llm`, `off`."""

@@ -86,6 +86,8 @@ class Asked(TypedDict, total=False):
     """The rule (or ``llm``) that set the intent."""
     clarification: Annotated[dict[str, Any], "ClarifyQuery"]
     """``{needed, reason, question}``."""
+    answerable: Annotated[dict[str, Any], "CheckAnswerable"]
+    """Whether the data can answer it (``trust/answerable.py``): ``{outcome, rule, missing, closest, reason}``."""
     clarified: Annotated[str, "AskUser"]
     """The user's answer to the clarifying question (asked once: not again)."""
     source: Annotated[dict[str, Any], "ChooseSource"]
@@ -178,7 +180,7 @@ class Ran(TypedDict, total=False):
 class Answer(TypedDict, total=False):
     """The answer record only ``finish`` sets."""
     status: str
-    """answered, unsure, needs_clarification, error, pending, declined; a write's: written, rejected, rolled_back..."""
+    """answered, unsure, unanswerable, needs_clarification, error, pending, declined; a write's: written, rejected..."""
     text: str
     derivation: str
 
@@ -248,7 +250,7 @@ def clock(shared: Turn, seconds: float) -> None:
 
 # --------------------------------------------------------------------------- hand-offs between nodes
 @callers("AnswerFromTool", "AnswerGeneral", "AnswerSchema", "ApplyWrite", "AskUser", "AssessConfidence", "CallTool",
-         "ConfirmSQL", "DataAnalyzer", "ProposeWrite", "ReportError", "ReviewWrite", "api")
+         "CheckAnswerable", "ConfirmSQL", "DataAnalyzer", "ProposeWrite", "ReportError", "ReviewWrite", "api")
 def finish(shared: Turn, status: str, answer: str, derivation: str | Keep = KEEP, *, no_query: bool = False,
            rows: DataFrame | None | Keep = KEEP) -> None:
     """End the answer: status, words, derivation; ``no_query``: none shown (a tool, small talk), only ``rows``."""

@@ -29,7 +29,7 @@ EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_CLARIFY = 0, 1, 2, 3
 #: clarifying question, or approve what waits); 1: it failed or was refused.
 EXIT_CODES = {"answered": EXIT_OK, "declined": EXIT_OK, "written": EXIT_OK, "rejected": EXIT_OK,
               "needs_clarification": EXIT_CLARIFY, "pending": EXIT_CLARIFY, "unsure": EXIT_CLARIFY,
-              "blocked": EXIT_FAIL, "rolled_back": EXIT_FAIL, "error": EXIT_FAIL}
+              "blocked": EXIT_FAIL, "rolled_back": EXIT_FAIL, "error": EXIT_FAIL, "unanswerable": EXIT_FAIL}
 #: Intents whose SQL is part of the answer (a schema or general answer shows none).
 SQL_INTENTS = ("data", "sql", "change")
 
@@ -265,7 +265,7 @@ def as_json(r, max_rows: int | None = None) -> dict[str, Any]:
         "derivation": r.derivation, "warning": r.warning,
         "clarifying_question": r.clarifying_question, "first_sql": r.first_sql,
         "intent": r.intent, "resolved_question": r.resolved_question, "answer_check": r.answer_check,
-        "confirmations": r.confirmations, "routing": r.routing, "chart": choose_chart(r.df),
+        "confirmations": r.confirmations, "routing": r.routing, "answerable": r.answerable, "chart": choose_chart(r.df),
         "write": r.write.public() if r.write else None, "path": r.path, "plan": r.plan,
         "template": r.template, "confidence": tv.public(r.confidence),
         "alternatives": tv.candidates_json(r, rows_json, max_rows),
@@ -280,7 +280,7 @@ def as_json(r, max_rows: int | None = None) -> dict[str, Any]:
 
 #: The keys of ``as_json`` an agent gets from the MCP ``ask`` tool.
 AGENT_KEYS = ("status", "answer", "sql", "engine_sql", "intent", "derivation", "warning", "clarifying_question",
-              "write", "path", "template", "confidence", "alternatives", "sources")
+              "write", "path", "template", "confidence", "alternatives", "sources", "answerable")
 
 
 def for_agent(r, max_rows: int) -> dict[str, Any]:

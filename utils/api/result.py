@@ -31,7 +31,7 @@ FROM_TURN = {"sql": "sql_query", "df": "query_result", "tables": "selected_table
 @dataclass
 class Result:
     question: str
-    # answered | needs_clarification | error | pending | declined; a write: written | rejected | blocked | rolled_back
+    # answered | unsure | unanswerable | needs_clarification | error | pending | declined; a write: written | rejected...
     status: str
     answer: str
     sql: str | None = None
@@ -58,6 +58,7 @@ class Result:
     answer_check: dict = field(default_factory=dict)   # how the answer was written, and what the check found
     confirmations: list[dict] = field(default_factory=list)   # ConfirmSQL's decisions
     routing: dict = field(default_factory=dict)   # which rule (or the LLM) set the intent and resolved the turn
+    answerable: dict = field(default_factory=dict)   # can the data answer it: outcome, rule, missing words, closest
     write: WriteCard | None = None       # a write's card (utils/db/write_card.py)
     path: str | None = None              # which path answered: "template", "plan" (MetricFlow) or "sql"; None: neither
     plan: dict | None = None             # PlanQuery's record: the plan, its derivation, or why the SQL path ran

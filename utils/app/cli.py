@@ -18,7 +18,7 @@
     duckask eval QUESTIONS [--out results.jsonl] [--baseline single-prompt] [--report FILE]
 
 Exit codes: 0 answered / ok / written (or declined, rejected at the confirmation); 1 failed (error
-report, refused or blocked SQL, a write rolled back); 2 usage error; 3 the question needs
+report, refused or blocked SQL, a write rolled back, the data cannot answer it); 2 usage error; 3 the question needs
 clarification, or the SQL or write waits for an approval no one could give (non-interactive).
 """
 from __future__ import annotations

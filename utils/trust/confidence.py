@@ -155,9 +155,11 @@ def assess(signals: dict[str, Any], weights: dict[str, Any] | None = None, *, ma
     dissent = signals.get("dissent") or 0
     confirmed = signals["drafts"] >= 2 and signals["agree"] >= 2
     untied = signals.get("untied") or []
+    missing = signals.get("missing") or []      # words of the question tied to nothing in the database
     cap = ("" if level != "high" else
            "nothing found, an objection left standing, or an answer not tied to the question" if doubted else
            f"the question says {', '.join(untied)}, which the query never uses" if untied else
+           f"nothing in the database is called {', '.join(repr(w) for w in missing)}" if missing else
            f"{dissent} of {signals['drafts']} candidates give another result" if dissent else
            "a plan over named metrics, not confirmed by a second candidate"
            if signals["path"] == "plan" and not confirmed else "")
@@ -166,7 +168,7 @@ def assess(signals: dict[str, Any], weights: dict[str, Any] | None = None, *, ma
     objected = signals["grader"] == "fail" or bool(signals.get("ungrounded"))
     if objected:
         level, cap = "low", "the grader or a check still objects to this answer"
-    if signals["path"] == "template" and not doubted and not dissent and not objected and not untied:
+    if signals["path"] == "template" and not doubted and not dissent and not objected and not untied and not missing:
         level = "high"          # a kept pair's own query, the question's values put in (values of their columns)
     # What moved the score most comes first; for a high answer what raised it, for a low one what lowered it.
     lean = {"high": 1, "low": -1}.get(level, 0)
@@ -192,6 +194,8 @@ def assess(signals: dict[str, Any], weights: dict[str, Any] | None = None, *, ma
         reasons.insert(0, "a kept pair's query with the question's values, each a value of its column")
     if signals.get("budget_stop"):
         reasons.insert(0, f"the time budget ended the turn instead of {signals['budget_stop']}: not checked further")
+    if missing and not cap.startswith("nothing in the database"):     # what it could not find, at any level
+        reasons.append(f"nothing in the database is called {', '.join(repr(w) for w in missing)}")
     if cap and cap not in reasons:
         reasons.insert(0, f"{'low' if objected else 'not high'}: {cap}")
     return {"level": level, "score": round(p, 3), "reasons": reasons or ["nothing stood out"], "signals": signals}

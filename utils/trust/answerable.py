@@ -1,0 +1,216 @@
+"""Can this database answer the question at all? Decided from structure before any SQL is written (issue 64).
+
+A question is tied to the database through its words: the names of tables and columns, their descriptions and
+synonyms (the semantic file), the named metrics, the questions people taught, and the words of the values the
+data holds (the value index). ``reach(question, vocabulary)`` reads the question's content words (what is left
+after question words, query words such as "how many" or "average", numbers and short words) and says:
+
+- ``world``: the question asks for advice, an opinion or an explanation of the world ("how should I ...", "what
+  tips would you give", "why do people ..."), not for something recorded: the data cannot answer it;
+- ``nothing_tied``: none of its content words is tied to the database ("how many patients were admitted to each
+  ward" of a database of battles): it is about something else;
+- ``measure_untied``: the thing it counts or measures (the words after "how many", "number of", "the average",
+  "the most", ...) is tied to nothing, though the rest is ("how many Grammy awards has each singer won"): the
+  database does not record it;
+- otherwise it is attempted, and the words tied to nothing are kept (``missing``) so that the answer's confidence
+  can say what it could not find.
+
+A word is tied when its stem is a stem of the vocabulary, when its first five letters begin a vocabulary word of five
+letters or more ("Canadian": 'Canada'), or when it joins the next word into one ("home runs": ``homeruns``). Nothing
+here reads the model. The outcome is a decision about structure, so it errs towards attempting: a vocabulary gap
+that the model can bridge ("carriers" for airlines) is only ``missing``.
+
+This follows the "abstain when the schema cannot support the question" line of work on unanswerable text-to-SQL
+(Wang et al., "Know What I don't Know: Handling Ambiguous and Unanswerable Questions for Text-to-SQL", Findings of
+ACL 2023; Zhang et al., "TrustSQL", 2024, which treats abstention as an outcome of its own), with the detection done
+by schema linking rather than a trained classifier.
+"""
+from __future__ import annotations
+
+import difflib
+import functools
+import re
+from dataclasses import dataclass, field
+
+from duckask.utils.schema.catalog import Catalog, per_catalog
+from duckask.utils.schema.terms import STOP, stem, text_terms
+
+_WORD = re.compile(r"[A-Za-z][A-Za-z'-]*|\d+")
+#: Words of asking and of SQL's own vocabulary: they say how to compute, not what about.
+GENERIC = set("""
+how many much what which who whom whose when where why there here is are was were be been being has have had do does
+did can could would should will shall may might must please show list give tell find get me us i we you they it its
+number count counts total totals sum average avg mean median mode max min maximum minimum highest lowest largest
+smallest biggest most least fewest top bottom first last latest earliest newest oldest youngest longest shortest
+more less fewer than over under above below between before after during since until per each every all any some
+other others same different distinct unique only also both either neither not no none one two three four five six
+seven eight nine ten hundred thousand million percent percentage percentages share ratio rate rates proportion
+fraction value values amount amounts figure figures record records data database table tables row rows column
+columns entry entries item items thing things kind kinds type types sort order ordered rank ranked ranking group
+grouped grouping level levels result results answer name names named called list listed include including included
+year years month months week weeks day days date dates time times today yesterday tomorrow season seasons
+ago recent recently current currently now then ever never always often usually again also just still already
+get got make made take taken use used having being doing done go going went come came see seen look looked
+a an the of in on at to for from by with and or as into onto out up down off about across against along around
+within without through throughout whether if so that this these those such own much many lot lots
+round rounded decimal decimals digit digits rounding give given giving shown showing return returned returning
+highest-ranked lowest-ranked top-ranked least-common most-common common uncommon
+""".split())
+#: Asking for advice, an opinion or an explanation of the world, not for something the data records.
+WORLD = re.compile(
+    r"\b(how (should|do|can|could|would|might) (i|we|you|one|people)\b|should (i|we|one)\b|"
+    r"what (tips|advice|should)\b|(any|some|your) (tips|advice)\b|advice\b|recommend (a|an|some|me)\b|"
+    r"(is it|would it be) (better|worth|wise|good)\b|what do you think|in your opinion|best way to\b|"
+    r"why (do|does|are|is) (people|some|most|many)\b|explain (how|why|what)\b|who invented\b|meaning of life)", re.I)
+#: A form that asks for figures from the data: a world-looking question in it is still a query ("how should I rank
+#: the teams by wins" is not advice).
+DATA_FORM = re.compile(r"\b(how many|number of|average|total|count|list|percentage|sum of|per cent|which \w+ (has|had|have))\b",
+                       re.I)
+#: What a question counts or measures starts after one of these.
+MEASURE_CUE = re.compile(
+    r"\b(how many|how much|number of|count of|amount of|average|mean|total|sum of|percentage of|share of|"
+    r"the most|the least|the fewest|the highest|the lowest|the largest|the smallest|the longest|the shortest)\s+",
+    re.I)
+#: Where the measured phrase ends.
+_PHRASE_END = set("""of in on at for from by with per did does do was were is are has have had that who which whom
+whose when where during since before after than across among between to into as each every and or but while whether
+""".split())
+MIN_PREFIX = 5      # "Canadian" ~ Canada: the first letters shared with a vocabulary word this long
+
+
+@dataclass(frozen=True)
+class Vocabulary:
+    """Every stem the database answers to, and its names (for "the closest are ...")."""
+    stems: frozenset[str]
+    prefixes: frozenset[str]
+    names: tuple[str, ...]           # table.column and table names, as written
+
+
+@dataclass
+class Reach:
+    outcome: str                     # "answerable" or "cannot"
+    rule: str = ""                   # world | nothing_tied | measure_untied ("" when answerable)
+    missing: list[str] = field(default_factory=list)     # the question's content words tied to nothing
+    closest: list[str] = field(default_factory=list)     # names nearest to what is missing
+    reason: str = ""
+
+    def as_dict(self) -> dict:
+        return {"outcome": self.outcome, "rule": self.rule, "missing": self.missing, "closest": self.closest,
+                "reason": self.reason}
+
+
+def vocabulary(catalog: Catalog, taught: list[str] = (), extra: list[str] = ()) -> Vocabulary:
+    """The database's words: names, descriptions, synonyms, metrics, instructions, the words of the values it holds,
+    and the questions people ``taught``; ``extra``: any other text that describes it (a semantic layer's)."""
+    stems: set[str] = set()
+    names: list[str] = []
+    texts = [catalog.instructions, *taught, *extra]
+    for t in catalog.tables.values():
+        names.append(t.name)
+        texts += [t.name, t.comment, *t.synonyms]
+        for c in t.columns:
+            names.append(f"{t.name}.{c.name}")
+            texts += [re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", c.name).replace("_", " "), c.comment, *c.synonyms]
+    texts += [f"{m.name.replace('_', ' ')} {m.description}" for m in catalog.metrics]
+    texts += list(catalog.values)                     # the value index: lower-cased short text values
+    for text in texts:
+        stems |= text_terms(text or "")
+    prefixes = {s[:MIN_PREFIX] for s in stems if len(s) >= MIN_PREFIX}
+    return Vocabulary(frozenset(stems), frozenset(prefixes), tuple(names))
+
+
+@per_catalog
+def catalog_vocabulary(catalog: Catalog) -> Vocabulary:
+    """The catalog's vocabulary, built once a catalog (the value index's words are most of it)."""
+    return vocabulary(catalog)
+
+
+@functools.lru_cache(maxsize=64)
+def _with_taught(base: Vocabulary, taught: tuple[str, ...]) -> Vocabulary:
+    stems = set(base.stems)
+    for q in taught:
+        stems |= text_terms(q)
+    return Vocabulary(frozenset(stems), frozenset(base.prefixes | {s[:MIN_PREFIX] for s in stems
+                                                                   if len(s) >= MIN_PREFIX}), base.names)
+
+
+def taught_vocabulary(catalog: Catalog, taught: tuple[str, ...] = ()) -> Vocabulary:
+    """The catalog's vocabulary and the words of the questions people taught for it."""
+    base = catalog_vocabulary(catalog)
+    return _with_taught(base, taught) if taught else base
+
+
+def content_words(question: str) -> list[str]:
+    """The words that say what the question is about (lower-case, in order, once each)."""
+    out = []
+    for w in _WORD.findall(question):
+        low = w.lower().strip("'-").removesuffix("'s")
+        if len(low) < 3 or low.isdigit() or low in GENERIC or low in STOP:
+            continue
+        out.append(low)
+    return list(dict.fromkeys(out))
+
+
+def tied(word: str, vocab: Vocabulary) -> bool:
+    s = stem(word)
+    if s in vocab.stems or word in vocab.stems:
+        return True
+    return len(word) >= MIN_PREFIX and word[:MIN_PREFIX] in vocab.prefixes
+
+
+def _joined(words: list[str], vocab: Vocabulary) -> set[str]:
+    """Words tied only as a pair joined ("home runs" ~ homeruns, "line up" ~ lineup)."""
+    return {w for a, b in zip(words, words[1:]) if stem(a + b) in vocab.stems for w in (a, b)}
+
+
+def measured(question: str) -> list[str]:
+    """The content words of what the question counts or measures: up to three words after a cue, to the phrase's end."""
+    out: list[str] = []
+    for m in MEASURE_CUE.finditer(question):
+        for raw in _WORD.findall(question[m.end():])[:3]:
+            low = raw.lower()
+            if low in _PHRASE_END:
+                break
+            if low not in GENERIC and low not in STOP and len(low) >= 3 and not low.isdigit():
+                out.append(low)
+    return list(dict.fromkeys(out))
+
+
+def closest(words: list[str], vocab: Vocabulary, n: int = 3) -> list[str]:
+    """The names nearest in spelling to the missing words (what the user may have meant), best first."""
+    by_key = {name.split(".")[-1].lower().replace("_", " "): name for name in vocab.names}
+    found: list[str] = []
+    for w in words:
+        found += [by_key[k] for k in difflib.get_close_matches(w, list(by_key), n=n, cutoff=0.6)]
+    return list(dict.fromkeys(found))[:n]
+
+
+def _said(words: list[str]) -> str:
+    return ", ".join(f"'{w}'" for w in words)
+
+
+def reach(question: str, vocab: Vocabulary) -> Reach:
+    """Whether the database can answer ``question`` (see the module's rules), with what is missing."""
+    words = content_words(question)
+    pairs = _joined([w.lower() for w in _WORD.findall(question)], vocab)
+    missing = [w for w in words if w not in pairs and not tied(w, vocab)]
+    near = closest(missing, vocab)
+    if WORLD.search(question) and not DATA_FORM.search(question):
+        return Reach("cannot", "world", missing, near,
+                     "it asks for advice, an opinion or an explanation, not for something the data records")
+    if words and len(missing) == len(words) and len(words) >= 2:
+        return Reach("cannot", "nothing_tied", missing, near,
+                     f"nothing in this database is about {_said(missing)}")
+    asked = [w for w in measured(question) if w in missing]
+    if asked and asked == [w for w in measured(question) if w not in pairs]:
+        return Reach("cannot", "measure_untied", missing, near,
+                     f"no table or column holds {_said(asked)}")
+    return Reach("answerable", "", missing, near, "")
+
+
+def cannot_answer_text(r: Reach) -> str:
+    """The answer's words: what cannot be answered and why, and the nearest names the database has."""
+    text = f"The data cannot answer this: {r.reason}."
+    if r.closest and r.rule != "world":
+        text += f" The closest it has: {', '.join(r.closest)}."
+    return text
