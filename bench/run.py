@@ -153,22 +153,38 @@ def reused_share(records: Path) -> float | None:
     return round(100 * reused / prompt) if prompt else None
 
 
+def trust(records: Path) -> str:
+    """How far the run's confidence can be trusted (issue 64): ``high`` answers and how many of them were right, and
+    the share of wrong answers labelled ``low``, as the run labelled them (the user's ruler where it was scored)."""
+    if not records.exists():
+        return " | "
+    rows = [json.loads(line) for line in records.read_text().splitlines() if line.strip()]
+    rows = [r for r in rows if isinstance(r.get("confidence"), dict) and not r.get("gold_error")]
+    right = [bool(r["holds"]) if r.get("holds") is not None else bool(r.get("correct")) for r in rows]
+    high = [ok for r, ok in zip(rows, right) if r["confidence"].get("level") == "high"]
+    wrong_low = [r["confidence"].get("level") == "low" for r, ok in zip(rows, right) if not ok]
+    high_cell = f"{len(high)} ({round(100 * sum(high) / len(high))} %)" if high else "0"
+    low_cell = f"{round(100 * sum(wrong_low) / len(wrong_low))}" if wrong_low else ""
+    return f"{high_cell} | {low_cell}"
+
+
 def table(suites: dict) -> str:
-    rows = ["| suite | configuration | questions | EX % | holds % | median s (x CAL) | prompt tokens/q | reused % | "
-            "run on (commit) |", "|---|---|---:|---:|---:|---:|---:|---:|---|"]
+    rows = ["| suite | configuration | questions | EX % | holds % | high: n (right) | wrong → low % | median s (x CAL) | "
+            "prompt tokens/q | reused % | run on (commit) |", "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
     for suite, s in suites.items():
         if s["kind"] != "eval":
             continue
         for config in s["configs"]:
             f = figure(suite, config)
             if f is None:
-                rows.append(f"| {suite} | {config} | | not run | | | | | |")
+                rows.append(f"| {suite} | {config} | | not run | | | | | | | |")
                 continue
             speed = f"{f['median_s']}" + (f" ({f['x_cal']}x)" if f["x_cal"] is not None else "")
             tokens = f"{f['prompt_tokens']:,.0f}" if f["prompt_tokens"] else ""
             reused = "" if f["reused"] is None else f"{f['reused']}"
             holds = "" if f["holds"] is None else f"{f['holds']}"
-            rows.append(f"| {suite} | {config} | {f['n']} | {f['ex']} | {holds} | {speed} | {tokens} | {reused} | "
+            rows.append(f"| {suite} | {config} | {f['n']} | {f['ex']} | {holds} | "
+                        f"{trust(RESULTS / suite / f'{config}.jsonl')} | {speed} | {tokens} | {reused} | "
                         f"{f['date']} ({f['commit']}) |")
     return "\n".join(rows) + "\n"
 

@@ -1,4 +1,4 @@
-"""CheckAnswerable: can this database answer the question at all? Decided before any SQL is written (issue 64).
+"""CheckAnswerable: say when the data cannot answer the question, before any SQL (issue 64).
 
 ``trust.answerable.reach`` reads the question's content words against what the database answers to: its names,
 descriptions, synonyms and metrics, the words of its values, and the questions people taught. A question that
