@@ -60,8 +60,8 @@ def answerable() -> dict[str, list[dict]]:
     sets["nba"] = [{"question": q.question, "db": NBA, "id": q.id}
                    for f in ("nba_questions.yaml", "nba_questions_heldout.yaml")
                    for q in load_questions(ROOT / "bench" / f)[0]]
-    sets["idioms"] = [{"question": q.question, "db": (q.db, None), "id": q.id}
-                      for f in ("idioms_dev.yaml", "idioms_heldout.yaml") for q in load_questions(ROOT / "bench" / f)[0]]
+    idioms = [q for f in ("idioms_dev.yaml", "idioms_heldout.yaml") for q in load_questions(ROOT / "bench" / f)[0]]
+    sets["idioms"] = [{"question": q.question, "db": (q.db, None), "id": q.id} for q in idioms]
     for items in sets.values():
         for i in items:
             i["answerable"] = True

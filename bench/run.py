@@ -169,8 +169,9 @@ def trust(records: Path) -> str:
 
 
 def table(suites: dict) -> str:
-    rows = ["| suite | configuration | questions | EX % | holds % | high: n (right) | wrong → low % | median s (x CAL) | "
-            "prompt tokens/q | reused % | run on (commit) |", "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
+    rows = ["| suite | configuration | questions | EX % | holds % | high: n (right) | wrong → low % | "
+            "median s (x CAL) | prompt tokens/q | reused % | run on (commit) |",
+            "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
     for suite, s in suites.items():
         if s["kind"] != "eval":
             continue

@@ -7,8 +7,8 @@ from duckask.nodes.apply_write import ApplyWrite
 from duckask.nodes.ask_user import AskUser
 from duckask.nodes.assess_confidence import AssessConfidence
 from duckask.nodes.call_tool import CallTool
-from duckask.nodes.choose_source import ChooseSource
 from duckask.nodes.check_answerable import CheckAnswerable
+from duckask.nodes.choose_source import ChooseSource
 from duckask.nodes.clarify_query import ClarifyQuery
 from duckask.nodes.confirm_sql import ConfirmSQL
 from duckask.nodes.data_analyzer import DataAnalyzer
@@ -27,6 +27,6 @@ from duckask.nodes.sql_generator import SQLGenerator
 from duckask.nodes.table_selector import TableSelector
 
 __all__ = ["Context", "TracedNode", "AnswerFromTool", "AnswerGeneral", "AnswerSchema", "ApplyWrite", "AskUser",
-           "AssessConfidence", "CallTool", "CheckAnswerable", "ChooseSource", "ClarifyQuery", "ConfirmSQL", "DataAnalyzer",
-           "ErrorFixer", "IntentRouter", "MatchTemplate", "PlanQuery", "ProposeWrite", "ReportError", "ResolveFollowUp",
-           "ResponseGrader", "ReviewWrite", "SchemaLookup", "SQLExecutor", "SQLGenerator", "TableSelector"]
+           "AssessConfidence", "CallTool", "CheckAnswerable", "ChooseSource", "ClarifyQuery", "ConfirmSQL",
+           "DataAnalyzer", "ErrorFixer", "IntentRouter", "MatchTemplate", "PlanQuery", "ProposeWrite", "ReportError",
+           "ResolveFollowUp", "ResponseGrader", "ReviewWrite", "SchemaLookup", "SQLExecutor", "SQLGenerator", "TableSelector"]

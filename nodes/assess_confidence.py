@@ -44,7 +44,8 @@ class AssessConfidence(TracedNode):
                           path=shared.get("path"), intent_by=shared.get("intent_by"),
                           db_tables=len(self.ctx.catalog.tables) if self.ctx.catalog else None,
                           moves=len(shared.get("candidate_moves") or []), grounding=self._grounding(shared),
-                          budget_stop=shared.get("budget_stop"), missing=(shared.get("answerable") or {}).get("missing"))
+                          budget_stop=shared.get("budget_stop"),
+                          missing=(shared.get("answerable") or {}).get("missing"))
         return {"signals": signals, "user": shared.get("sql_source") == "user", "minimum": s.min_confidence,
                 "always": s.confidence_drafts, "on_low": s.resample_drafts, "prompt": shared.get("sql_prompt"),
                 "sql": shared.get("sql_query"), "df": shared.get("query_result"), "question": shared["question"],

@@ -67,8 +67,8 @@ class SQLGenerator(TracedNode):
 
     def exec(self, p):
         cat = self.ctx.catalog
-        types = [c.type for t in p["selected"] if t in cat.tables for c in cat.tables[t].columns]
-        notes = lookup(p["question"], types) if self.ctx.settings.dialect_notes == "auto" else []
+        cols = [c for t in p["selected"] if t in cat.tables for c in cat.tables[t].columns]
+        notes = lookup(p["question"], columns=cols) if self.ctx.settings.dialect_notes == "auto" else []
         reach = render_reach(cat, (p["feedback"] or {}).get("reach") or [], p["question"], p["selected"])
         msgs = build_messages(p["schema"], p["question"], p["values"], p["feedback"], p["examples"], notes, reach)
         # The schema's stable start, shared by most questions on this database: the embedded model keeps its state.

@@ -17,8 +17,8 @@ LAKERS_ROWS = [["LeBron James", 30], ["Anthony Davis", 25], ["Austin Reaves", 15
 EMPTY_SQL = LAKERS_SQL.replace("'Lakers'", "'Knicks'")
 ALL_POINTS_SQL = "SELECT name, points FROM players ORDER BY points DESC"
 
-HAPPY_PATH = [("ClarifyQuery", "clear"), ("CheckAnswerable", "answerable"), ("MatchTemplate", "none"), ("PlanQuery", "sql"), ("TableSelector", "default"),
-              ("SchemaLookup", "default"), ("SQLGenerator", "default"), ("SQLExecutor", "success"),
+HAPPY_PATH = [("ClarifyQuery", "clear"), ("CheckAnswerable", "answerable"), ("MatchTemplate", "none"),
+              ("PlanQuery", "sql"), ("TableSelector", "default"), ("SchemaLookup", "default"), ("SQLGenerator", "default"), ("SQLExecutor", "success"),
               ("DataAnalyzer", "default"), ("ResponseGrader", "pass"), ("AssessConfidence", "default")]
 
 

@@ -22,7 +22,8 @@ CAT = Catalog(key="t", tables={
     "teams": Table("teams", [Column("id", "INTEGER", pk=True), Column("name", "VARCHAR"), Column("city", "VARCHAR"),
                              Column("country", "VARCHAR")]),
     "players": Table("players", [Column("id", "INTEGER", pk=True), Column("name", "VARCHAR"),
-                                 Column("team_id", "INTEGER"), Column("points", "INTEGER"), Column("homeRuns", "INTEGER"),
+                                 Column("team_id", "INTEGER"), Column("points", "INTEGER"),
+                                 Column("homeRuns", "INTEGER"),
                                  Column("birth_country", "VARCHAR", comment="where the player was born")]),
 }, values={"lakers": [["teams", "name", "Lakers"]], "canada": [["players", "birth_country", "Canada"]]},
     metrics=[Metric("ppg", "points / games", "points per game")])
@@ -45,7 +46,7 @@ def test_questions_tied_to_the_database_are_attempted(question):
 @pytest.mark.parametrize("question,rule,missing", [
     ("How should I train for a marathon?", "world", ["train", "marathon"]),
     ("What tips would you give a young player?", "world", ["tips", "young"]),
-    ("Why do people like basketball?", "world", ["people", "like", "basketball"]),
+    ("Why do people like basketball?", "world", ["like", "basketball"]),
     ("How many patients were admitted to each ward?", "nothing_tied", ["patients", "admitted", "ward"]),
     ("How many Grammy awards has each player won?", "measure_untied", ["grammy", "awards", "won"]),
     ("What is the average salary of the players in each city?", "measure_untied", ["salary"]),

@@ -144,7 +144,8 @@ def test_ask_trace_prints_node_table(scripted, small_db, capsys):
     assert lines[header].split() == ["node", "action", "ms", "calls", "prompt", "compl", "try"]
     table = [line.split() for line in lines[header + 1:] if line.strip() and not line.startswith("total:")]
     assert [(row[0], row[1]) for row in table] == [
-        ("IntentRouter", "data"), ("ResolveFollowUp", "default"), ("ClarifyQuery", "clear"), ("CheckAnswerable", "answerable"), ("MatchTemplate", "none"),
+        ("IntentRouter", "data"), ("ResolveFollowUp", "default"), ("ClarifyQuery", "clear"),
+        ("CheckAnswerable", "answerable"), ("MatchTemplate", "none"),
         ("PlanQuery", "sql"),
         ("TableSelector", "default"), ("SchemaLookup", "default"),
         ("SQLGenerator", "default"), ("SQLExecutor", "error"), ("ErrorFixer", "repaired"),

@@ -139,3 +139,31 @@ def test_the_schema_text_carries_the_nested_notes(tmp_path, isolated_env):
     ddl = render_ddl(get_catalog(open_database(path)))
     assert "read as payload->>'$.a.b'" in ddl and "read a field as addr.city" in ddl
     assert "tags[1] is the first" in ddl and "read a key as attrs[" in ddl
+
+
+# --------------------------------------------------------------------------- column families (issue 63, item 4)
+def test_a_column_family_the_question_names_gets_its_own_columns_regex_first():
+    from types import SimpleNamespace as Col
+
+    from duckask.utils.sql.reference import families, lookup
+
+    cols = [Col(name=f"score_q{i}", type="INTEGER") for i in range(1, 13)] + [Col(name="nps", type="INTEGER")]
+    assert families([c.name for c in cols]) == {"score_q": [f"score_q{i}" for i in range(1, 13)]}
+    lines = lookup("For each of the twelve score questions, how many respondents gave it a 5?", columns=cols)
+    assert lines[0].startswith("score_q1 ... score_q12 (12 columns) are one family: COLUMNS('^score_q\\d+$')")
+    assert "UNPIVOT t ON COLUMNS('^score_q\\d+$')" in lines[0]
+    assert not any("family" in x for x in lookup("What is the average nps?", columns=cols))   # not named: no line
+    three = [Col(name=f"x{i}", type="INTEGER") for i in range(1, 4)]
+    assert families([c.name for c in three]) == {}                    # three columns are no family
+
+
+def test_the_family_line_runs_in_duckdb():
+    import duckdb
+
+    con = duckdb.connect()
+    con.execute("CREATE TABLE t AS SELECT range AS id, range % 6 AS score_q1, (range + 1) % 6 AS score_q2, "
+                "(range + 2) % 6 AS score_q3, (range + 3) % 6 AS score_q4 FROM range(12)")
+    assert con.execute(r"SELECT count_if(COLUMNS('^score_q\d+$') = 5) FROM t").fetchone() == (2, 2, 2, 2)
+    rows = con.execute(r"SELECT item, count(*) FROM (UNPIVOT t ON COLUMNS('^score_q\d+$') INTO NAME item VALUE answer) "
+                       "WHERE answer = 5 GROUP BY item ORDER BY item").fetchall()
+    assert rows == [("score_q1", 2), ("score_q2", 2), ("score_q3", 2), ("score_q4", 2)]

@@ -30,7 +30,8 @@ def pairs(tmp_path):
     return str(f)
 
 
-TEMPLATE_PATH = [("ClarifyQuery", "clear"), ("CheckAnswerable", "answerable"), ("MatchTemplate", "template"), ("SQLExecutor", "success"),
+TEMPLATE_PATH = [("ClarifyQuery", "clear"), ("CheckAnswerable", "answerable"), ("MatchTemplate", "template"),
+                 ("SQLExecutor", "success"),
                  ("DataAnalyzer", "default"), ("ResponseGrader", "pass"), ("AssessConfidence", "default")]
 
 
@@ -74,15 +75,14 @@ def test_no_template_goes_the_normal_way_with_the_pair_as_an_example(run, pairs,
 def test_templates_off(run, pairs):
     llm = ScriptedLLM({"SQLGenerator": [LAKERS_SQL.replace("Lakers", "Celtics")]})
     r = run("What are the points of Celtics players?", llm, examples=pairs, templates="off")
-    assert path(r)[1] == ("MatchTemplate", "none") and len(llm.calls) == 1 and rows(r) == CELTICS
+    assert path(r)[2] == ("MatchTemplate", "none") and len(llm.calls) == 1 and rows(r) == CELTICS
 
 
 def test_a_template_that_finds_nothing_falls_back_to_the_sql_path(run, pairs):
     llm = ScriptedLLM({"SQLGenerator": [ALL_SQL]})
     r = run("Which players scored more than 90 points?", llm, examples=pairs)
     assert path(r)[:5] == [("ClarifyQuery", "clear"), ("CheckAnswerable", "answerable"), ("MatchTemplate", "template"),
-                          ("SQLExecutor", "fallback"),
-                           ("TableSelector", "default")]
+                          ("SQLExecutor", "fallback"), ("TableSelector", "default")]
     assert r.path == "sql" and "found nothing" in r.template["fallback"] and len(llm.calls) == 1
 
 
@@ -114,7 +114,8 @@ def test_a_rules_answer_the_checks_object_to_falls_back(tmp_path, isolated_env):
 
 def test_with_confirm_on_the_template_waits_like_any_query(run, pairs):
     r = run("What are the points of Celtics players?", ScriptedLLM({}), examples=pairs, confirm=True)
-    assert path(r) == [("ClarifyQuery", "clear"), ("CheckAnswerable", "answerable"), ("MatchTemplate", "template"), ("ConfirmSQL", "end")]
+    assert path(r) == [("ClarifyQuery", "clear"), ("CheckAnswerable", "answerable"), ("MatchTemplate", "template"),
+                       ("ConfirmSQL", "end")]
     assert r.status == "pending" and "'Celtics'" in r.sql
     done = r.approve()
     assert done.ok and rows(done) == CELTICS and done.path == "template"

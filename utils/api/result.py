@@ -31,7 +31,7 @@ FROM_TURN = {"sql": "sql_query", "df": "query_result", "tables": "selected_table
 @dataclass
 class Result:
     question: str
-    # answered | unsure | unanswerable | needs_clarification | error | pending | declined; a write: written | rejected...
+    # answered | unsure | unanswerable | needs_clarification | error | pending | declined; a write: written...
     status: str
     answer: str
     sql: str | None = None

@@ -38,6 +38,7 @@ SHEET = Path(__file__).resolve().parents[2] / "data" / "duckdb_reference.yaml"  
 MAX_ENTRIES = 4
 MAX_CHARS = 900
 MIN_SCORE = 3.0          # an entry must share a rare word, or two common ones
+FAMILY_MIN = 4           # columns differing only by a trailing number that make a family (score_q1..score_q12)
 #: A nested column calls for its entry on its own (how to read it); a date column only helps words that ask.
 TYPE_BONUS = {"json": MIN_SCORE, "list": MIN_SCORE, "struct": MIN_SCORE, "map": MIN_SCORE, "time": 1.0}
 #: English words that are also function names: a question saying "first" or "random" does not name a function.
@@ -178,12 +179,41 @@ def rank(question: str, types=()) -> list[Hit]:
     return sorted((h for h in hits if h.score >= MIN_SCORE), key=lambda h: -h.score)
 
 
-def lookup(question: str, types=(), *, limit: int = MAX_ENTRIES, budget: int = MAX_CHARS) -> list[str]:
-    """The reference lines for ``question`` over columns of ``types``: sheet entries first, then functions
-    it names, at most ``limit`` lines and ``budget`` characters."""
+def families(names) -> dict[str, list[str]]:
+    """Column families of a wide table: at least ``FAMILY_MIN`` names that differ only by a trailing number
+    (``score_q1`` ... ``score_q12``), by their common start."""
+    groups: dict[str, list[str]] = {}
+    for name in names:
+        if m := re.match(r"^(.*?[A-Za-z_])\d+$", name):
+            groups.setdefault(m.group(1), []).append(name)
+    return {start: members for start, members in groups.items() if len(members) >= FAMILY_MIN}
+
+
+def family_lines(question: str, names) -> list[str]:
+    """A line for each column family the question names by its words ("the twelve score questions": ``score_q1``
+    ... ``score_q12``): the family's own ``COLUMNS`` regex and ``UNPIVOT``, so a question about every column of
+    a kind is asked of all of them in DuckDB's form (issue 63, item 4), not of the first one."""
+    q, out = terms(question), []
+    for start, members in families(names).items():
+        words = {stem(w) for w in re.findall(r"[a-z]+", start.lower()) if len(w) > 1 and w not in _STOP}
+        if not words or not words & q:
+            continue
+        rx = f"^{start}\\d+$"
+        out.append(f"{members[0]} ... {members[-1]} ({len(members)} columns) are one family: COLUMNS('{rx}') is all "
+                   f"of them (SELECT count_if(COLUMNS('{rx}') = 5) FROM t gives one count per column); UNPIVOT t ON "
+                   f"COLUMNS('{rx}') INTO NAME item VALUE answer gives one row per column and answer.")
+    return out
+
+
+def lookup(question: str, types=(), *, columns=(), limit: int = MAX_ENTRIES, budget: int = MAX_CHARS) -> list[str]:
+    """The reference lines for ``question`` over columns of ``types`` (or the ``columns`` themselves: anything
+    with a name and a type): the column families it names first, then sheet entries, then functions it names,
+    at most ``limit`` lines and ``budget`` characters."""
+    types = [*types, *(c.type for c in columns)]
     out: list[str] = []
     used = 0
-    for line in [h.entry.text for h in rank(question, types)] + named_functions(question):
+    lines = family_lines(question, [c.name for c in columns])
+    for line in lines + [h.entry.text for h in rank(question, types)] + named_functions(question):
         if len(out) >= limit or used + len(line) > budget:
             break
         if line not in out:

@@ -54,7 +54,9 @@ get got make made take taken use used having being doing done go going went come
 a an the of in on at to for from by with and or as into onto out up down off about across against along around
 within without through throughout whether if so that this these those such own much many lot lots
 round rounded decimal decimals digit digits rounding give given giving shown showing return returned returning
-highest-ranked lowest-ranked top-ranked least-common most-common common uncommon
+highest-ranked lowest-ranked top-ranked least-common most-common common uncommon question questions answer answers
+ignore ignoring leave leaving blank blanks empty missing null nulls money identify identified man men woman women
+person persons people someone anyone everyone
 """.split())
 #: Asking for advice, an opinion or an explanation of the world, not for something the data records.
 WORLD = re.compile(
@@ -64,17 +66,22 @@ WORLD = re.compile(
     r"why (do|does|are|is) (people|some|most|many)\b|explain (how|why|what)\b|who invented\b|meaning of life)", re.I)
 #: A form that asks for figures from the data: a world-looking question in it is still a query ("how should I rank
 #: the teams by wins" is not advice).
-DATA_FORM = re.compile(r"\b(how many|number of|average|total|count|list|percentage|sum of|per cent|which \w+ (has|had|have))\b",
-                       re.I)
+DATA_FORM = re.compile(r"\b(how many|number of|average|total|count|list|percentage|sum of|per cent|"
+                       r"which \w+ (has|had|have))\b", re.I)
 #: What a question counts or measures starts after one of these.
 MEASURE_CUE = re.compile(
-    r"\b(how many|how much|number of|count of|amount of|average|mean|total|sum of|percentage of|share of|"
+    r"\b(how many|how much|(?:the|a|total|average|what) number of|count of|amount of|average|mean|total|sum of|"
+    r"percentage of|share of|"
     r"the most|the least|the fewest|the highest|the lowest|the largest|the smallest|the longest|the shortest)\s+",
     re.I)
 #: Where the measured phrase ends.
 _PHRASE_END = set("""of in on at for from by with per did does do was were is are has have had that who which whom
 whose when where during since before after than across among between to into as each every and or but while whether
 """.split())
+#: Words before the thing counted that do not name it ("how many different ...").
+MODIFIERS = set("different distinct unique other total separate individual new old more".split())
+#: A thing counted said generically: people, rows, times (the database's own entities are then what is counted).
+ENTITY_WORDS = set("people persons person men women records rows entries items things times values numbers".split())
 MIN_PREFIX = 5      # "Canadian" ~ Canada: the first letters shared with a vocabulary word this long
 
 
@@ -84,6 +91,8 @@ class Vocabulary:
     stems: frozenset[str]
     prefixes: frozenset[str]
     names: tuple[str, ...]           # table.column and table names, as written
+    columns: frozenset[str] = frozenset()     # whole column names, lower-case ("average": a column of that name)
+    opaque: bool = False             # a JSON column whose keys are not all listed: it may hold what no name says
 
 
 @dataclass
@@ -104,19 +113,24 @@ def vocabulary(catalog: Catalog, taught: list[str] = (), extra: list[str] = ()) 
     and the questions people ``taught``; ``extra``: any other text that describes it (a semantic layer's)."""
     stems: set[str] = set()
     names: list[str] = []
+    columns: set[str] = set()
+    opaque = False
     texts = [catalog.instructions, *taught, *extra]
     for t in catalog.tables.values():
         names.append(t.name)
         texts += [t.name, t.comment, *t.synonyms]
         for c in t.columns:
             names.append(f"{t.name}.{c.name}")
-            texts += [re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", c.name).replace("_", " "), c.comment, *c.synonyms]
+            texts += [re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", c.name).replace("_", " "), c.comment, *c.synonyms,
+                      c.shape, *c.samples]          # a nested column's keys and fields, and a few of its values
+            columns.add(c.name.lower())
+            opaque = opaque or (c.type.upper() == "JSON" and not c.shape) or c.shape.endswith("…")
     texts += [f"{m.name.replace('_', ' ')} {m.description}" for m in catalog.metrics]
     texts += list(catalog.values)                     # the value index: lower-cased short text values
     for text in texts:
         stems |= text_terms(text or "")
     prefixes = {s[:MIN_PREFIX] for s in stems if len(s) >= MIN_PREFIX}
-    return Vocabulary(frozenset(stems), frozenset(prefixes), tuple(names))
+    return Vocabulary(frozenset(stems), frozenset(prefixes), tuple(names), frozenset(columns), opaque)
 
 
 @per_catalog
@@ -131,7 +145,8 @@ def _with_taught(base: Vocabulary, taught: tuple[str, ...]) -> Vocabulary:
     for q in taught:
         stems |= text_terms(q)
     return Vocabulary(frozenset(stems), frozenset(base.prefixes | {s[:MIN_PREFIX] for s in stems
-                                                                   if len(s) >= MIN_PREFIX}), base.names)
+                                                                   if len(s) >= MIN_PREFIX}), base.names, base.columns,
+                      base.opaque)
 
 
 def taught_vocabulary(catalog: Catalog, taught: tuple[str, ...] = ()) -> Vocabulary:
@@ -163,15 +178,21 @@ def _joined(words: list[str], vocab: Vocabulary) -> set[str]:
     return {w for a, b in zip(words, words[1:]) if stem(a + b) in vocab.stems for w in (a, b)}
 
 
-def measured(question: str) -> list[str]:
-    """The content words of what the question counts or measures: up to three words after a cue, to the phrase's end."""
+def measured(question: str, columns: frozenset[str] = frozenset()) -> list[str]:
+    """The words of what the question counts or measures: up to three after a cue, to the phrase's end; a query word
+    counts when a column has that very name ("the highest average" where a column is ``Average``); a word in -ed
+    is a verb or a participle ("how many started", "the most delayed flights"), not the thing measured."""
     out: list[str] = []
     for m in MEASURE_CUE.finditer(question):
-        for raw in _WORD.findall(question[m.end():])[:3]:
-            low = raw.lower()
+        words = [w.lower() for w in _WORD.findall(question[m.end():])[:3]]
+        head = next((w for w in words if w not in MODIFIERS), "")
+        if head in ENTITY_WORDS:            # "how many people live in ...": the thing counted is said generically
+            continue
+        for low in words:
             if low in _PHRASE_END:
                 break
-            if low not in GENERIC and low not in STOP and len(low) >= 3 and not low.isdigit():
+            if low in columns or (low not in GENERIC and low not in STOP and len(low) >= 3 and not low.isdigit()
+                                  and not low.endswith("ed")):
                 out.append(low)
     return list(dict.fromkeys(out))
 
@@ -201,8 +222,9 @@ def reach(question: str, vocab: Vocabulary) -> Reach:
     if words and len(missing) == len(words) and len(words) >= 2:
         return Reach("cannot", "nothing_tied", missing, near,
                      f"nothing in this database is about {_said(missing)}")
-    asked = [w for w in measured(question) if w in missing]
-    if asked and asked == [w for w in measured(question) if w not in pairs]:
+    phrase = [w for w in measured(question, vocab.columns) if w not in pairs]
+    asked = [w for w in phrase if w in missing]
+    if asked and asked == phrase and not vocab.opaque:
         return Reach("cannot", "measure_untied", missing, near,
                      f"no table or column holds {_said(asked)}")
     return Reach("answerable", "", missing, near, "")
