@@ -29,4 +29,5 @@ from duckask.nodes.table_selector import TableSelector
 __all__ = ["Context", "TracedNode", "AnswerFromTool", "AnswerGeneral", "AnswerSchema", "ApplyWrite", "AskUser",
            "AssessConfidence", "CallTool", "CheckAnswerable", "ChooseSource", "ClarifyQuery", "ConfirmSQL",
            "DataAnalyzer", "ErrorFixer", "IntentRouter", "MatchTemplate", "PlanQuery", "ProposeWrite", "ReportError",
-           "ResolveFollowUp", "ResponseGrader", "ReviewWrite", "SchemaLookup", "SQLExecutor", "SQLGenerator", "TableSelector"]
+           "ResolveFollowUp", "ResponseGrader", "ReviewWrite", "SchemaLookup", "SQLExecutor", "SQLGenerator",
+           "TableSelector"]

@@ -18,7 +18,8 @@ EMPTY_SQL = LAKERS_SQL.replace("'Lakers'", "'Knicks'")
 ALL_POINTS_SQL = "SELECT name, points FROM players ORDER BY points DESC"
 
 HAPPY_PATH = [("ClarifyQuery", "clear"), ("CheckAnswerable", "answerable"), ("MatchTemplate", "none"),
-              ("PlanQuery", "sql"), ("TableSelector", "default"), ("SchemaLookup", "default"), ("SQLGenerator", "default"), ("SQLExecutor", "success"),
+              ("PlanQuery", "sql"), ("TableSelector", "default"), ("SchemaLookup", "default"),
+              ("SQLGenerator", "default"), ("SQLExecutor", "success"),
               ("DataAnalyzer", "default"), ("ResponseGrader", "pass"), ("AssessConfidence", "default")]
 
 
