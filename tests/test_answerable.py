@@ -79,8 +79,13 @@ def test_what_people_taught_ties_its_words():
 
 
 def test_the_closest_names_are_offered():
-    r = reach("What is the birth cuntry of each player?", VOCAB)     # a typo is tied to nothing, yet near a column
-    assert r.missing == ["cuntry"] and "teams.country" in r.closest
+    r = reach("Which teams play in the conference?", VOCAB)     # 'play' is tied to nothing, yet near a table
+    assert r.missing == ["play", "conference"] and r.closest == ["players"]
+
+
+def test_a_misspelt_name_and_a_longer_form_of_a_name_are_tied():
+    assert reach("What is the birth cuntry of each player?", VOCAB).missing == []      # 'country', misspelt
+    assert reach("How many pointes did each player score?", VOCAB).outcome == "answerable"
 
 
 def test_content_words_and_the_measured_phrase():

@@ -56,7 +56,7 @@ within without through throughout whether if so that this these those such own m
 round rounded decimal decimals digit digits rounding give given giving shown showing return returned returning
 highest-ranked lowest-ranked top-ranked least-common most-common common uncommon question questions answer answers
 ignore ignoring leave leaving blank blanks empty missing null nulls money identify identified man men woman women
-person persons people someone anyone everyone
+person persons people someone anyone everyone full whole entire complete
 """.split())
 #: Asking for advice, an opinion or an explanation of the world, not for something the data records.
 WORLD = re.compile(
@@ -71,7 +71,7 @@ DATA_FORM = re.compile(r"\b(how many|number of|average|total|count|list|percenta
 #: What a question counts or measures starts after one of these.
 MEASURE_CUE = re.compile(
     r"\b(how many|how much|(?:the|a|total|average|what) number of|count of|amount of|average|mean|total|sum of|"
-    r"percentage of|share of|"
+    r"percentage of|share of|^\s*what (?:is|was|are|were) the|"
     r"the most|the least|the fewest|the highest|the lowest|the largest|the smallest|the longest|the shortest)\s+",
     re.I)
 #: Where the measured phrase ends.
@@ -82,6 +82,15 @@ whose when where during since before after than across among between to into as 
 MODIFIERS = set("different distinct unique other total separate individual new old more".split())
 #: A thing counted said generically: people, rows, times (the database's own entities are then what is counted).
 ENTITY_WORDS = set("people persons person men women records rows entries items things times values numbers".split())
+TYPO = 0.85         # a word this close to a name's word (difflib's ratio) is that word misspelt
+#: Words a schema often says otherwise (stemmed key): the question's word is tied when the database has one of these.
+SAME = {"phone": ("cell", "mobile", "telephone"), "telephon": ("phone", "cell", "mobile"), "town": ("city",),
+        "citi": ("town",), "salari": ("wage", "pay"), "wage": ("salary", "pay"), "sex": ("gender",),
+        "gender": ("sex",), "job": ("occupation", "position", "role"), "occup": ("job",), "zip": ("postcode", "postal"),
+        "postcod": ("zip",), "surnam": ("last",), "firstnam": ("first",), "birthday": ("birth",), "dob": ("birth",),
+        "car": ("vehicle", "auto"), "vehicl": ("car",), "kid": ("child",), "children": ("child",)}
+#: Endings of adjectives: after "the most" one says how, not what ("the most expensive charge", "most frequent").
+ADJECTIVE = re.compile(r"(ive|ent|ant|ous|ful|able|ible|ular|ic|al)$")
 MIN_PREFIX = 5      # "Canadian" ~ Canada: the first letters shared with a vocabulary word this long
 
 
@@ -93,6 +102,7 @@ class Vocabulary:
     names: tuple[str, ...]           # table.column and table names, as written
     columns: frozenset[str] = frozenset()     # whole column names, lower-case ("average": a column of that name)
     opaque: bool = False             # a JSON column whose keys are not all listed: it may hold what no name says
+    name_words: tuple[str, ...] = ()  # the words of table and column names, lower-case (typos are read against them)
 
 
 @dataclass
@@ -130,7 +140,9 @@ def vocabulary(catalog: Catalog, taught: list[str] = (), extra: list[str] = ()) 
     for text in texts:
         stems |= text_terms(text or "")
     prefixes = {s[:MIN_PREFIX] for s in stems if len(s) >= MIN_PREFIX}
-    return Vocabulary(frozenset(stems), frozenset(prefixes), tuple(names), frozenset(columns), opaque)
+    words = sorted({w for n in names for w in re.findall(r"[a-z]+", re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", n).lower())
+                    if len(w) >= 3})
+    return Vocabulary(frozenset(stems), frozenset(prefixes), tuple(names), frozenset(columns), opaque, tuple(words))
 
 
 @per_catalog
@@ -146,7 +158,7 @@ def _with_taught(base: Vocabulary, taught: tuple[str, ...]) -> Vocabulary:
         stems |= text_terms(q)
     return Vocabulary(frozenset(stems), frozenset(base.prefixes | {s[:MIN_PREFIX] for s in stems
                                                                    if len(s) >= MIN_PREFIX}), base.names, base.columns,
-                      base.opaque)
+                      base.opaque, base.name_words)
 
 
 def taught_vocabulary(catalog: Catalog, taught: tuple[str, ...] = ()) -> Vocabulary:
@@ -167,21 +179,41 @@ def content_words(question: str) -> list[str]:
 
 
 def tied(word: str, vocab: Vocabulary) -> bool:
+    """Its stem is the database's; or its first five letters begin a word of it ("Canadian": 'Canada'); or a name's
+    word of four letters or more begins it ("voters": VOTES) or ends a longer one ("towns": Hometown); or it is a
+    name's word misspelt ("popuation"); or a word it stands for is ("phone": cell_number); a hyphenated word when a
+    part of it is ("win-loss")."""
+    if "-" in word:
+        return any(tied(part, vocab) for part in word.split("-") if len(part) >= 3)
     s = stem(word)
-    if s in vocab.stems or word in vocab.stems:
+    if s in vocab.stems or word in vocab.stems or any(stem(w) in vocab.stems for w in SAME.get(s, ())):
         return True
-    return len(word) >= MIN_PREFIX and word[:MIN_PREFIX] in vocab.prefixes
+    if len(s) >= 4 and any(len(w) >= 6 and w.endswith(s) for w in vocab.name_words):
+        return True
+    if len(word) >= MIN_PREFIX and word[:MIN_PREFIX] in vocab.prefixes:
+        return True
+    if any(word.startswith(w) for w in vocab.name_words if len(w) >= 4):
+        return True
+    return bool(difflib.get_close_matches(word, vocab.name_words, n=1, cutoff=TYPO))
 
 
 def _joined(words: list[str], vocab: Vocabulary) -> set[str]:
-    """Words tied only as a pair joined ("home runs" ~ homeruns, "line up" ~ lineup)."""
-    return {w for a, b in zip(words, words[1:]) if stem(a + b) in vocab.stems for w in (a, b)}
+    """Words tied only together: a pair joined ("home runs" ~ homeruns), two to four words whose initials are a
+    name ("miles per gallon": MPG, "simple rating system": SRS)."""
+    out = {w for a, b in zip(words, words[1:]) if stem(a + b) in vocab.stems for w in (a, b)}
+    names = set(vocab.name_words) | set(vocab.columns)
+    for n in (2, 3, 4):
+        for i in range(len(words) - n + 1):
+            if "".join(w[0] for w in words[i:i + n]) in names:
+                out |= set(words[i:i + n])
+    return out
 
 
 def measured(question: str, columns: frozenset[str] = frozenset()) -> list[str]:
     """The words of what the question counts or measures: up to three after a cue, to the phrase's end; a query word
     counts when a column has that very name ("the highest average" where a column is ``Average``); a word in -ed
-    is a verb or a participle ("how many started", "the most delayed flights"), not the thing measured."""
+    or -ing is a verb or a participle ("how many started", "staff working"), and an adjective after "the most" a
+    degree ("the most expensive"), not the thing measured."""
     out: list[str] = []
     for m in MEASURE_CUE.finditer(question):
         words = [w.lower() for w in _WORD.findall(question[m.end():])[:3]]
@@ -191,8 +223,10 @@ def measured(question: str, columns: frozenset[str] = frozenset()) -> list[str]:
         for low in words:
             if low in _PHRASE_END:
                 break
+            if m.group(1).lower().startswith("the") and ADJECTIVE.search(low) and low == words[0]:
+                continue        # "the most expensive charge type": a degree, then the thing
             if low in columns or (low not in GENERIC and low not in STOP and len(low) >= 3 and not low.isdigit()
-                                  and not low.endswith("ed")):
+                                  and not low.endswith(("ed", "ing"))):
                 out.append(low)
     return list(dict.fromkeys(out))
 
@@ -222,7 +256,7 @@ def reach(question: str, vocab: Vocabulary) -> Reach:
     if words and len(missing) == len(words) and len(words) >= 2:
         return Reach("cannot", "nothing_tied", missing, near,
                      f"nothing in this database is about {_said(missing)}")
-    phrase = [w for w in measured(question, vocab.columns) if w not in pairs]
+    phrase = measured(question, vocab.columns)        # its words tied as a pair ("of staff": Num_of_Staff) are tied
     asked = [w for w in phrase if w in missing]
     if asked and asked == phrase and not vocab.opaque:
         return Reach("cannot", "measure_untied", missing, near,
