@@ -11,7 +11,9 @@ by the user's ruler where the set names its answer columns (``holds``), else str
   accuracy of what is kept on the other; a point per level boundary.
 
 No model is run: the figures are those of the committed records (their command, date and CAL are in each
-``.run.json``). Small sets: 20 questions move a share by about 10 points.
+``.run.json``); ``--again`` labels the same records as today's code would from their signals (issue 64: the words of
+the question tied to nothing cap ``high``; a question the data cannot answer is not answered). Small sets: 20
+questions move a share by about 10 points.
 
     .venv/bin/python bench/risk_coverage.py --out docs/results/confidence/risk-coverage \
         --plot docs/images/risk-coverage.png
@@ -20,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 
 from duckask.utils.eval.records import read_records
@@ -36,14 +39,44 @@ KINDS = {
 LEVELS = ("high", "medium", "low")
 
 
-def labelled(run: str) -> list[tuple[str, float, bool]]:
+def _database(run: str, r: dict) -> tuple[str, str | None]:
+    """(database, semantic folder) a record's question was asked of, as its suite opened it."""
+    if run.startswith("nba"):
+        return str(ROOT.parent / "shared" / "data" / "nba"), str(ROOT / "bench" / "nba_models")
+    if run.startswith("lahman"):
+        return str(ROOT / "data" / "lahman.duckdb"), None
+    if run.startswith("spider"):
+        return str(ROOT.parent / "shared" / "benchmarks" / "spider_dev" / "dbs" / r["db"]), None
+    db = r["db"]
+    return (db if db.startswith("/") else f"/tmp/duckask_idioms/{db}.duckdb"), None
+
+
+def reassessed(run: str, r: dict) -> dict:
+    """The record's confidence as today's code gives it: its signals, with the words of the question tied to nothing
+    in the database (``trust.answerable``, what CheckAnswerable now hands AssessConfidence); a question the data
+    cannot answer now ends ``unanswerable`` (counted as not answered: ``low``)."""
+    sys.path.insert(0, str(ROOT / "bench"))
+    from answerable import judge
+
+    from duckask.utils.trust.confidence import assess
+
+    found = judge({"question": r["question"], "db": _database(run, r)})
+    if found.outcome == "cannot":
+        return {"level": "low", "score": 0.0}
+    return assess({**r["signals"], "missing": found.missing}) if r.get("signals") else r["confidence"]
+
+
+def labelled(run: str, again: bool = False) -> list[tuple[str, float, bool]]:
     """(level, score, right) of each question of a run, as the run labelled it (a question that ended without an
-    answer is labelled ``low`` by the run itself); records of runs older than the confidence are left out."""
+    answer is labelled ``low`` by the run itself), or ``again`` as today's code labels it; records of runs older
+    than the confidence are left out."""
     out = []
     for r in read_records(RESULTS / f"{run}.jsonl"):
         conf = r.get("confidence")
         if r.get("gold_error") or not isinstance(conf, dict):
             continue
+        if again:
+            conf = reassessed(run, r)
         right = bool(r["holds"]) if r.get("holds") is not None else bool(r.get("correct"))
         out.append((conf.get("level") or "low", float(conf.get("score") or 0.0), right))
     return out
@@ -107,10 +140,12 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", type=Path, help="write OUT.md and OUT.json")
     ap.add_argument("--plot", type=Path, help="write the risk-coverage plot (PNG; needs the bench extra)")
+    ap.add_argument("--again", action="store_true", help="label the records as today's code would (no model run: "
+                    "their signals, and the words tied to nothing; needs ../shared and the idioms databases)")
     a = ap.parse_args(argv)
     table, curves = {}, {}
     for kind, runs in KINDS.items():
-        items = [x for run in runs for x in labelled(run)]
+        items = [x for run in runs for x in labelled(run, a.again)]
         table[kind] = {**row(items), "runs": runs}
         curves[kind] = curve(items)
     md = markdown(table)
