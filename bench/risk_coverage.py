@@ -28,6 +28,9 @@ from pathlib import Path
 from duckask.utils.eval.records import read_records
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "bench"))
+from calibration import LEVELS, _pct  # noqa: E402  (one share and one order of levels for both reports)
+
 RESULTS = ROOT / "docs" / "results"
 #: kind -> the runs of its shipped configuration (held-out sets first)
 KINDS = {
@@ -36,7 +39,6 @@ KINDS = {
     "NBA warehouse (held-out, tuning)": ["nba-heldout/models", "nba-tuning/models"],
     "taught demo (Lahman 25)": ["lahman/shipped"],
 }
-LEVELS = ("high", "medium", "low")
 
 
 def _database(run: str, r: dict) -> tuple[str, str | None]:
@@ -55,7 +57,6 @@ def reassessed(run: str, r: dict) -> dict:
     """The record's confidence as today's code gives it: its signals, with the words of the question tied to nothing
     in the database (``trust.answerable``, what CheckAnswerable now hands AssessConfidence); a question the data
     cannot answer now ends ``unanswerable`` (counted as not answered: ``low``)."""
-    sys.path.insert(0, str(ROOT / "bench"))
     from answerable import judge
 
     from duckask.utils.trust.confidence import assess
@@ -80,10 +81,6 @@ def labelled(run: str, again: bool = False) -> list[tuple[str, float, bool]]:
         right = bool(r["holds"]) if r.get("holds") is not None else bool(r.get("correct"))
         out.append((conf.get("level") or "low", float(conf.get("score") or 0.0), right))
     return out
-
-
-def _pct(xs: list[bool]) -> float | None:
-    return round(100 * sum(xs) / len(xs), 1) if xs else None
 
 
 def row(items: list[tuple[str, float, bool]]) -> dict:
