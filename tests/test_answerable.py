@@ -47,7 +47,8 @@ def test_questions_tied_to_the_database_are_attempted(question):
     ("How should I train for a marathon?", "world", ["train", "marathon"]),
     ("What tips would you give a young player?", "world", ["tips", "young"]),
     ("Why do people like basketball?", "world", ["like", "basketball"]),
-    ("How many patients were admitted to each ward?", "nothing_tied", ["patients", "admitted", "ward"]),
+    ("How many prescriptions did each pharmacy fill?", "nothing_tied", ["prescriptions", "pharmacy", "fill"]),
+    ("How many patients were admitted to each ward?", "measure_untied", ["patients", "admitted", "ward"]),
     ("How many Grammy awards has each player won?", "measure_untied", ["grammy", "awards", "won"]),
     ("What is the average salary of the players in each city?", "measure_untied", ["salary"]),
 ])
@@ -64,6 +65,13 @@ def test_what_the_data_cannot_answer_is_said_with_the_rule_and_what_is_missing(q
 def test_a_question_with_a_word_tied_to_nothing_is_attempted_and_the_word_kept():
     r = reach("Which player scored the most points in away games?", VOCAB)
     assert r.outcome == "answerable" and r.missing == ["scored", "away"]     # 'games': the metric's description
+
+
+def test_a_vocabulary_gap_near_the_schema_is_attempted_and_a_table_named_by_a_query_word_ties():
+    r = reach("List the account holders with negative balances", VOCAB)    # words near names: the model maps them
+    assert r.outcome == "answerable" and r.closest
+    people = Catalog(key="p", tables={"people": Table("people", [Column("id", "INTEGER"), Column("age", "INTEGER")])})
+    assert reach("remove nothing, just count the people over 60", vocabulary(people)).outcome == "answerable"
 
 
 def test_a_data_question_worded_like_advice_is_still_a_query():

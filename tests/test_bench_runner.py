@@ -28,12 +28,14 @@ def test_the_table_has_a_row_per_configuration_with_its_reuse(monkeypatch, tmp_p
         "ex": 50.0, "holds": 100.0, "median_s": 3.0, "prompt_tokens_per_q": 1200}}))
     (tmp_path / "demo" / "a.run.json").write_text(json.dumps({"cal_s": 30.0, "started": "2026-11-26T07:00:00",
                                                               "commit": "abc1234"}))
-    (tmp_path / "demo" / "a.jsonl").write_text(json.dumps({"prompt_tokens": 100, "reused_tokens": 90}) + "\n")
+    (tmp_path / "demo" / "a.jsonl").write_text(     # a high answer that holds, a low one that does not (issue 64)
+        json.dumps({"prompt_tokens": 100, "reused_tokens": 90, "holds": True, "confidence": {"level": "high"}}) + "\n"
+        + json.dumps({"prompt_tokens": 0, "reused_tokens": 0, "holds": False, "confidence": {"level": "low"}}) + "\n")
     monkeypatch.setattr(bench_run, "RESULTS", tmp_path)
     table = bench_run.table({"demo": {"kind": "eval", "configs": {"a": [], "b": []}}, "x": {"kind": "script"}})
     assert table.splitlines()[2:] == [
-        "| demo | a | 2 | 50.0 | 100.0 | 3.0 (0.1x) | 1,200 | 90 | 2026-11-26 (abc1234) |",
-        "| demo | b | | not run | | | | | |"]
+        "| demo | a | 2 | 50.0 | 100.0 | 1 (100 %) | 100 | 3.0 (0.1x) | 1,200 | 90 | 2026-11-26 (abc1234) |",
+        "| demo | b | | not run | | | | | | | |"]
 
 
 def test_a_run_of_several_suites_is_not_marked_changed_by_its_own_records(monkeypatch, tmp_path):

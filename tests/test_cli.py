@@ -152,7 +152,7 @@ def test_ask_trace_prints_node_table(scripted, small_db, capsys):
         ("SQLExecutor", "success"), ("DataAnalyzer", "default"), ("ResponseGrader", "pass"),
         ("AssessConfidence", "default")]
     # LLM calls (no DataAnalyzer reply is scripted: its call fails and the template answers)
-    assert [row[3] for row in table] == ["0", "0", "0", "0", "0", "0", "0", "1", "0", "0", "0", "0", "0", "0"]
+    assert [row[3] for row in table] == ["0", "0", "0", "0", "0", "0", "0", "0", "1", "0", "0", "0", "0", "0", "0"]
     assert [row[-1] for row in table if row[0] == "SQLExecutor"] == ["1", "2"]            # attempt
     assert any(line.startswith("total:") and "1 LLM calls" in line for line in lines)
 

@@ -153,7 +153,7 @@ def test_fixer_retry_then_success(run):
     llm = ScriptedLLM({"SQLGenerator": [bad, ALL_POINTS_SQL]})
     r = run("What are the points of players?", llm)
     assert r.status == "answered"
-    assert path(r) == HAPPY_PATH[:6] + [("SQLExecutor", "error"), ("ErrorFixer", "retry"),
+    assert path(r) == HAPPY_PATH[:7] + [("SQLExecutor", "error"), ("ErrorFixer", "retry"),
                                         ("SQLGenerator", "default"), ("SQLExecutor", "success"),
                                         ("DataAnalyzer", "default"), ("ResponseGrader", "pass"),
                                         ("AssessConfidence", "default")]
@@ -175,7 +175,7 @@ def test_deterministic_repair_needs_no_llm_call(run):
     llm = ScriptedLLM({"SQLGenerator": ["SELECT name, pointz FROM players ORDER BY pointz DESC LIMIT 2"]})
     r = run("Which players have the most points?", llm)
     assert r.status == "answered"
-    assert path(r) == HAPPY_PATH[:6] + [("SQLExecutor", "error"), ("ErrorFixer", "repaired"),
+    assert path(r) == HAPPY_PATH[:7] + [("SQLExecutor", "error"), ("ErrorFixer", "repaired"),
                                         ("SQLExecutor", "success"), ("DataAnalyzer", "default"),
                                         ("ResponseGrader", "pass"), ("AssessConfidence", "default")]
     assert llm.count() == 1
@@ -278,7 +278,7 @@ def test_grader_fail_then_pass(run):
     assert r.status == "answered"
     assert [g["verdict"] for g in r.grades] == ["fail", "pass"]
     assert r.grades[0]["by"] == "rules" and "no rows" in r.grades[0]["critique"]
-    assert path(r) == HAPPY_PATH[:8] + [("ResponseGrader", "fail")] + HAPPY_PATH[5:]
+    assert path(r) == HAPPY_PATH[:9] + [("ResponseGrader", "fail")] + HAPPY_PATH[6:]
     assert llm.count("SQLGenerator") == 2
     second = user_prompt(llm, "SQLGenerator", 1)
     assert "The query returned no rows" in second and EMPTY_SQL in second

@@ -205,7 +205,7 @@ def test_failed_first_query_resamples_and_votes_for_the_result_most_agree_on(run
     llm = ScriptedLLM({"SQLGenerator": [bad, ALL_POINTS_SQL, LAKERS_SQL, other]})
     r = run(LAKERS_Q, llm, resample_drafts=3)
     assert r.status == "answered"
-    assert path(r) == HAPPY_PATH[:6] + [("SQLExecutor", "error"), ("ErrorFixer", "resample"),
+    assert path(r) == HAPPY_PATH[:7] + [("SQLExecutor", "error"), ("ErrorFixer", "resample"),
                                         ("SQLGenerator", "default"), ("SQLExecutor", "success"),
                                         ("DataAnalyzer", "default"), ("ResponseGrader", "pass"),
                                         ("AssessConfidence", "default")]

@@ -37,7 +37,8 @@ def test_the_import_contracts_are_kept(tmp_path):
                           cwd=tmp_path, timeout=300)
     report = done.stdout + done.stderr
     assert done.returncode == 0, report
-    assert "0 broken" in report and "Analyzed 1" in report         # the whole package was read, not an empty one
+    analyzed = re.search(r"Analyzed (\d+) files", report)
+    assert "0 broken" in report and analyzed and int(analyzed.group(1)) >= 150    # the whole package, not an empty one
 
 
 MYPY = shutil.which("mypy", path=str(Path(sys.executable).parent))

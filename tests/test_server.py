@@ -80,8 +80,8 @@ def test_the_stream_sends_nodes_in_order_then_the_result(serve):
     kinds = [k for k, _ in got]
     assert kinds[-1] == "result" and got[-1][1]["rows"][0] == ["LeBron James", 30]
     nodes = [d["node"] for k, d in got if k == "node"]
-    assert nodes[:6] == ["IntentRouter", "ResolveFollowUp", "ClarifyQuery", "MatchTemplate", "PlanQuery",
-                         "TableSelector"]
+    assert nodes[:7] == ["IntentRouter", "ResolveFollowUp", "ClarifyQuery", "CheckAnswerable", "MatchTemplate",
+                         "PlanQuery", "TableSelector"]
     assert nodes == [t["node"] for t in got[-1][1]["trace"]]          # one event per node, as it ran
 
 

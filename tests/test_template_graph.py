@@ -65,7 +65,7 @@ def test_a_number_for_a_number(run, pairs):
 ])
 def test_no_template_goes_the_normal_way_with_the_pair_as_an_example(run, pairs, question, why):
     llm = ScriptedLLM({"SQLGenerator": [ALL_SQL]})
-    r = run(question, llm, examples=pairs)
+    r = run(question, llm, examples=pairs, answerable="off")    # "rebounds" is in no column: here only the matching
     assert path(r)[:4] == [("ClarifyQuery", "clear"), ("CheckAnswerable", "answerable"), ("MatchTemplate", "none"),
                           ("PlanQuery", "sql")], why
     assert r.path == "sql" and r.template is None

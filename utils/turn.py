@@ -360,9 +360,6 @@ def answered_by(shared: Turn, path: str) -> None:
     shared["path"] = path
 
 
-#: The notes a hand-off adds inside a node's record (the node keeps owning the key).
-NOTES = {"fall_back": {"plan", "template"}}
-
 #: The paths whose answer is given up for the SQL path when it fails, finds nothing or is judged wrong.
 GIVE_UP = ("plan", "template")
 

@@ -7,8 +7,9 @@ after question words, query words such as "how many" or "average", numbers and s
 
 - ``world``: the question asks for advice, an opinion or an explanation of the world ("how should I ...", "what
   tips would you give", "why do people ..."), not for something recorded: the data cannot answer it;
-- ``nothing_tied``: none of its content words is tied to the database ("how many patients were admitted to each
-  ward" of a database of battles): it is about something else;
+- ``nothing_tied``: none of its content words is tied to the database, none is near a name, and no query word in it
+  names a table ("how many patients were admitted to each ward" of a database of battles): it is about something
+  else;
 - ``measure_untied``: the thing it counts or measures (the words after "how many", "number of", "the average",
   "the most", ...) is tied to nothing, though the rest is ("how many Grammy awards has each singer won"): the
   database does not record it;
@@ -56,7 +57,8 @@ within without through throughout whether if so that this these those such own m
 round rounded decimal decimals digit digits rounding give given giving shown showing return returned returning
 highest-ranked lowest-ranked top-ranked least-common most-common common uncommon question questions answer answers
 ignore ignoring leave leaving blank blanks empty missing null nulls money identify identified man men woman women
-person persons people someone anyone everyone full whole entire complete
+person persons people someone anyone everyone full whole entire complete just nothing something anything
+eleven twelve thirteen fifteen twenty thirty forty fifty sixty seventy eighty ninety dozen dozens
 """.split())
 #: Asking for advice, an opinion or an explanation of the world, not for something the data records.
 WORLD = re.compile(
@@ -118,7 +120,7 @@ class Reach:
                 "reason": self.reason}
 
 
-def vocabulary(catalog: Catalog, taught: list[str] = (), extra: list[str] = ()) -> Vocabulary:
+def vocabulary(catalog: Catalog, taught: tuple[str, ...] = (), extra: tuple[str, ...] = ()) -> Vocabulary:
     """The database's words: names, descriptions, synonyms, metrics, instructions, the words of the values it holds,
     and the questions people ``taught``; ``extra``: any other text that describes it (a semantic layer's)."""
     stems: set[str] = set()
@@ -253,7 +255,9 @@ def reach(question: str, vocab: Vocabulary) -> Reach:
     if WORLD.search(question) and not DATA_FORM.search(question):
         return Reach("cannot", "world", missing, near,
                      "it asks for advice, an opinion or an explanation, not for something the data records")
-    if words and len(missing) == len(words) and len(words) >= 2:
+    # "count the people over 60" where a table is ``people``: a query word that names a table or column ties it
+    named = any(w.lower() in vocab.columns or w.lower() in vocab.name_words for w in _WORD.findall(question))
+    if words and len(missing) == len(words) and len(words) >= 2 and not named and not near:
         return Reach("cannot", "nothing_tied", missing, near,
                      f"nothing in this database is about {_said(missing)}")
     phrase = measured(question, vocab.columns)        # its words tied as a pair ("of staff": Num_of_Staff) are tied
