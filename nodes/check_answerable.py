@@ -1,12 +1,12 @@
 """CheckAnswerable: say when the data cannot answer the question, before any SQL (issue 64).
 
 ``trust.answerable.reach`` reads the question's content words against what the database answers to: its names,
-descriptions, synonyms and metrics, the words of its values, and the questions of its taught and learned pairs.
-A question that asks for advice or an opinion, that names nothing the database holds, or whose counted or measured
-thing is tied to nothing ends here with the status ``unanswerable`` and the reason ("no table or column holds 'microchip'; the
-closest it has: ..."): no query is written, none is run. Every other question goes on, with the words tied to
-nothing kept (``answerable.missing``) for AssessConfidence to say what it could not find. ``answerable: off``
-skips the check. No LLM call.
+descriptions, synonyms and metrics, the words of its values, and the questions of its taught and learned pairs. A
+question that asks for advice or an opinion, that names nothing the database holds, or whose counted or measured
+thing is tied to nothing ends here with the status ``unanswerable`` and the reason ("no table or column holds
+'microchip'; the closest it has: ..."): no query is written, none is run. Every other question goes on, with the
+words tied to nothing kept (``answerable.missing``) for AssessConfidence to say what it could not find.
+``answerable: off`` skips the check. No LLM call.
 """
 from __future__ import annotations
 
