@@ -73,12 +73,12 @@ _VOCAB: dict = {}
 
 def judge(item: dict):
     from duckask.utils.api import examples_for, prepare
-    from duckask.utils.trust.answerable import reach, vocabulary
+    from duckask.utils.trust.answerable import reach, taught_vocabulary
     if item["db"] not in _VOCAB:
         db, semantic = item["db"]
         prep = prepare(db, semantic=semantic, learned="off") if semantic else prepare(db, learned="off")
-        taught = [ex.question for ex in examples_for(prep.database, prep.settings)]
-        _VOCAB[item["db"]] = vocabulary(prep.catalog, taught)
+        taught = tuple(ex.question for ex in examples_for(prep.database, prep.settings))
+        _VOCAB[item["db"]] = taught_vocabulary(prep.catalog, taught)
     return reach(item["question"], _VOCAB[item["db"]])
 
 

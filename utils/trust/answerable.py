@@ -28,6 +28,7 @@ by schema linking rather than a trained classifier.
 """
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import functools
 import re
@@ -116,34 +117,36 @@ class Reach:
     reason: str = ""
 
     def as_dict(self) -> dict:
-        return {"outcome": self.outcome, "rule": self.rule, "missing": self.missing, "closest": self.closest,
-                "reason": self.reason}
+        return dataclasses.asdict(self)
 
 
-def vocabulary(catalog: Catalog, taught: tuple[str, ...] = (), extra: tuple[str, ...] = ()) -> Vocabulary:
-    """The database's words: names, descriptions, synonyms, metrics, instructions, the words of the values it holds,
-    and the questions people ``taught``; ``extra``: any other text that describes it (a semantic layer's)."""
+def _spaced(name: str) -> str:
+    """A name's words apart: ``homeRuns`` -> "home Runs", ``num_of_staff`` -> "num of staff"."""
+    return re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", name).replace("_", " ")
+
+
+def vocabulary(catalog: Catalog) -> Vocabulary:
+    """The database's words: names, descriptions, synonyms, metrics, instructions, nested keys and the words of the
+    values it holds (the taught questions are added by ``taught_vocabulary``)."""
     stems: set[str] = set()
     names: list[str] = []
     columns: set[str] = set()
     opaque = False
-    texts = [catalog.instructions, *taught, *extra]
+    texts = [catalog.instructions]
     for t in catalog.tables.values():
         names.append(t.name)
         texts += [t.name, t.comment, *t.synonyms]
         for c in t.columns:
             names.append(f"{t.name}.{c.name}")
-            texts += [re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", c.name).replace("_", " "), c.comment, *c.synonyms,
-                      c.shape, *c.samples]          # a nested column's keys and fields, and a few of its values
+            texts += [_spaced(c.name), c.comment, *c.synonyms, c.shape, *c.samples]   # nested keys, a few values
             columns.add(c.name.lower())
             opaque = opaque or (c.type.upper() == "JSON" and not c.shape) or c.shape.endswith("…")
-    texts += [f"{m.name.replace('_', ' ')} {m.description}" for m in catalog.metrics]
+    texts += [f"{_spaced(m.name)} {m.description}" for m in catalog.metrics]
     texts += list(catalog.values)                     # the value index: lower-cased short text values
     for text in texts:
         stems |= text_terms(text or "")
     prefixes = {s[:MIN_PREFIX] for s in stems if len(s) >= MIN_PREFIX}
-    words = sorted({w for n in names for w in re.findall(r"[a-z]+", re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", n).lower())
-                    if len(w) >= 3})
+    words = sorted({w for n in names for w in re.findall(r"[a-z]+", _spaced(n).lower()) if len(w) >= 3})
     return Vocabulary(frozenset(stems), frozenset(prefixes), tuple(names), frozenset(columns), opaque, tuple(words))
 
 
