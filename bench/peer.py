@@ -6,7 +6,8 @@ metadata is read from DuckDB's own catalog), ``create_sql_query_chain``
 with its default prompt, and ``ChatOpenAI`` pointed at the same GGUF duckask embeds, served by llama.cpp's own
 OpenAI-compatible server (``llama_cpp.server``, started here on 127.0.0.1, temperature 0). On the NBA sets the peer
 reads the same models as duckask (``bench/nba_models``, created as plain views in a copy of the imported warehouse,
-and only those: ``include_tables``), as the house's measurement did; on Lahman and the idiom sets, every table.
+and only those: ``include_tables``), as the house's measurement did; on Lahman, the idiom sets and Spider's held-out
+100 (each question's own database, the suite's ids), every table.
 
 The chain's reply is cleaned as its users do (a leading ``SQLQuery:``, code fences and anything after the first
 statement dropped), run read-only on the same file, and scored with duckask's own rulers: strict EX
@@ -38,11 +39,11 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
 
-from sets import question_set  # noqa: E402
+from sets import ids_of, question_set  # noqa: E402
 
 #: name: (questions, database (None: each question's own), models directory or None), as the runner's suites say
 SETS = {name: question_set(name, "models" if name.startswith("nba") else None)
-        for name in ("nba-heldout", "nba-tuning", "lahman", "idioms-heldout")}
+        for name in ("nba-heldout", "nba-tuning", "lahman", "idioms-heldout", "spider-heldout100")}
 WORK = Path("/tmp/duckask_peer")
 
 
@@ -163,20 +164,21 @@ def run_set(name: str, base_url: str, limit: int | None, say) -> tuple[dict, lis
 
     from duckask.utils.config import load_settings
     from duckask.utils.db.database import open_database
-    from duckask.utils.eval.questions import load_questions, resolve_db
+    from duckask.utils.eval.questions import load_questions, read_ids, resolve_db, select
     from duckask.utils.eval.run import holds_of
     from duckask.utils.sql.compare import results_match
     from duckask.utils.sql.describe import has_top_level_order_by
 
     qfile, db, models = SETS[name]
-    questions, _ = load_questions(ROOT / qfile)
+    questions, db_dir = load_questions(ROOT / qfile)
+    questions = select(questions, read_ids(ROOT / ids_of(name))) if ids_of(name) else questions
     questions = questions[:limit] if limit else questions
     llm = ChatOpenAI(base_url=base_url, api_key="not-needed", model="local", temperature=0, max_tokens=256,
                      timeout=600)
     chains: dict[str, tuple] = {}
     records = []
     for i, q in enumerate(questions, 1):
-        where = resolve_db(q, db=str(ROOT / db) if db else None)
+        where = resolve_db(q, db=str(ROOT / db) if db else None, db_dir=db_dir)
         if where not in chains:
             path, tables = peer_database(where, models)
             sqldb = peer_sqldatabase(SQLDatabase, path, tables)

@@ -26,6 +26,11 @@ def question_set(suite: str, config: str | None = None) -> tuple[str, str | None
     return s["questions"], s.get("db"), semantic
 
 
+def ids_of(suite: str) -> str | None:
+    """The suite's ids file (a fixed sample of a larger folder, as Spider's held-out 100), or None: every question."""
+    return _suites()[suite].get("ids")
+
+
 def about(suite: str) -> str:
     """What the suite's figure means and what it is held out from (its ``about``)."""
     return _suites()[suite]["about"]
