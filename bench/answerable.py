@@ -4,12 +4,15 @@
 whole measure runs in seconds:
 
 - the unanswerable sets (bench/unanswerable_dev.yaml, where the rules were written; bench/unanswerable_heldout.yaml,
-  written first and only measured): the share said "cannot", by kind (world, missing, wrong_db) and by rule;
+  written first and only measured): the share said "cannot", by kind (world, missing, wrong_db) and by rule, and
+  the share said "cannot" or attempted with a thing tied to nothing (``absent``: the answer is then ``low`` and says
+  what is missing, which the issue's target counts);
 - every answerable question of the committed suites (Spider dev's 1,028, Lahman's 25 with the demo's knowledge,
   the NBA's 50 through bench/nba_models, the idioms' 96): the share wrongly refused (target: at most 2 points),
-  and the share with a content word tied to nothing (the ``missing`` words the confidence reads).
+  the share with a content word tied to nothing (the ``missing`` words the confidence reads), and the share made
+  ``low`` by an ``absent`` thing.
 
-    .venv/bin/python bench/answerable.py --out docs/results/answerable.json [--verbose]
+    .venv/bin/python bench/answerable.py --out docs/results/answerable/answerable.json [--verbose]
 """
 from __future__ import annotations
 
@@ -85,7 +88,7 @@ def judge(item: dict):
 def measure(items: list[dict], verbose: bool) -> dict:
     said = collections.Counter()
     kinds: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
-    partial = 0
+    partial = low = 0
     seconds = []
     for item in items:
         t0 = time.perf_counter()
@@ -94,15 +97,18 @@ def measure(items: list[dict], verbose: bool) -> dict:
         said[r.rule or "answered"] += 1
         kinds[item.get("kind", "answerable")][r.outcome] += 1
         partial += bool(r.missing) and r.outcome == "answerable"
+        low += bool(r.absent) and r.outcome == "answerable"
         wrong = (r.outcome == "cannot") == item["answerable"]
         if verbose and (wrong or not item["answerable"]):
             mark = "WRONG" if wrong else "ok"
-            print(f"{mark:5} {item['id']:>24} {r.outcome:10} {r.rule:14} missing={r.missing} | {item['question']}")
+            print(f"{mark:5} {item['id']:>24} {r.outcome:10} {r.rule:14} missing={r.missing} absent={r.absent} | "
+                  f"{item['question']}")
     n = len(items)
     cannot = sum(v for k, v in said.items() if k != "answered")
     return {"n": n, "said_cannot": cannot, "said_cannot_pct": round(100 * cannot / n, 1), "by_rule": dict(said),
             "by_kind": {k: dict(v) for k, v in kinds.items()},
             "attempted_with_missing_words_pct": round(100 * partial / n, 1),
+            "attempted_low_pct": round(100 * low / n, 1), "said_cannot_or_low_pct": round(100 * (cannot + low) / n, 1),
             "ms_per_question_p50": round(1000 * sorted(seconds)[n // 2], 2)}
 
 
@@ -116,13 +122,14 @@ def main(argv: list[str] | None = None) -> int:
     sets = {"unanswerable-dev": unanswerable(ROOT / "bench" / "unanswerable_dev.yaml"),
             "unanswerable-heldout": unanswerable(ROOT / "bench" / "unanswerable_heldout.yaml"), **answerable()}
     out = {"benchmark": "answerable", "date": datetime.date.today().isoformat(),
-           "command": "python bench/answerable.py --out docs/results/answerable.json", "sets": {}}
+           "command": "python bench/answerable.py --out docs/results/answerable/answerable.json", "sets": {}}
     for name, items in sets.items():
         if a.verbose:
             print(f"--- {name}")
         out["sets"][name] = measure(items, a.verbose)
         r = out["sets"][name]
-        print(f"{name:22} n={r['n']:5} said cannot {r['said_cannot_pct']:5.1f} %  {r['by_rule']}")
+        print(f"{name:22} n={r['n']:5} said cannot {r['said_cannot_pct']:5.1f} %, "
+              f"or low {r['said_cannot_or_low_pct']:5.1f} %  {r['by_rule']}")
     if a.out:
         a.out.write_text(json.dumps(out, indent=1) + "\n")
     return 0

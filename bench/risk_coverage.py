@@ -12,7 +12,8 @@ by the user's ruler where the set names its answer columns (``holds``), else str
 
 No model is run: the figures are those of the committed records (their command, date and CAL are in each
 ``.run.json``); ``--again`` labels the same records as today's code would from their signals (issue 64: the words of
-the question tied to nothing cap ``high``; a question the data cannot answer is not answered). Small sets: 20
+the question tied to nothing cap ``high``, those naming a thing make it ``low``; a question the data cannot answer is
+not answered). Small sets: 20
 questions move a share by about 10 points.
 
     .venv/bin/python bench/risk_coverage.py --out docs/results/confidence/risk-coverage \
@@ -64,7 +65,8 @@ def reassessed(run: str, r: dict) -> dict:
     found = judge({"question": r["question"], "db": _database(run, r)})
     if found.outcome == "cannot":
         return {"level": "low", "score": 0.0}
-    return assess({**r["signals"], "missing": found.missing}) if r.get("signals") else r["confidence"]
+    return assess({**r["signals"], "missing": found.missing, "absent": found.absent}) if r.get("signals") \
+        else r["confidence"]
 
 
 def labelled(run: str, again: bool = False) -> list[tuple[str, float, bool]]:

@@ -25,6 +25,12 @@ from duckask.utils.turn import Turn, finish
 SEEDS = 101   # drafts drawn here use seeds 101.. (a resample's are 1..): other samples than a resample's
 
 
+def _reach(shared) -> dict:
+    """CheckAnswerable's untied words: all of them (``missing``) and those naming a thing (``absent``)."""
+    found = shared.get("answerable") or {}
+    return {"missing": found.get("missing"), "absent": found.get("absent")}
+
+
 def _voted(shared) -> list[dict]:
     """The candidates' result groups (SQLExecutor's vote), the answer's first, then by drafts."""
     voted = shared["candidates"]
@@ -45,7 +51,7 @@ class AssessConfidence(TracedNode):
                           db_tables=len(self.ctx.catalog.tables) if self.ctx.catalog else None,
                           moves=len(shared.get("candidate_moves") or []), grounding=self._grounding(shared),
                           budget_stop=shared.get("budget_stop"),
-                          missing=(shared.get("answerable") or {}).get("missing"))
+                          **_reach(shared))
         return {"signals": signals, "user": shared.get("sql_source") == "user", "minimum": s.min_confidence,
                 "always": s.confidence_drafts, "on_low": s.resample_drafts, "prompt": shared.get("sql_prompt"),
                 "sql": shared.get("sql_query"), "df": shared.get("query_result"), "question": shared["question"],

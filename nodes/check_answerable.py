@@ -5,7 +5,8 @@ descriptions, synonyms and metrics, the words of its values, and the questions o
 question that asks for advice or an opinion, that names nothing the database holds, or whose counted or measured
 thing is tied to nothing ends here with the status ``unanswerable`` and the reason ("no table or column holds
 'microchip'; the closest it has: ..."): no query is written, none is run. Every other question goes on, with the
-words tied to nothing kept (``answerable.missing``) for AssessConfidence to say what it could not find.
+words tied to nothing kept (``answerable.missing``) for AssessConfidence to say what it could not find, and those
+naming a thing (``answerable.absent``: "seat" in "what seat does each passenger prefer") make the answer ``low``.
 ``answerable: off`` skips the check. No LLM call.
 """
 from __future__ import annotations

@@ -15,6 +15,7 @@ from duckask.utils.trust.answerable import (
     measured,
     reach,
     taught_vocabulary,
+    things,
     vocabulary,
 )
 
@@ -131,6 +132,28 @@ def test_an_answered_question_keeps_what_it_could_not_tie_and_the_confidence_say
     assert r.confidence["signals"]["missing"] == r.answerable["missing"]
     assert r.confidence["level"] != "high"
     assert any("away" in reason for reason in r.confidence["reasons"])
+
+
+@pytest.mark.parametrize("question,untied,named", [
+    ("What seat does each passenger prefer?", ["seat", "passenger", "prefer"], ["seat", "passenger", "prefer"]),
+    ("How many support tickets did each plan's users open?", ["support", "tickets"], ["support", "tickets"]),
+    ("Which voter voted for the most contestants by email?", ["email"], ["email"]),
+    ("Which college produced the most players?", ["produced"], []),            # a verb in -ed
+    ("Who was paid the most, and what was his salary?", ["paid", "his"], []),  # an irregular past, a pronoun
+    ("Which languages are spoken by the older people?", ["spoken", "older"], []),  # after "are"; a degree
+    ("How many people live in each city?", ["live"], []),                     # after a noun, not a determiner
+])
+def test_things_are_the_untied_words_that_name_a_thing(question, untied, named):
+    assert things(question, untied) == named
+
+
+def test_an_answer_over_something_the_question_does_not_name_is_low_and_says_what_is_missing(run):
+    llm = ScriptedLLM({"SQLGenerator": ["SELECT p.name, t.city FROM players p JOIN teams t ON t.id = p.team_id"]})
+    r = run("What is the city of each player's agent?", llm)
+    assert r.status == "answered" and r.answerable["absent"] == ["agent"]
+    assert r.confidence["signals"]["absent"] == ["agent"]
+    assert r.confidence["level"] == "low"
+    assert r.confidence["reasons"][0].startswith("low: nothing in the database is called 'agent'")
 
 
 def test_the_cli_says_it_and_exits_1(small_db, isolated_env, capsys, monkeypatch):

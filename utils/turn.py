@@ -87,7 +87,7 @@ class Asked(TypedDict, total=False):
     clarification: Annotated[dict[str, Any], "ClarifyQuery"]
     """``{needed, reason, question}``."""
     answerable: Annotated[dict[str, Any], "CheckAnswerable"]
-    """Whether the data can answer it (``trust/answerable.py``): ``{outcome, rule, missing, closest, reason}``."""
+    """Can the data answer it (``trust/answerable.py``): ``{outcome, rule, missing, closest, reason, absent}``."""
     clarified: Annotated[str, "AskUser"]
     """The user's answer to the clarifying question (asked once: not again)."""
     source: Annotated[dict[str, Any], "ChooseSource"]

@@ -14,7 +14,9 @@ after question words, query words such as "how many" or "average", numbers and s
   "the most", ...) is tied to nothing, though the rest is ("how many Grammy awards has each singer won"): the
   database does not record it;
 - otherwise it is attempted, and the words tied to nothing are kept (``missing``) so that the answer's confidence
-  can say what it could not find.
+  can say what it could not find. Those of them that name a thing (``absent``: "seat" in "what seat does each
+  passenger prefer", not "produced" or "his", read by ``things``) make the answer ``low``: a query was written, but
+  over something else than what was asked.
 
 A word is tied when its stem is a stem of the vocabulary, when its first five letters begin a vocabulary word of five
 letters or more ("Canadian": 'Canada'), or when it joins the next word into one ("home runs": ``homeruns``). Nothing
@@ -95,6 +97,21 @@ SAME = {"phone": ("cell", "mobile", "telephone"), "telephon": ("phone", "cell", 
 #: Endings of adjectives: after "the most" one says how, not what ("the most expensive charge", "most frequent").
 ADJECTIVE = re.compile(r"(ive|ent|ant|ous|ful|able|ible|ular|ic|al)$")
 MIN_PREFIX = 5      # "Canadian" ~ Canada: the first letters shared with a vocabulary word this long
+#: Words that name no thing: pronouns, conjunctions, and the prepositions the stop list keeps.
+FUNCTION = set("""his her hers him them their theirs our ours your yours mine itself themselves but yet though although
+however among amongst via well using except minus besides whose also else ones""".split())
+#: A comparative or superlative of a common adjective says how, not what ("older", "the greatest").
+DEGREE = re.compile(r"^(high|low|larg|small|bigg|great|old|young|long|short|farth|furth|earli|lat|few|cheap|fast|slow|"
+                    r"heavi|light|wid|tall|new|rich|poor|strong|weak|hard|easi|clos|near|deep|bett|wors|busi)(er|est)$")
+#: Irregular past forms: a verb, not a thing ("won", "held").
+IRREGULAR = set("""won held took paid sold bought chose chosen left spoken written given shown made known born grown
+drawn driven flown thrown worn sent spent built brought caught taught thought fought found kept lost meant met ran
+begun began done gone seen stolen broken""".split())
+#: After one of these a word is a verb ("who live", "languages that are spoken").
+BEFORE_VERB = set("to do does did who that which not will can could would should are is was were be been has have "
+                  "had".split())
+#: A thing is named within two words after one of these ("each passenger", "by email", "the closing stock").
+DETERMINERS = set("what which each every per by the a an its their of for any much many".split())
 
 
 @dataclass(frozen=True)
@@ -115,6 +132,7 @@ class Reach:
     missing: list[str] = field(default_factory=list)     # the question's content words tied to nothing
     closest: list[str] = field(default_factory=list)     # names nearest to what is missing
     reason: str = ""
+    absent: list[str] = field(default_factory=list)      # those of them that name a thing (``things``)
 
     def as_dict(self) -> dict:
         return dataclasses.asdict(self)
@@ -236,6 +254,33 @@ def measured(question: str, columns: frozenset[str] = frozenset()) -> list[str]:
     return list(dict.fromkeys(out))
 
 
+@functools.cache
+def _generic(word: str) -> bool:
+    """A query word in another form ("numbers", "values"): its stem is a query word's."""
+    return stem(word) in {stem(g) for g in GENERIC}
+
+
+def things(question: str, words: list[str]) -> list[str]:
+    """Those of ``words`` (the question's untied words) that name a thing: a word within two words after a determiner
+    or a preposition that asks for one ("each passenger", "by email", "the closing stock price"), no query word
+    between ("many people live"), not a verb (after
+    "who", "to", "are"; in -ed or -ing; an irregular past), a pronoun or conjunction, an adverb in -ly, or a degree
+    ("older"). A reading of word order, not a parser: on Spider dev it marks about 7 answerable questions in 100,
+    on the NBA and Lahman questions none (``bench/answerable.py``)."""
+    said = [w.lower().strip("'-").removesuffix("'s") for w in _WORD.findall(question)]
+    out = []
+    for w in words:
+        if w in FUNCTION or w in IRREGULAR or DEGREE.match(w) or w.endswith(("ed", "ing", "ly")) or _generic(w):
+            continue
+        at = [i for i, x in enumerate(said) if x == w]
+        if any(i and said[i - 1] in BEFORE_VERB for i in at):
+            continue
+        if any(said[j] in DETERMINERS and not GENERIC & set(said[j + 1:i])
+               for i in at for j in range(max(0, i - 2), i)):
+            out.append(w)       # "each passenger", "the closing stock"; not "many people live"
+    return out
+
+
 def closest(words: list[str], vocab: Vocabulary, n: int = 3) -> list[str]:
     """The names nearest in spelling to the missing words (what the user may have meant), best first."""
     by_key = {name.split(".")[-1].lower().replace("_", " "): name for name in vocab.names}
@@ -268,7 +313,7 @@ def reach(question: str, vocab: Vocabulary) -> Reach:
     if asked and asked == phrase and not vocab.opaque:
         return Reach("cannot", "measure_untied", missing, near,
                      f"no table or column holds {_said(asked)}")
-    return Reach("answerable", "", missing, near, "")
+    return Reach("answerable", "", missing, near, "", absent=things(question, missing))
 
 
 def cannot_answer_text(r: Reach) -> str:

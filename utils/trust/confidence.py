@@ -166,8 +166,12 @@ def assess(signals: dict[str, Any], weights: dict[str, Any] | None = None, *, ma
     if cap:
         level = "medium"        # never "sure" (the score is kept: it says how the signals alone read)
     objected = signals["grader"] == "fail" or bool(signals.get("ungrounded"))
+    absent = signals.get("absent") or []        # things the question names that nothing in the database is called
     if objected:
         level, cap = "low", "the grader or a check still objects to this answer"
+    elif absent:
+        level, cap = "low", (f"nothing in the database is called {', '.join(repr(w) for w in absent)}: the query "
+                             "answers something near it, not what was asked")
     if signals["path"] == "template" and not doubted and not dissent and not objected and not untied and not missing:
         level = "high"          # a kept pair's own query, the question's values put in (values of their columns)
     # What moved the score most comes first; for a high answer what raised it, for a low one what lowered it.
@@ -197,7 +201,7 @@ def assess(signals: dict[str, Any], weights: dict[str, Any] | None = None, *, ma
     if missing and not cap.startswith("nothing in the database"):     # what it could not find, at any level
         reasons.append(f"nothing in the database is called {', '.join(repr(w) for w in missing)}")
     if cap and cap not in reasons:
-        reasons.insert(0, f"{'low' if objected else 'not high'}: {cap}")
+        reasons.insert(0, f"{'low' if objected or absent else 'not high'}: {cap}")
     return {"level": level, "score": round(p, 3), "reasons": reasons or ["nothing stood out"], "signals": signals}
 
 
