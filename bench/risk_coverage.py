@@ -36,7 +36,7 @@ RESULTS = ROOT / "docs" / "results"
 #: kind -> the runs of its shipped configuration (held-out sets first)
 KINDS = {
     "fresh DuckDB (idioms held-out)": ["idioms-heldout/shipped"],
-    "Spider (sample100)": ["spider-sample100/shipped"],
+    "Spider (held-out100, sample100)": ["spider-heldout100/shipped", "spider-sample100/shipped"],
     "NBA warehouse (held-out, tuning)": ["nba-heldout/models", "nba-tuning/models"],
     "taught demo (Lahman 25)": ["lahman/shipped"],
 }
