@@ -61,6 +61,7 @@ round rounded decimal decimals digit digits rounding give given giving shown sho
 highest-ranked lowest-ranked top-ranked least-common most-common common uncommon question questions answer answers
 ignore ignoring leave leaving blank blanks empty missing null nulls money identify identified man men woman women
 person persons people someone anyone everyone full whole entire complete just nothing something anything
+detail details info information single yes world
 eleven twelve thirteen fifteen twenty thirty forty fifty sixty seventy eighty ninety dozen dozens
 """.split())
 #: Asking for advice, an opinion or an explanation of the world, not for something the data records.
