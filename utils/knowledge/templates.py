@@ -15,7 +15,11 @@ pair's SQL with those literals put in, on sqlglot's parse tree, with no model ca
 - the new text is of the same kind: a number for a number, a year (1800-2200) for a year; for a string, a value of
   a column the literal is compared with (``values.values(table, column)``, its stored spelling used); a column
   whose values are not indexed gives no template (nothing says the new value exists);
-- every occurrence of the old literal in the tree is replaced (``exp.Literal``), never the SQL's text.
+- every occurrence of the old literal in the tree is replaced (``exp.Literal``), never the SQL's text;
+- a slot whose old text is not in the SQL may still be a stored code of a literal's column (issue 65): "Canada" for
+  'CAN', "Puerto Rico" for 'P.R.', "Venezuelan" for 'Venezuela' (``_coded``: the initials, an upper-case
+  abbreviation that begins the word, or a shared stem; one value of the column only); the new text is then put in
+  as the value it names the same way ("Mexico" -> 'Mexico', "Dominican Republic" -> 'D.R.').
 
 A question equal to the pair's (folded) is a template with no slot (``exact``).
 """
@@ -35,6 +39,7 @@ from duckask.utils.sql.grounding_checks import tables_of_column
 _WORD = re.compile(r"\w+(?:[.'-]\w+)*")
 _NUMBER = re.compile(r"^-?[0-9]+(\.[0-9]+)?$")     # ASCII digits only: '٢٠٠٨' is no number to put into SQL
 MAX_SLOT = 4            # words a slot may have (a value's name); a longer difference is another question
+MAX_CODES = 1000        # values a column may hold for a slot to be read as one of its codes (``_coded``)
 
 
 @dataclass
@@ -110,7 +115,8 @@ def _string_slot(tree, words: list[str], new_words: list[str], block, values):
       words at its place);
     - literals tiling a block of as many new words ('Jackie', 'Robinson' for "Hank Aaron": word for word);
     - one literal ending (or starting) the block ('Warriors' in "the Golden State Warriors"), the new value the
-      longest run of words ending (starting) the new block that is a stored value ("Chicago Bulls": 'Bulls').
+      longest run of words ending (starting) the new block that is a stored value ("Chicago Bulls": 'Bulls');
+    - one literal the block's words name as a code ("Canada": 'CAN'), the new words' value named the same way.
     Else None."""
     i1, i2, j1, j2 = block
     folded = [_fold(w) for w in words]
@@ -152,12 +158,57 @@ def _string_slot(tree, words: list[str], new_words: list[str], block, values):
             for b in ([j2 - size] if at_end else []) + ([j1] if at_start else []):
                 if (stored := _stored(tree, lit, " ".join(new_words[b:b + size]), values)) is not None:
                     return [(_same_text(tree, lit), stored)], (i1, i2)
+    if any(w in spoken for w in folded[i1:i2]):
+        return None
+    for a, b in ((0, 0), (0, 1), (1, 0), (0, 2)):   # a code for the block's words, with a word kept beside them
+        beside = new_words[j1 - a:j1] + new_words[j2:j2 + b]
+        if i1 - a < 0 or i2 + b > len(words) or j2 + b > len(new_words) or \
+                folded[i1 - a:i1] + folded[i2:i2 + b] != [_fold(w) for w in beside]:
+            continue                                # ("Canada": 'CAN'; "American League": 'AL')
+        old_said, new_said = " ".join(words[i1 - a:i2 + b]), " ".join(new_words[j1 - a:j2 + b])
+        for lit, _ in lits:
+            if _stored(tree, lit, old_said, values, coded=True) == lit.this and \
+                    (stored := _stored(tree, lit, new_said, values, coded=True)) is not None:
+                return [(_same_text(tree, lit), stored)], (i1 - a, i2 + b)
     return None
 
 
-def _stored(tree, literal: exp.Literal, said: str, values) -> str | None:
+def _coded(held, said: str) -> str | None:
+    """The one value of ``held`` that ``said`` names as a code: its initials ("Puerto Rico": 'P.R.'), an upper-case
+    abbreviation of two to four letters that begins it ("Canadian": 'CAN'), or a word sharing its stem ("Venezuelan":
+    'Venezuela', "Mexican": 'Mexico'). None when no value or several do, or when the column holds more than
+    ``MAX_CODES`` values (codes are a small vocabulary; a names column is not read value by value)."""
+    words = [_fold(w) for w in re.findall(r"[^\W\d_]+", said)]
+    if not words or not held or len(held) > MAX_CODES:
+        return None
+    said_letters = "".join(words)
+
+    def names(v: str) -> bool:
+        letters = "".join(re.findall(r"[^\W\d_]+", _fold(v)))
+        if not letters:
+            return False
+        if len(words) >= 2:
+            return letters == "".join(w[0] for w in words)
+        if v.isupper() and v.isalpha() and 2 <= len(v) <= 4:
+            return said_letters.startswith(letters) and len(said_letters) > len(letters)
+        stem_len = len(_common(letters, said_letters))
+        return stem_len >= 4 and stem_len >= min(len(letters), len(said_letters)) - 2 and " " not in v
+
+    found = [v for v in held if names(str(v))]
+    return found[0] if len(found) == 1 else None
+
+
+def _common(a: str, b: str) -> str:
+    n = 0
+    while n < min(len(a), len(b)) and a[n] == b[n]:
+        n += 1
+    return a[:n]
+
+
+def _stored(tree, literal: exp.Literal, said: str, values, coded: bool = False) -> str | None:
     """The stored spelling of ``said`` in a column ``literal`` is compared with (the column itself, or inside a
-    function of it: ``strip_accents(name) = 'Nikola Jokic'``), or None."""
+    function of it: ``strip_accents(name) = 'Nikola Jokic'``), or None; ``coded``: also a value it names as a code
+    (``_coded``)."""
     parent = literal.parent
     while isinstance(parent, (exp.Tuple, exp.Paren)):
         parent = parent.parent
@@ -169,6 +220,8 @@ def _stored(tree, literal: exp.Literal, said: str, values) -> str | None:
             held = values.values(table, column.name)
             found = [v for v in held or [] if _fold(v) == _fold(said)] or \
                 [v for v in held or [] if normal(v) == normal(said)]        # 'Bonds' before 'Bond'
+            if not found and coded and (code := _coded(held, said)) is not None:
+                found = [code]
             if found:
                 return _styled(literal.this, found[0]) if wrapped else found[0]
     return None
