@@ -26,6 +26,7 @@ A question equal to the pair's (folded) is a template with no slot (``exact``).
 from __future__ import annotations
 
 import difflib
+import os
 import re
 import unicodedata
 from dataclasses import dataclass, field
@@ -191,18 +192,11 @@ def _coded(held, said: str) -> str | None:
             return letters == "".join(w[0] for w in words)
         if v.isupper() and v.isalpha() and 2 <= len(v) <= 4:
             return said_letters.startswith(letters) and len(said_letters) > len(letters)
-        stem_len = len(_common(letters, said_letters))
+        stem_len = len(os.path.commonprefix([letters, said_letters]))
         return stem_len >= 4 and stem_len >= min(len(letters), len(said_letters)) - 2 and " " not in v
 
     found = [v for v in held if names(str(v))]
     return found[0] if len(found) == 1 else None
-
-
-def _common(a: str, b: str) -> str:
-    n = 0
-    while n < min(len(a), len(b)) and a[n] == b[n]:
-        n += 1
-    return a[:n]
 
 
 def _stored(tree, literal: exp.Literal, said: str, values, coded: bool = False) -> str | None:
