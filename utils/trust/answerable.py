@@ -256,9 +256,9 @@ def measured(question: str, columns: frozenset[str] = frozenset()) -> list[str]:
 
 
 @functools.cache
-def _generic(word: str) -> bool:
-    """A query word in another form ("numbers", "values"): its stem is a query word's."""
-    return stem(word) in {stem(g) for g in GENERIC}
+def _generic_stems() -> frozenset[str]:
+    """The stems of the query words: "numbers" and "values" are query words in another form."""
+    return frozenset(stem(g) for g in GENERIC)
 
 
 def things(question: str, words: list[str]) -> list[str]:
@@ -271,7 +271,8 @@ def things(question: str, words: list[str]) -> list[str]:
     said = [w.lower().strip("'-").removesuffix("'s") for w in _WORD.findall(question)]
     out = []
     for w in words:
-        if w in FUNCTION or w in IRREGULAR or DEGREE.match(w) or w.endswith(("ed", "ing", "ly")) or _generic(w):
+        if w in FUNCTION or w in IRREGULAR or DEGREE.match(w) or w.endswith(("ed", "ing", "ly")) \
+                or stem(w) in _generic_stems():
             continue
         at = [i for i, x in enumerate(said) if x == w]
         if any(i and said[i - 1] in BEFORE_VERB for i in at):

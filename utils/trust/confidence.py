@@ -138,6 +138,11 @@ def score(signals: dict[str, Any], weights: dict[str, Any]) -> tuple[float, list
     return 1 / (1 + math.exp(-z)), contrib
 
 
+def _called(words: list[str]) -> str:
+    """What the database lacks, as a reason says it."""
+    return f"nothing in the database is called {', '.join(repr(w) for w in words)}"
+
+
 def _level(p: float, weights: dict[str, Any]) -> str:
     t = weights["thresholds"]
     return "high" if p >= t["high"] else "low" if p < t["low"] else "medium"
@@ -159,7 +164,7 @@ def assess(signals: dict[str, Any], weights: dict[str, Any] | None = None, *, ma
     cap = ("" if level != "high" else
            "nothing found, an objection left standing, or an answer not tied to the question" if doubted else
            f"the question says {', '.join(untied)}, which the query never uses" if untied else
-           f"nothing in the database is called {', '.join(repr(w) for w in missing)}" if missing else
+           _called(missing) if missing else
            f"{dissent} of {signals['drafts']} candidates give another result" if dissent else
            "a plan over named metrics, not confirmed by a second candidate"
            if signals["path"] == "plan" and not confirmed else "")
@@ -170,8 +175,7 @@ def assess(signals: dict[str, Any], weights: dict[str, Any] | None = None, *, ma
     if objected:
         level, cap = "low", "the grader or a check still objects to this answer"
     elif absent:
-        level, cap = "low", (f"nothing in the database is called {', '.join(repr(w) for w in absent)}: the query "
-                             "answers something near it, not what was asked")
+        level, cap = "low", f"{_called(absent)}: the query answers something near it, not what was asked"
     if signals["path"] == "template" and not doubted and not dissent and not objected and not untied and not missing:
         level = "high"          # a kept pair's own query, the question's values put in (values of their columns)
     # What moved the score most comes first; for a high answer what raised it, for a low one what lowered it.
@@ -199,7 +203,7 @@ def assess(signals: dict[str, Any], weights: dict[str, Any] | None = None, *, ma
     if signals.get("budget_stop"):
         reasons.insert(0, f"the time budget ended the turn instead of {signals['budget_stop']}: not checked further")
     if missing and not cap.startswith("nothing in the database"):     # what it could not find, at any level
-        reasons.append(f"nothing in the database is called {', '.join(repr(w) for w in missing)}")
+        reasons.append(_called(missing))
     if cap and cap not in reasons:
         reasons.insert(0, f"{'low' if objected or absent else 'not high'}: {cap}")
     return {"level": level, "score": round(p, 3), "reasons": reasons or ["nothing stood out"], "signals": signals}
