@@ -26,9 +26,11 @@ SEEDS = 101   # drafts drawn here use seeds 101.. (a resample's are 1..): other 
 
 
 def _reach(shared) -> dict:
-    """CheckAnswerable's untied words: all of them (``missing``) and those naming a thing (``absent``)."""
+    """CheckAnswerable's untied words: all of them (``missing``) and those naming a thing (``absent``); how a
+    template's kept pair was reached (``reach``)."""
     found = shared.get("answerable") or {}
-    return {"missing": found.get("missing"), "absent": found.get("absent")}
+    return {"missing": found.get("missing"), "absent": found.get("absent"),
+            "reach": (shared.get("template") or {}).get("reach")}
 
 
 def _voted(shared) -> list[dict]:

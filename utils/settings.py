@@ -97,8 +97,9 @@ class Settings:
     """The semantic file (alias `semantic`, `--semantic`): dbt's semantic model spec, a file or a directory
     (`utils/semantic/`), or the older YAML/markdown file (`utils/semantic/descriptions.py`)"""
     templates: str = "on"
-    """On / off: a question that is a kept pair's with other literals (a year, a name that is a value of its column)
-    is answered by the pair's SQL with them put in, without the model (`nodes/match_template.py`)"""
+    """On / words / off: a question that is a kept pair's with other literals (a year, a name that is a value of its
+    column) is answered by the pair's SQL with them put in, without the model (`nodes/match_template.py`); on: also
+    a question that asks the same worded otherwise (`knowledge.reach`); words: only the same words"""
     plan_path: str = "auto"
     """Auto / on / off: the plan path for questions that name a metric (auto: on for a semantic file in dbt's
     format that is not a draft)"""

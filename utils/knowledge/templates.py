@@ -212,13 +212,35 @@ def _stored(tree, literal: exp.Literal, said: str, values, coded: bool = False) 
         wrapped = column.parent is not parent and not isinstance(column.parent, (exp.Paren, exp.Tuple))
         for table in tables_of_column(tree, column, values)[:3]:
             held = values.values(table, column.name)
-            found = [v for v in held or [] if _fold(v) == _fold(said)] or \
-                [v for v in held or [] if normal(v) == normal(said)]        # 'Bonds' before 'Bond'
+            by_fold, by_normal = _lookup(held)
+            found = by_fold.get(_fold(said)) or by_normal.get(normal(said)) or []     # 'Bonds' before 'Bond'
             if not found and coded and (code := _coded(held, said)) is not None:
                 found = [code]
             if found:
                 return _styled(literal.this, found[0]) if wrapped else found[0]
     return None
+
+
+_LOOKUPS: dict[int, tuple[list, tuple[dict, dict]]] = {}
+
+
+def _lookup(held: list[str] | None) -> tuple[dict, dict]:
+    """A column's values by their folded and by their normal text, built once per value list (the value index keeps
+    one list per column), so a question's many word runs are each looked up, not compared with every value."""
+    if not held:
+        return {}, {}
+    hit = _LOOKUPS.get(id(held))
+    if hit is not None and hit[0] is held:
+        return hit[1]
+    by_fold: dict[str, list[str]] = {}
+    by_normal: dict[str, list[str]] = {}
+    for v in held:
+        by_fold.setdefault(_fold(v), []).append(v)
+        by_normal.setdefault(normal(v), []).append(v)
+    if len(_LOOKUPS) > 512:
+        _LOOKUPS.clear()
+    _LOOKUPS[id(held)] = (held, (by_fold, by_normal))
+    return by_fold, by_normal
 
 
 def _styled(kept: str, value: str) -> str:
@@ -264,4 +286,6 @@ def provenance(record: dict) -> str:
     """What an answer from a template says of it (``shared["template"]``): the kept pair and the literals put in."""
     pair = record["pair"]
     put = "; ".join(f"{s['asked']} for {s['kept']}" for s in record.get("slots") or [])
-    return (f"From the kept pair #{pair['id']} ({pair['question']!r})" + (f", with {put}." if put else ", as kept."))
+    how = " asked in other words" if record.get("reach") == "paraphrase" else ""
+    return (f"From the kept pair #{pair['id']} ({pair['question']!r}){how}"
+            + (f", with {put}." if put else ", as kept."))

@@ -13,7 +13,8 @@ the SQL, ``grounding.untied_names``) is never ``high``, whichever path wrote it;
 named metrics is ``high`` only when a second candidate confirmed it: whether a plan is right depends on its semantic
 file, which no weight fitted on other files can see (10 NBA plans, 0 right; 13 on the demo, 9 right), so otherwise
 its level is the model's, at most ``medium``. An answer from a kept pair's template (``path: template``: a question
-a person answered, with values of their columns put in) is ``high`` unless one of the rules above doubts it. The
+a person answered, with values of their columns put in) is ``high`` unless one of the rules above doubts it; one
+reached by meaning (``reach: paraphrase``, the question worded otherwise: ``knowledge.reach``) is ``medium``. The
 reasons are the features that moved the score most, in words ("3 of 5 drafts agree", "needed a repair", "empty
 result", ...), largest first, after the rule that capped the level, if one did.
 
@@ -176,8 +177,9 @@ def assess(signals: dict[str, Any], weights: dict[str, Any] | None = None, *, ma
         level, cap = "low", "the grader or a check still objects to this answer"
     elif absent:
         level, cap = "low", f"{_called(absent)}: the query answers something near it, not what was asked"
+    reworded = signals.get("reach") == "paraphrase"       # a paraphrase is not a variant: its own level
     if signals["path"] == "template" and not doubted and not dissent and not objected and not untied and not missing:
-        level = "high"          # a kept pair's own query, the question's values put in (values of their columns)
+        level = "medium" if reworded else "high"    # a kept pair's own query, the question's values put in
     # What moved the score most comes first; for a high answer what raised it, for a low one what lowered it.
     lean = {"high": 1, "low": -1}.get(level, 0)
     order = sorted(range(len(FEATURES)), key=lambda i: (-(lean * contrib[i] > 0), -abs(contrib[i])))
@@ -199,7 +201,8 @@ def assess(signals: dict[str, Any], weights: dict[str, Any] | None = None, *, ma
     if signals["path"] == "plan":
         reasons.insert(0, "a plan over named metrics, as right as its semantic file")
     if signals["path"] == "template":
-        reasons.insert(0, "a kept pair's query with the question's values, each a value of its column")
+        reasons.insert(0, "a kept pair's query with the question's values, each a value of its column" + (
+            "; the question words it otherwise, so it is matched by meaning, not word for word" if reworded else ""))
     if signals.get("budget_stop"):
         reasons.insert(0, f"the time budget ended the turn instead of {signals['budget_stop']}: not checked further")
     if missing and not cap.startswith("nothing in the database"):     # what it could not find, at any level

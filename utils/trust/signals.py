@@ -37,7 +37,7 @@ def collect(*, status: str, sql: str | None, df, attempts: list[dict], vote: lis
             intent_by: str | None = None, drafts: dict | None = None, db_tables: int | None = None,
             moves: int = 0, grounding: dict | None = None,
             budget_stop: Mapping[str, Any] | None = None, missing: list[str] | None = None,
-            absent: list[str] | None = None) -> dict[str, Any]:
+            absent: list[str] | None = None, reach: str | None = None) -> dict[str, Any]:
     """The signals of one answered (or failed) question. ``drafts``: agreement measured after the answer
     ({"n", "agree"}, AssessConfidence); otherwise the candidates' (or a resample's) vote gives it, and
     ``dissent`` counts the drafts that ran and gave another result. ``moves``: candidate groups the
@@ -45,7 +45,8 @@ def collect(*, status: str, sql: str | None, df, attempts: list[dict], vote: lis
     grounding checks that object to it, whether its literals are values of their columns). ``budget_stop``: the
     time budget ended the turn's work (``TracedNode.stop_for_budget``: which node, what it would have done).
     ``missing``: the question's words tied to nothing in the database (CheckAnswerable, ``trust.answerable``);
-    ``absent``: those of them that name a thing."""
+    ``absent``: those of them that name a thing. ``reach``: how a template's kept pair was reached (``exact``,
+    ``variant``: the same words; ``paraphrase``: the same meaning worded otherwise, ``knowledge.reach``)."""
     llm = [a for a in attempts if a.get("source") == "llm"]
     ballots = [b for b in vote if b.get("status") == "ok"]
     n_drafts = sum(b.get("drafts", 1) for b in vote)
@@ -76,4 +77,5 @@ def collect(*, status: str, sql: str | None, df, attempts: list[dict], vote: lis
         "literals_verified": (grounding or {}).get("literals_verified"),
         "untied": list((grounding or {}).get("untied") or []),
         "missing": list(missing or []), "absent": list(absent or []),
+        "reach": reach if path == "template" else None,
     }
