@@ -27,6 +27,8 @@ from duckask.utils.knowledge.index import index_of
 from duckask.utils.knowledge.reach import reached
 from duckask.utils.knowledge.templates import match
 from duckask.utils.schema.value_index import ValueIndex
+from duckask.utils.trust.answerable import catalog_vocabulary
+from duckask.utils.trust.answerable import reach as answerable
 from duckask.utils.turn import Turn, answered_by, set_query, tried
 
 
@@ -45,7 +47,10 @@ def matched(question: str, examples: list, values, catalog, meaning: bool = True
     found = best(question, examples, values)
     if found is not None:
         return found[0], found[1], ("exact" if found[0].exact else "variant"), None
-    got = reached(question, examples, values, catalog) if meaning else None
+    can = answerable(question, catalog_vocabulary(catalog)) if meaning and catalog is not None else None
+    if can is None or can.outcome == "cannot":
+        return None                    # by meaning only what the database can answer (CheckAnswerable may be off)
+    got = reached(question, examples, values, catalog, can.absent)
     return (got[0].template, got[1], "paraphrase", got[0].decided) if got else None
 
 

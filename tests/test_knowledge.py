@@ -185,9 +185,12 @@ def test_save_as_example_from_a_result(small_db, isolated_env):
     r = ask(CAPACITY_Q, db=str(small_db), llm=llm)
     ex = r.save_as_example()
     assert ex.question == CAPACITY_Q and ex.sql == CAPACITY_SQL
-    again = ask("What is the capacity of the arena of the Celtics, please?", db=str(small_db),
-                llm=ScriptedLLM({"SQLGenerator": [CAPACITY_SQL]}))
-    assert [e["id"] for e in again.examples] == [ex.id]
+    worded = "What is the capacity of the arena of the Celtics, please?"
+    again = ask(worded, db=str(small_db), llm=ScriptedLLM({}))         # the same question worded otherwise
+    assert again.path == "template" and again.template["reach"] == "paraphrase" and not again.llm_calls
+    assert again.template["pair"]["id"] == ex.id and again.confidence["level"] == "medium"
+    shown = ask(worded, db=str(small_db), llm=ScriptedLLM({"SQLGenerator": [CAPACITY_SQL]}), templates="words")
+    assert [e["id"] for e in shown.examples] == [ex.id]                # word for word only: a few-shot example
 
 
 def test_the_store_tolerates_a_missing_file_and_is_a_duckdb_file(settings):

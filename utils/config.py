@@ -47,7 +47,8 @@ _CHOICES = {"backend": ("auto", "local", "openai"), "column_pruning": ("budget",
             "router": ("auto", "rules", "off"),
             "follow_ups": ("auto", "rules", "llm", "off"), "analyzer": ("auto", "llm", "rules"),
             "clarify": ("rules", "llm", "off"), "answerable": ("on", "off"), "grader": ("auto", "rules", "llm", "off"),
-            "plan_path": ("auto", "on", "off"), "templates": ("on", "words", "off"), "plan_grammar": ("auto", "on", "off"),
+            "plan_path": ("auto", "on", "off"), "templates": ("on", "words", "off"),
+            "plan_grammar": ("auto", "on", "off"),
             "min_confidence": ("off", "low", "medium", "high"), "source_mode": ("copy", "live", "auto")}
 #: Inclusive bounds of the numeric settings: the costly ones (drafts, retries, row caps, timeouts) are held
 #: to what a laptop or a shared server can carry; every other number is at least 0.

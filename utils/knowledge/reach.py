@@ -37,8 +37,8 @@ What was tried to read meaning with the embedded model, and left out (measured o
 ``bench/paraphrase_pairs.yaml``, docs/teaching.md): the model judging the two questions with the query in front of
 it as one scored yes/no, and the question's pointwise mutual information with the query (Zhang et al.'s reviewer
 score, 2022). Neither told the near-misses from the paraphrases (mean yes-minus-no margin 0.56 against 0.50; the
-information against the kept question -0.05 against -0.59, ranges overlapping), at about a second a candidate; the guards above kept all
-ten out on that half (which they were written on).
+information against the kept question's -0.05 against -0.59, the ranges overlapping), at about a second a
+candidate; the guards above kept all ten out on that half (which they were written on).
 
 The filled query is the pair's SQL with each slot's literal replaced on sqlglot's tree, checked and run like any
 other query.
@@ -56,8 +56,6 @@ from duckask.utils.knowledge.templates import Template, _fold, _is_year, _number
 from duckask.utils.lexicon import JUDGED, ORDINALS
 from duckask.utils.schema.catalog import per_catalog
 from duckask.utils.schema.terms import split_ident, stem
-from duckask.utils.trust.answerable import catalog_vocabulary, reach
-from duckask.utils.trust.answerable import content_words as words_of
 
 _TOKEN = re.compile(r"\d{4}-\d{2}(?!\d)|[^\W_]+(?:[.'’][^\W_]+)*\.?")
 _SEASON = re.compile(r"^(\d{4})-(\d{2})$")
@@ -280,9 +278,10 @@ def _differs(kept: list[str], asked: list[str], read: set[str], subjects=(None, 
     return new is not None and new != old and new[4:] not in read   # asks for what the pair does not read
 
 
-def fill(question: str, pair, values, catalog) -> Filled | None:
+def fill(question: str, pair, values, catalog, absent=()) -> Filled | None:
     """The pair's SQL filled from ``question`` when it asks the same thing of other values (the module's steps), or
-    None."""
+    None. ``absent``: the question's words that name a thing nothing in the database is called
+    (``trust.answerable``, which the caller reads: it is a layer above)."""
     tree = sql_tree(pair.sql)
     if tree is None or values is None:
         return None
@@ -319,9 +318,7 @@ def fill(question: str, pair, values, catalog) -> Filled | None:
         if re.fullmatch(r"[0-9]+", w) or _SEASON.match(w) or \
                 (w[:1].isupper() and i > 0 and _fold(w) not in said_before and _fold(w) not in FRAME):
             return None                                  # a condition the pair lacks
-    said_before |= {_fold(w) for w in words_of(pair.question)}
-    can = reach(question, catalog_vocabulary(catalog)) if catalog is not None else None
-    if can and (can.outcome == "cannot" or any(_fold(w) not in said_before for w in can.absent)):
+    if any(_fold(w) not in said_before for w in absent):
         return None                                      # it names a thing nothing in the database is called
     read = _read(tree)
     kept = concepts([w for i, w in enumerate(old) if i not in taken_old], catalog)
@@ -342,13 +339,13 @@ def fill(question: str, pair, values, catalog) -> Filled | None:
 MAX_REACHED = 3          # the most similar kept pairs a question is filled from (the word index's ranking)
 
 
-def reached(question: str, examples: list, values, catalog) -> tuple[Filled, object] | None:
+def reached(question: str, examples: list, values, catalog, absent=()) -> tuple[Filled, object] | None:
     """(the filled pair, the pair) of the ``MAX_REACHED`` kept pairs most similar to ``question`` (the word index:
     its cost does not grow with the number of pairs), the first that ``fill`` fills; or None. The question's words
     are looked up with the names of the columns and tables they name ("homers": ``hr``), so a pair is found by what
     its SQL reads when the two questions share no word."""
     named = [c[4:] for c in concepts(tokens(question), catalog) if c[:4] in ("col:", "tab:")]
     for pair, _ in index_of(examples).similar(" ".join([question, *named]), k=MAX_REACHED, threshold=0.0):
-        if (filled := fill(question, pair, values, catalog)) is not None:
+        if (filled := fill(question, pair, values, catalog, absent)) is not None:
             return filled, pair
     return None
