@@ -72,6 +72,23 @@ def test_no_template_goes_the_normal_way_with_the_pair_as_an_example(run, pairs,
     assert LAKERS_SQL in llm.calls[0]["messages"][-1]["content"]     # the pair, as a few-shot example
 
 
+def test_a_reworded_question_is_answered_from_its_kept_pair_as_a_paraphrase(run, pairs):
+    # Issue 65: "scored by" and "show" are not the pair's words; the team is a value of its column, put in.
+    r = run("Show the points scored by Celtics players.", ScriptedLLM({}), examples=pairs)
+    assert path(r) == TEMPLATE_PATH and not r.llm_calls and rows(r) == CELTICS
+    assert r.template["reach"] == "paraphrase" and r.template["slots"] == [{"kept": "Lakers", "asked": "Celtics"}]
+    assert r.confidence["level"] == "medium" and "matched by meaning" in r.confidence["reasons"][0]
+    assert r.derivation.startswith("From the kept pair #pairs.yaml:1 ('What are the points of Lakers players?') "
+                                   "asked in other words, with Celtics for Lakers.")
+
+
+def test_templates_words_keeps_a_reworded_question_on_the_sql_path(run, pairs):
+    llm = ScriptedLLM({"SQLGenerator": [LAKERS_SQL.replace("Lakers", "Celtics")]})
+    r = run("Show the points scored by Celtics players.", llm, examples=pairs, templates="words")
+    assert path(r)[2] == ("MatchTemplate", "none") and len(llm.calls) == 1 and rows(r) == CELTICS
+    assert r.path == "sql" and r.template is None
+
+
 def test_templates_off(run, pairs):
     llm = ScriptedLLM({"SQLGenerator": [LAKERS_SQL.replace("Lakers", "Celtics")]})
     r = run("What are the points of Celtics players?", llm, examples=pairs, templates="off")

@@ -221,7 +221,7 @@ def _stored(tree, literal: exp.Literal, said: str, values, coded: bool = False) 
     return None
 
 
-_LOOKUPS: dict[int, tuple[list, tuple[dict, dict]]] = {}
+_LOOKUPS: dict[int, tuple[list, int, tuple[dict, dict]]] = {}
 
 
 def _lookup(held: list[str] | None) -> tuple[dict, dict]:
@@ -230,8 +230,8 @@ def _lookup(held: list[str] | None) -> tuple[dict, dict]:
     if not held:
         return {}, {}
     hit = _LOOKUPS.get(id(held))
-    if hit is not None and hit[0] is held:
-        return hit[1]
+    if hit is not None and hit[0] is held and hit[1] == len(held):
+        return hit[2]
     by_fold: dict[str, list[str]] = {}
     by_normal: dict[str, list[str]] = {}
     for v in held:
@@ -239,7 +239,7 @@ def _lookup(held: list[str] | None) -> tuple[dict, dict]:
         by_normal.setdefault(normal(v), []).append(v)
     if len(_LOOKUPS) > 512:
         _LOOKUPS.clear()
-    _LOOKUPS[id(held)] = (held, (by_fold, by_normal))
+    _LOOKUPS[id(held)] = (held, len(held), (by_fold, by_normal))
     return by_fold, by_normal
 
 
