@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from duckask.nodes._base import TracedNode
 from duckask.utils.knowledge.index import index_of
+from duckask.utils.knowledge.keep import kept_by
 from duckask.utils.knowledge.reach import reached
 from duckask.utils.knowledge.templates import match
 from duckask.utils.schema.value_index import ValueIndex
@@ -69,7 +70,8 @@ class MatchTemplate(TracedNode):
         if found is None:
             return None
         t, pair, reach, decided = found
-        return {"sql": t.sql, "pair": {"id": pair.id, "question": pair.question, "sql": pair.sql},
+        by = kept_by(self.ctx.db, self.ctx.settings, pair.id)
+        return {"sql": t.sql, "pair": {"id": pair.id, "question": pair.question, "sql": pair.sql, "by": by},
                 "slots": [{"kept": a, "asked": b} for a, b in t.slots], "exact": t.exact, "reach": reach,
                 "decided": decided}
 

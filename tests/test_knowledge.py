@@ -12,6 +12,7 @@ from duckask.nodes.table_selector import _rank
 from duckask.utils.api import ask
 from duckask.utils.app.cli import main as cli_main
 from duckask.utils.config import load_settings
+from duckask.utils.db.audit import os_user
 from duckask.utils.db.database import open_database
 from duckask.utils.knowledge import Example, ExampleError, KnowledgeStore, database_identity, examples_for, teach
 from duckask.utils.knowledge.examples import load_examples, tables_of, verify
@@ -189,6 +190,8 @@ def test_save_as_example_from_a_result(small_db, isolated_env):
     again = ask(worded, db=str(small_db), llm=ScriptedLLM({}))         # the same question worded otherwise
     assert again.path == "template" and again.template["reach"] == "paraphrase" and not again.llm_calls
     assert again.template["pair"]["id"] == ex.id and again.confidence["level"] == "medium"
+    assert again.derivation.startswith(f"From the kept pair #{ex.id} (kept by {os_user()}) ({CAPACITY_Q!r}) asked in "
+                                       "other words, as kept.")
     shown = ask(worded, db=str(small_db), llm=ScriptedLLM({"SQLGenerator": [CAPACITY_SQL]}), templates="words")
     assert [e["id"] for e in shown.examples] == [ex.id]                # word for word only: a few-shot example
 

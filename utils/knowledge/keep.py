@@ -28,6 +28,7 @@ not run.
 """
 from __future__ import annotations
 
+import re
 import threading
 from dataclasses import dataclass
 
@@ -166,6 +167,22 @@ def keep(database, settings, question: str, sql: str, *, user=None, session: str
 
 def _kept_detail(pair_id, replaces: str | None) -> str:
     return f"kept as pair #{pair_id}" + (f", replacing pair #{replaces}'s SQL" if replaces else "")
+
+
+def kept_by(database, settings, pair_id: str) -> str | None:
+    """Who kept pair ``pair_id`` of ``database`` (its audit entry's approver); None for a pair of a file
+    (``file.yaml:3``: its id says where it was taught) or when no entry says (a pair kept before the audit)."""
+    from duckask.utils.db.audit import AuditError, database_key
+
+    if ":" in pair_id:
+        return None
+    said = re.compile(rf"kept as pair #{re.escape(pair_id)}(,|$)")
+    try:
+        entries = _log(settings).entries(database_key(database.source))
+    except AuditError:
+        return None
+    return next((e.get("decided_by") or e.get("user") for e in entries
+                 if e["kind"] == KIND and e.get("outcome") == "committed" and said.match(e.get("detail") or "")), None)
 
 
 def suggestions(database, settings) -> list[dict]:

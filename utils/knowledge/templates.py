@@ -287,5 +287,6 @@ def provenance(record: dict) -> str:
     pair = record["pair"]
     put = "; ".join(f"{s['asked']} for {s['kept']}" for s in record.get("slots") or [])
     how = " asked in other words" if record.get("reach") == "paraphrase" else ""
-    return (f"From the kept pair #{pair['id']} ({pair['question']!r}){how}"
+    by = f" (kept by {pair['by']})" if pair.get("by") else ""
+    return (f"From the kept pair #{pair['id']}{by} ({pair['question']!r}){how}"
             + (f", with {put}." if put else ", as kept."))
