@@ -1,7 +1,8 @@
 """What a question's matching against kept pairs costs at 0 to 20,000 pairs, with a hostile pair at the caps (issue 52).
 
-Matching is MatchTemplate's choice (``nodes.match_template.best``) and TableSelector's few-shot retrieval
-(``knowledge.retrieve.retrieve``), the two places every question reads the kept pairs. "before" is the way they read
+Matching is MatchTemplate's choice (``nodes.match_template.matched``: word for word, then by meaning since issue 65)
+and TableSelector's few-shot retrieval (``knowledge.retrieve.retrieve``), the two places every question reads the
+kept pairs. "before" is the way they read
 them until issue 52 (every pair matched, every pair scored: ``templates.match`` over the whole list and
 ``retrieve.ranked`` with the terms of the last 4,096 pairs cached, as they were), timed in the same run; "after"
 reads the word index (``knowledge.index``). The pairs are made here over the Lahman demo (real tables and columns,
@@ -83,10 +84,19 @@ def before(question, pairs, values, k=3, threshold=0.3):
 
 
 def after(question, pairs, values, k=3, threshold=0.3):
-    from duckask.nodes.match_template import best
+    from duckask.nodes.match_template import matched
     from duckask.utils.knowledge.retrieve import retrieve
 
-    return best(question, pairs, values), retrieve(question, pairs, k, threshold)
+    found = matched(question, pairs, values, _catalog())
+    return (found[:2] if found else None), retrieve(question, pairs, k, threshold)
+
+
+_CATALOG: list = []
+
+
+def _catalog():
+    """The demo's catalog (MatchTemplate's reach by meaning reads it), set by ``main``."""
+    return _CATALOG[0] if _CATALOG else None
 
 
 def timed(fn, questions, pairs, values) -> dict:
@@ -120,6 +130,7 @@ def main(argv: list[str] | None = None) -> int:
     cal = calibrate()
     prep = prepare(str(DEFAULT_PATH), llm=ScriptedLLM({}))
     values = ValueIndex.of(prep.database, prep.catalog)
+    _CATALOG[:] = [prep.catalog]
     names = prep.database.run("SELECT DISTINCT name_first, name_last FROM people WHERE name_first IS NOT NULL "
                               "AND name_last IS NOT NULL AND name_last NOT LIKE '%''%' AND name_first NOT LIKE "
                               "'%''%' ORDER BY 2, 1 LIMIT 500", row_cap=500).df.values.tolist()

@@ -2,8 +2,10 @@
 
 The shipped pairs of each set (the demo's for Lahman, ``bench/nba_examples.yaml`` for the NBA sets; Spider and
 the idiom sets have none) against its questions, through MatchTemplate's own choice (``nodes.match_template.
-best``). A question no template answers takes the same path as before templates existed (MatchTemplate says
-``none`` and adds no model call), so its accuracy cannot move; one a template answers is listed with the pair.
+matched``: word for word, then by meaning; ``--words``: word for word only). A question no template answers takes
+the same path as before templates existed (MatchTemplate says ``none`` and adds no model call), so its accuracy
+cannot move; one a template answers is listed with the pair, how it was reached (``variant``, ``paraphrase``) and
+whether the template's result is the gold's (``right``/``WRONG``, by execution).
 
     .venv/bin/python bench/template_reach.py --out docs/results/learning-curve/reach.md
 """
@@ -22,9 +24,16 @@ SETS = [("lahman", "bench/lahman_questions.yaml", "demo", {}),
          {"examples": "bench/nba_examples.yaml", "descriptions": "bench/nba_semantic"})]
 
 
+def _right(database, sql: str, gold: str | None) -> str:
+    sys.path.insert(0, str(ROOT / "bench"))
+    from learning_curve import score
+
+    return "right" if gold and score(database, sql, gold) else "WRONG"
+
+
 def main(argv: list[str] | None = None) -> int:
     from duckask.data.lahman import DEFAULT_PATH
-    from duckask.nodes.match_template import best
+    from duckask.nodes.match_template import matched
     from duckask.utils.api import prepare
     from duckask.utils.eval.questions import load_questions
     from duckask.utils.knowledge import examples_for
@@ -33,6 +42,7 @@ def main(argv: list[str] | None = None) -> int:
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", default=None)
+    ap.add_argument("--words", action="store_true", help="word for word only (settings templates: words)")
     args = ap.parse_args(argv)
     lines = ["| set | shipped pairs | questions | answered from a template |", "|---|---|---|---|"]
     for name, qfile, db, opts in SETS:
@@ -45,7 +55,8 @@ def main(argv: list[str] | None = None) -> int:
         pairs = examples_for(prep.database, prep.settings)
         values = ValueIndex.of(prep.database, prep.catalog)
         qs, _ = load_questions(ROOT / qfile)
-        hits = [f"{q.id} (pair {found[1].id})" for q in qs if (found := best(q.question, pairs, values))]
+        hits = [f"{q.id} (pair {found[1].id}, {found[2]}, {_right(prep.database, found[0].sql, q.gold_sql)})"
+                for q in qs if (found := matched(q.question, pairs, values, prep.catalog, not args.words))]
         lines.append(f"| {name} | {len(pairs)} | {len(qs)} | {len(hits)}{': ' + ', '.join(hits) if hits else ''} |")
     text = "\n".join(lines) + "\n"
     print(text)
