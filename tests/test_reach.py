@@ -117,3 +117,10 @@ def test_a_stored_value_is_put_in_as_a_literal_on_the_tree():
     finally:
         VALUES[("people", "name_first")], VALUES[("people", "name_last")] = firsts, lasts
     assert got is not None and "'O''Neill'" in got.template.sql and got.template.sql.count("'") == 6
+
+
+def test_a_number_the_pair_says_but_does_not_compare_may_be_said_again():
+    pair = Example("Who had the ball the longest per game in the 2026 playoffs?",
+                   "SELECT team, opp_pct FROM standings ORDER BY opp_pct DESC LIMIT 5", "5")
+    assert fill("Which team held the ball the longest per game in the 2026 playoffs?", pair, Index(), CATALOG)
+    assert fill("Which team held the ball the longest per game in the 2025 playoffs?", pair, Index(), CATALOG) is None

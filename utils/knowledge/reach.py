@@ -26,9 +26,9 @@ question. ``fill(question, pair, values, catalog)`` gives a ``Filled`` or None:
      ordinal differs: **another question**;
    - the new question names a column or table the pair's SQL does not read, while one the kept question named and
      the SQL reads is missing ("stolen bases" for "home runs", "players" for "teams"), or a column the kept question
-     named and the SQL reads is missing ("losses" for "wins", "rebounds" for "points"), or an average is added or
-     dropped, or it asks for a column or table the SQL does not read ("Which teams ..." of a pair over players):
-     **another measure or subject**;
+     named and the SQL reads is swapped for another ("losses" for "wins"), or an average is added or dropped, or
+     what the kept question asks for ("Which college ...") is not asked, or the new one asks for a column or table
+     the SQL does not read ("Which teams ..." of a pair over players): **another measure or subject**;
    - the same concepts: the same question (``decided == "concepts"``);
    - otherwise the same question worded otherwise (``decided == "wording"``): the kept pair answers it, and its
      answer is rated below a variant's (``trust.confidence``).
@@ -71,6 +71,8 @@ MAX_WORDS = frozenset("most top lead led leader leaders leading highest biggest 
 MIN_WORDS = frozenset("least fewest lowest smallest minimum min bottom".split())
 AVERAGES = frozenset(stem(w) for w in ("average", "mean", "median", "avg", "per"))
 ORDINAL_WORDS = frozenset(ORDINALS) | frozenset("second third fourth fifth sixth seventh eighth ninth tenth".split())
+_ORDINALS = frozenset(stem(w) for w in ORDINAL_WORDS)      # as ``concepts`` gives them
+_JUDGED = frozenset(stem(w) for w in JUDGED)               # "best" is "good"
 #: General words a question may use for one another (the catalog's own synonyms come first).
 SAME = {"club": "team", "ballclub": "team", "franchise": "team", "side": "team", "lifetime": "career",
         "alltime": "career", "single": "one", "postseason": "playoff", "playoffs": "playoff", "winner": "win",
@@ -246,13 +248,13 @@ def _read(tree) -> set[str]:
 
 
 def subject(words: list[str], taken: set[int], catalog) -> str | None:
-    """The column or table a "which ..." / "what ..." question asks for: one named in the two words after it
-    ("Which teams have sent ...": ``team_id``); None when there is none, or a slot's value is there ("Which AL
-    hitter")."""
+    """What a "which ..." / "what ..." question asks for: the first concept of the two words after it ("Which teams
+    have sent ...": ``col:team_id``; "Which college ...": ``colleg``); None when there is none, or a slot's value
+    is there ("Which AL hitter")."""
     at = next((i for i, w in enumerate(words) if _fold(w) in ("which", "what")), None)
     if at is None or taken & {at + 1, at + 2}:
         return None
-    return next((c for c in concepts(words[at + 1:at + 3], catalog) if c[:4] in ("col:", "tab:")), None)
+    return next((c for c in concepts(words[at + 1:at + 3], catalog) if c not in ("MAX", "MIN")), None)
 
 
 def _differs(kept: list[str], asked: list[str], read: set[str], subjects=(None, None)) -> bool:
@@ -261,10 +263,9 @@ def _differs(kept: list[str], asked: list[str], read: set[str], subjects=(None, 
     def ends(cs):
         return {c for c in cs if c in ("MAX", "MIN")}
 
-    judged = set(JUDGED)
-    if ends(kept) != ends(asked) and not (judged & set(kept) or judged & set(asked)):
-        return True
-    if {c for c in kept if c in ORDINAL_WORDS} != {c for c in asked if c in ORDINAL_WORDS}:
+    if ends(kept) != ends(asked) and not (_JUDGED & set(kept) or _JUDGED & set(asked)):
+        return True                 # "best" may be the most or the fewest: left to the other rules
+    if {c for c in kept if c in _ORDINALS} != {c for c in asked if c in _ORDINALS}:
         return True
     kept_read = {c for c in kept if c[4:] in read and c[:4] in ("col:", "tab:")}
     unread = {c for c in asked if c[:4] in ("col:", "tab:") and c[4:] not in read}
@@ -272,10 +273,13 @@ def _differs(kept: list[str], asked: list[str], read: set[str], subjects=(None, 
         return True                 # a thing the pair does not read, and not all it reads: another subject
     if {c for c in kept if c in AVERAGES} != {c for c in asked if c in AVERAGES}:
         return True                 # an average added or dropped ("the average points")
-    if {c for c in kept_read if c.startswith("col:")} - set(asked):
-        return True                 # a column the kept question named and the SQL reads is not asked ("losses")
+    columns = {c for c in asked if c.startswith("col:")}
+    if {c for c in kept_read if c.startswith("col:")} - set(asked) and (columns - set(kept) or columns & unread):
+        return True                 # a column the kept question named and the SQL reads, swapped ("losses")
     old, new = subjects
-    return new is not None and new != old and new[4:] not in read   # asks for what the pair does not read
+    if old is not None and old not in asked:
+        return True                 # what the kept question asks for is not asked ("Which college ..." -> "Who")
+    return new is not None and new != old and new[:4] in ("col:", "tab:") and new[4:] not in read
 
 
 def fill(question: str, pair, values, catalog, absent=()) -> Filled | None:
@@ -312,10 +316,11 @@ def fill(question: str, pair, values, catalog, absent=()) -> Filled | None:
         swaps.append((lit, got[2]))
         k += 1
     said_before = {_fold(w) for w in old}
+    free_before = {w for i, w in enumerate(old) if i not in taken_old}     # "2026" the pair's SQL does not hold
     for i, w in enumerate(new):
         if i in taken_new:
             continue
-        if re.fullmatch(r"[0-9]+", w) or _SEASON.match(w) or \
+        if (re.fullmatch(r"[0-9]+", w) or _SEASON.match(w)) and w not in free_before or \
                 (w[:1].isupper() and i > 0 and _fold(w) not in said_before and _fold(w) not in FRAME):
             return None                                  # a condition the pair lacks
     if any(_fold(w) not in said_before for w in absent):
