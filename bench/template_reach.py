@@ -5,7 +5,8 @@ the idiom sets have none) against its questions, through MatchTemplate's own cho
 matched``: word for word, then by meaning; ``--words``: word for word only). A question no template answers takes
 the same path as before templates existed (MatchTemplate says ``none`` and adds no model call), so its accuracy
 cannot move; one a template answers is listed with the pair, how it was reached (``variant``, ``paraphrase``) and
-whether the template's result is the gold's (``right``/``WRONG``, by execution).
+whether the template's result is the gold's (``right``: strict EX; ``holds``: the question's answer columns;
+``WRONG``; by execution).
 
     .venv/bin/python bench/template_reach.py --out docs/results/learning-curve/reach.md
 """
@@ -24,11 +25,22 @@ SETS = [("lahman", "bench/lahman_questions.yaml", "demo", {}),
          {"examples": "bench/nba_examples.yaml", "descriptions": "bench/nba_semantic"})]
 
 
-def _right(database, sql: str, gold: str | None) -> str:
-    sys.path.insert(0, str(ROOT / "bench"))
-    from learning_curve import score
+def _right(database, sql: str, q) -> str:
+    """"right" (strict EX), "holds" (the user's ruler: the question's answer columns, ``eval.run.holds_of``) or
+    "WRONG"."""
+    from duckask.utils.eval.run import holds_of
+    from duckask.utils.sql.compare import results_match
+    from duckask.utils.sql.describe import has_top_level_order_by
 
-    return "right" if gold and score(database, sql, gold) else "WRONG"
+    if not q.gold_sql:
+        return "WRONG"
+    got, gold = database.run(sql), database.run(q.gold_sql)
+    if not (got.ok and gold.ok):
+        return "WRONG"
+    ordered = has_top_level_order_by(q.gold_sql)
+    if results_match(got.df, gold.df, order_matters=ordered):
+        return "right"
+    return "holds" if holds_of(q, got.df, gold.df, ordered, False) else "WRONG"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -55,7 +67,7 @@ def main(argv: list[str] | None = None) -> int:
         pairs = examples_for(prep.database, prep.settings)
         values = ValueIndex.of(prep.database, prep.catalog)
         qs, _ = load_questions(ROOT / qfile)
-        hits = [f"{q.id} (pair {found[1].id}, {found[2]}, {_right(prep.database, found[0].sql, q.gold_sql)})"
+        hits = [f"{q.id} (pair {found[1].id}, {found[2]}, {_right(prep.database, found[0].sql, q)})"
                 for q in qs if (found := matched(q.question, pairs, values, prep.catalog, not args.words))]
         lines.append(f"| {name} | {len(pairs)} | {len(qs)} | {len(hits)}{': ' + ', '.join(hits) if hits else ''} |")
     text = "\n".join(lines) + "\n"

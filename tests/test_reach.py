@@ -124,3 +124,11 @@ def test_a_number_the_pair_says_but_does_not_compare_may_be_said_again():
                    "SELECT team, opp_pct FROM standings ORDER BY opp_pct DESC LIMIT 5", "5")
     assert fill("Which team held the ball the longest per game in the 2026 playoffs?", pair, Index(), CATALOG)
     assert fill("Which team held the ball the longest per game in the 2025 playoffs?", pair, Index(), CATALOG) is None
+
+
+def test_a_count_of_distinct_things_is_another_question():
+    pair = Example("Which players have played in the most games in 1961?",
+                   "SELECT p.name_last, COUNT(*) AS games FROM batting b JOIN people p ON p.player_id = b.player_id "
+                   "WHERE b.year_id = 1961 GROUP BY p.name_last ORDER BY games DESC LIMIT 5", "6")
+    assert fill("Which players played in the most games in 1962?", pair, Index(), CATALOG) is not None
+    assert fill("Which players have played in the most different games in 1962?", pair, Index(), CATALOG) is None

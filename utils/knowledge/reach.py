@@ -26,7 +26,8 @@ question. ``fill(question, pair, values, catalog)`` gives a ``Filled`` or None:
      ordinal differs: **another question**;
    - the new question names a column or table the pair's SQL does not read, while one the kept question named and
      the SQL reads is missing ("stolen bases" for "home runs", "players" for "teams"), or a column the kept question
-     named and the SQL reads is swapped for another ("losses" for "wins"), or an average is added or dropped, or
+     named and the SQL reads is swapped for another ("losses" for "wins"), or an average or a count of distinct
+     things ("in the most different seasons") is added or dropped, or
      what the kept question asks for ("Which college ...") is not asked, or the new one asks for a column or table
      the SQL does not read ("Which teams ..." of a pair over players): **another measure or subject**;
    - the same concepts: the same question (``decided == "concepts"``);
@@ -70,6 +71,7 @@ put up collect collected""".split())
 MAX_WORDS = frozenset("most top lead led leader leaders leading highest biggest largest greatest maximum max".split())
 MIN_WORDS = frozenset("least fewest lowest smallest minimum min bottom".split())
 AVERAGES = frozenset(stem(w) for w in ("average", "mean", "median", "avg", "per"))
+DISTINCT = frozenset(stem(w) for w in ("different", "distinct", "unique", "separate"))
 ORDINAL_WORDS = frozenset(ORDINALS) | frozenset("second third fourth fifth sixth seventh eighth ninth tenth".split())
 _ORDINALS = frozenset(stem(w) for w in ORDINAL_WORDS)      # as ``concepts`` gives them
 _JUDGED = frozenset(stem(w) for w in JUDGED)               # "best" is "good"
@@ -271,8 +273,9 @@ def _differs(kept: list[str], asked: list[str], read: set[str], subjects=(None, 
     unread = {c for c in asked if c[:4] in ("col:", "tab:") and c[4:] not in read}
     if unread - set(kept) and not (kept_read and kept_read <= set(asked)):
         return True                 # a thing the pair does not read, and not all it reads: another subject
-    if {c for c in kept if c in AVERAGES} != {c for c in asked if c in AVERAGES}:
-        return True                 # an average added or dropped ("the average points")
+    for kind in (AVERAGES, DISTINCT):
+        if {c for c in kept if c in kind} != {c for c in asked if c in kind}:
+            return True             # an average, or a count of distinct things, added or dropped
     columns = {c for c in asked if c.startswith("col:")}
     if {c for c in kept_read if c.startswith("col:")} - set(asked) and (columns - set(kept) or columns & unread):
         return True                 # a column the kept question named and the SQL reads, swapped ("losses")
