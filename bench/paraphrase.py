@@ -75,6 +75,44 @@ def measure(spec: dict, verbose: bool, meaning: bool = True) -> dict:
     return out
 
 
+def learning_pairs(meaning: bool) -> dict:
+    """Issue 45's learning-curve pairs (``bench/learning_pairs.yaml``, NBA and Lahman), no model: variants reached
+    and right, near-misses answered from a pair (both must hold under the reach by meaning)."""
+    import pathlib
+    import tempfile
+
+    from learning_curve import database_of, questions
+
+    from duckask.nodes.match_template import matched
+    from duckask.utils.api import prepare
+    from duckask.utils.knowledge.examples import Example
+    from duckask.utils.llm import ScriptedLLM
+    from duckask.utils.schema.value_index import ValueIndex
+
+    out = {}
+    for name, spec in yaml.safe_load((ROOT / "bench/learning_pairs.yaml").read_text())["sets"].items():
+        if not (ROOT / database_of(spec)).exists() and spec["db"] != "demo":
+            continue                                    # ../shared is absent
+        opts = {k: (str(ROOT / v) if k == "descriptions" else v) for k, v in (spec.get("options") or {}).items()}
+        prep = prepare(database_of(spec), llm=ScriptedLLM({}), knowledge_file=str(pathlib.Path(tempfile.mkdtemp())
+                                                                                   / "k.duckdb"), **opts)
+        values = ValueIndex.of(prep.database, prep.catalog)
+        pairs = [Example(question=p["question"], sql=p["sql"], id=p["id"]) for p in spec["pairs"]]
+        counts = {"variants": 0, "variants_right": 0, "codes": 0, "codes_right": 0, "near_misses": 0,
+                  "near_answered_from_pair": 0}
+        for q in questions(spec):
+            found = matched(q["question"], pairs, values, prep.catalog, meaning)
+            if q["kind"] == "near-miss":
+                counts["near_misses"] += 1
+                counts["near_answered_from_pair"] += found is not None
+            else:                       # a variant, or one whose changed words stand in the SQL as a code
+                kind = "codes" if q["kind"] == "code" else "variants"
+                counts[kind] += 1
+                counts[kind + "_right"] += bool(found) and score(prep.database, found[0].sql, q["gold"])
+        out[name] = counts
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", type=Path)
@@ -85,6 +123,11 @@ def main(argv: list[str] | None = None) -> int:
     a = ap.parse_args(argv)
     spec = yaml.safe_load((ROOT / "bench" / "paraphrase_pairs.yaml").read_text())
     halves = measure(spec, a.verbose, meaning=not a.words)
+    older = learning_pairs(meaning=not a.words)
+    for name, c in older.items():
+        print(f"learning_pairs {name}: variants reached and right {c['variants_right']}/{c['variants']} (codes "
+              f"{c['codes_right']}/{c['codes']}), "
+              f"near-misses answered from a pair {c['near_answered_from_pair']}/{c['near_misses']}")
     for half, r in halves.items():
         print(f"{half:8} paraphrases reached and right {r['reached_right']}/{r['paraphrases']} "
               f"({r['reached_right_pct']} %), reached wrongly {r['reached_wrong']}, near-misses answered from the "
@@ -94,7 +137,7 @@ def main(argv: list[str] | None = None) -> int:
         a.out.write_text(json.dumps({"benchmark": "paraphrase", "date": datetime.date.today().isoformat(),
                                      "command": "python bench/paraphrase.py " + " ".join(argv if argv is not None
                                                                                           else sys.argv[1:]),
-                                     "halves": halves}, indent=1) + "\n")
+                                     "halves": halves, "learning_pairs": older}, indent=1) + "\n")
     return 0
 
 

@@ -14,8 +14,10 @@ question. ``fill(question, pair, values, catalog)`` gives a ``Filled`` or None:
    from two adjacent words: "Hank Aaron" for 'Pete', 'Rose'). A slot the kept question names that the new question
    fills with nothing, or with two values, is no reach. A literal the kept question does not name (``lg = 'NBA'``)
    is part of the pair's meaning and stays.
-2. **Nothing added.** A number, a year or a capitalised word of the new question no slot took and the kept
-   question does not say is a condition the pair lacks ("from 1961 through 1965", "in 1973"): no reach; nor is a
+2. **Nothing added or dropped.** A number, a year or a capitalised word of the new question no slot took and the
+   kept question does not say is a condition the pair lacks ("from 1961 through 1965", "in 1973"): no reach; nor
+   is a capitalised word of the kept question the new one drops ("for the 1985 New York Mets"), another kind of
+   answer asked ("where" for "when", "how old" for "who"), nor a
    question the database cannot answer, or that names a thing nothing in the database is called, that the kept
    question does not name (``trust.answerable``: "the rebounds" where no column holds them).
 3. **The rest of the words, as concepts.** The words outside the slots, frame words set aside, are read as
@@ -26,8 +28,9 @@ question. ``fill(question, pair, values, catalog)`` gives a ``Filled`` or None:
      ordinal differs: **another question**;
    - the new question names a column or table the pair's SQL does not read, while one the kept question named and
      the SQL reads is missing ("stolen bases" for "home runs", "players" for "teams"), or a column the kept question
-     named and the SQL reads is swapped for another ("losses" for "wins"), or an average or a count of distinct
-     things ("in the most different seasons") is added or dropped, or
+     named and the SQL reads is swapped for another ("losses" for "wins"), or an average, a count of rows ("how
+     many players" for "which players") or a count of distinct things ("in the most different seasons") is added
+     or dropped, or
      what the kept question asks for ("Which college ...") is not asked, or the new one asks for a column or table
      the SQL does not read ("Which teams ..." of a pair over players): **another measure or subject**;
    - the same concepts: the same question (``decided == "concepts"``);
@@ -55,7 +58,7 @@ from duckask.utils.db.tree import sql_tree
 from duckask.utils.knowledge.index import index_of
 from duckask.utils.knowledge.templates import Template, _fold, _is_year, _number, _stored
 from duckask.utils.lexicon import JUDGED, ORDINALS
-from duckask.utils.schema.catalog import per_catalog
+from duckask.utils.schema.catalog import is_text, per_catalog
 from duckask.utils.schema.terms import split_ident, stem
 
 _TOKEN = re.compile(r"\d{4}-\d{2}(?!\d)|[^\W_]+(?:[.'’][^\W_]+)*\.?")
@@ -78,7 +81,7 @@ _JUDGED = frozenset(stem(w) for w in JUDGED)               # "best" is "good"
 #: General words a question may use for one another (the catalog's own synonyms come first).
 SAME = {"club": "team", "ballclub": "team", "franchise": "team", "side": "team", "lifetime": "career",
         "alltime": "career", "single": "one", "postseason": "playoff", "playoffs": "playoff", "winner": "win",
-        "won": "win", "many": "amount", "total": "amount", "number": "amount", "count": "amount", "tally": "amount",
+        "won": "win", "many": "count", "number": "count", "count": "count", "total": "amount", "tally": "amount",
         "combined": "amount", "overall": "amount", "sum": "amount", "altogether": "amount"}
 _SAME = {stem(k): v for k, v in SAME.items()}
 
@@ -241,7 +244,24 @@ def concepts(words: list[str], catalog) -> list[str]:
             w = folded[i]
             out.append("MAX" if w in MAX_WORDS else "MIN" if w in MIN_WORDS else stem(w))
             i += 1
-    return out
+    # "how many hits" is an amount of a measure (a number column); "how many players" counts rows
+    numbers = _numbers(catalog) if catalog is not None else set()
+    return ["amount" if c == "count" and any(x[4:] in numbers for x in out[k + 1:k + 3] if x.startswith("col:"))
+            else c for k, c in enumerate(out)]
+
+
+@per_catalog
+def _numbers(catalog) -> set[str]:
+    """The names of the catalog's columns that hold numbers (lower-case)."""
+    return {c.name.lower() for t in catalog.tables.values() for c in t.columns if not is_text(c.type)}
+
+
+def _asks(words: list[str]) -> set[str]:
+    """The question words that ask for a kind of answer: when, where, why, and "how" not before "many"/"much"
+    ("how old", "how long")."""
+    folded = [_fold(w) for w in words]
+    return {w for i, w in enumerate(folded) if w in ("when", "where", "why")
+            or w == "how" and (folded[i + 1:i + 2] or [""])[0] not in ("many", "much")}
 
 
 def _read(tree) -> set[str]:
@@ -273,7 +293,7 @@ def _differs(kept: list[str], asked: list[str], read: set[str], subjects=(None, 
     unread = {c for c in asked if c[:4] in ("col:", "tab:") and c[4:] not in read}
     if unread - set(kept) and not (kept_read and kept_read <= set(asked)):
         return True                 # a thing the pair does not read, and not all it reads: another subject
-    for kind in (AVERAGES, DISTINCT):
+    for kind in (AVERAGES, DISTINCT, {"count"}):
         if {c for c in kept if c in kind} != {c for c in asked if c in kind}:
             return True             # an average, or a count of distinct things, added or dropped
     columns = {c for c in asked if c.startswith("col:")}
@@ -326,6 +346,10 @@ def fill(question: str, pair, values, catalog, absent=()) -> Filled | None:
         if (re.fullmatch(r"[0-9]+", w) or _SEASON.match(w)) and w not in free_before or \
                 (w[:1].isupper() and i > 0 and _fold(w) not in said_before and _fold(w) not in FRAME):
             return None                                  # a condition the pair lacks
+    said_now = {_fold(w) for w in new}
+    if any(w[:1].isupper() and i > 0 and _fold(w) not in said_now and _fold(w) not in FRAME
+           for i, w in enumerate(old) if i not in taken_old) or _asks(old) != _asks(new):
+        return None                                      # a name the pair holds dropped; "when" for "where"
     if any(_fold(w) not in said_before for w in absent):
         return None                                      # it names a thing nothing in the database is called
     read = _read(tree)
