@@ -14,7 +14,6 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import json
-import socket
 import statistics
 import subprocess
 import sys
@@ -27,12 +26,7 @@ import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+from peer import _free_port  # noqa: E402  (a port on 127.0.0.1 no one holds)
 
 
 def _post(port: int, question: str) -> tuple[float, dict]:

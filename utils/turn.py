@@ -141,7 +141,8 @@ class Drafted(TypedDict, total=False):
     plan_sql: Annotated[PlanSQL | None, "PlanQuery"]
     """A plan's query waiting for the SQL path's drafts (the race): its SQL and mean log-probability; taken once."""
     template: Annotated[dict[str, Any], "MatchTemplate"]
-    """The kept ``pair`` a template came from, its ``slots``, query, ``exact``; ``fallback``: why SQL ran instead."""
+    """The kept ``pair`` a template came from (its id, question, SQL, ``by``: who kept it), its ``slots``, query,
+    ``exact``, ``reach`` (``exact``, ``variant``, ``paraphrase``), ``decided``; ``fallback``: why SQL ran instead."""
     path: Annotated[str | None, "answered_by"]
     """Which path answered: ``template``, ``plan`` or ``sql``."""
     repair_count: Annotated[int, "ErrorFixer"]
