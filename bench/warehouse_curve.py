@@ -13,6 +13,8 @@ Reported per k: ``same`` questions right (and of those whose pair is kept, how m
 in the same run). Twelve and ten questions: one question is 8 and 10 points.
 
     .venv/bin/python bench/warehouse_curve.py [--ks 0,5,10,20,40] [--out docs/results/warehouse-curve]
+    .venv/bin/python bench/warehouse_curve.py --ks 5,10,20,40 \
+        --check-reach docs/results/warehouse-curve/second/records.jsonl
 """
 from __future__ import annotations
 
@@ -98,13 +100,48 @@ def render(rows: list[dict], meta: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
+def check_reach(records: Path, ks: list[int]) -> int:
+    """Without the model: whether today's matcher answers the same questions from the same kept pairs with the same
+    SQL at each k as the run whose ``records`` are given (then that run's figures hold for today's code: the model
+    path is what it was)."""
+    from duckask.nodes.match_template import matched
+    from duckask.utils.api import prepare
+    from duckask.utils.knowledge.examples import Example
+    from duckask.utils.llm import ScriptedLLM
+    from duckask.utils.schema.value_index import ValueIndex
+
+    spec, known = yaml.safe_load((ROOT / "bench/warehouse_curve.yaml").read_text()), pairs_by_id()
+    recs = [json.loads(line) for line in records.read_text().splitlines() if line.strip()]
+    prep = prepare(str(SHARED / "data/nba"), llm=ScriptedLLM({}),
+                   **options_of({"options": OPTIONS}, Path(tempfile.mkdtemp(prefix="duckask-wc-"))))
+    values, changed = ValueIndex.of(prep.database, prep.catalog), 0
+    for k in ks:
+        kept = [Example(question=known[i][0], sql=known[i][1], id=str(n)) for n, i in enumerate(spec["kept"][:k])]
+        for q in questions(spec, known):
+            found = matched(q["question"], kept, values, prep.catalog)
+            was = next((r for r in recs if r["k"] == k and r["question"] == q["question"]), None)
+            if was is None:
+                continue
+            then = " ".join(was["sql"].split()) if was["path"] == "template" else None
+            now = " ".join(found[0].sql.split()) if found else None
+            if then != now and not (then is None and now is None):
+                changed += 1
+                print(f"  k={k} changed: {q['question']}\n    then: {then}\n    now:  {now}")
+    print(f"{changed} answers from a kept pair differ from the run's")
+    return 1 if changed else 0
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--ks", default="0,5,10,20,40")
     ap.add_argument("--out", default=str(ROOT / "docs/results/warehouse-curve"))
+    ap.add_argument("--check-reach", type=Path, metavar="RECORDS",
+                    help="no model: does today's matcher reach what that run's records reached (see check_reach)")
     args = ap.parse_args(argv)
     if not SHARED.exists():
         sys.exit("bench/warehouse_curve.py: ../shared/data/nba is missing (the warehouse it measures)")
+    if args.check_reach:
+        return check_reach(args.check_reach, [int(x) for x in args.ks.split(",")])
     from speed import calibrate
 
     from duckask.utils.api import prepare

@@ -69,7 +69,7 @@ MAX_PHRASE = 3           # words a catalog phrase may have
 #: Words that frame a question and say nothing of what it asks.
 FRAME = frozenset("""a an the of in on at to for from by with and or is are was were be been being do does did what
 which who whom whose when where how name names list show give tell me us find there have has had get got their his
-her its it this that these those he she they them any ever so as into over during per our your whole all time
+her its it this that these those he she they them any ever so as into over during our your whole all time
 put up collect collected""".split())
 MAX_WORDS = frozenset("most top lead led leader leaders leading highest biggest largest greatest maximum max".split())
 MIN_WORDS = frozenset("least fewest lowest smallest minimum min bottom".split())
