@@ -315,7 +315,9 @@ def fill(question: str, pair, values, catalog, absent=()) -> Filled | None:
     old, new = tokens(pair.question), tokens(question)
     lits = [(lit, m) for lit in _slot_literals(tree) if (m := _mention(tree, lit, old, values)) is not None]
     lits.sort(key=lambda x: x[1][0])
-    taken_old, taken_new, swaps = set(), set(), []
+    taken_old: set[int] = set()
+    taken_new: set[int] = set()
+    swaps: list[tuple[exp.Literal, str]] = []
     k = 0
     while k < len(lits):
         lit, (a, b, how) = lits[k]
