@@ -146,3 +146,15 @@ def test_a_count_of_distinct_things_is_another_question():
 ])
 def test_a_count_a_dropped_condition_or_another_kind_of_answer_is_another_question(pair, question):
     assert fill(question, pair, Index(), CATALOG) is None
+
+
+def test_two_slots_may_trade_values():
+    firsts = VALUES[("people", "name_first")]
+    VALUES[("people", "name_first")] = [*firsts, "Rose"]
+    lasts = VALUES[("people", "name_last")]
+    VALUES[("people", "name_last")] = [*lasts, "Pete"]
+    try:
+        got = fill("What was Rose Pete's career hit total?", HITS, Index(), CATALOG)
+    finally:
+        VALUES[("people", "name_first")], VALUES[("people", "name_last")] = firsts, lasts
+    assert got is not None and "name_first = 'Rose'" in got.template.sql and "name_last = 'Pete'" in got.template.sql

@@ -359,13 +359,15 @@ def fill(question: str, pair, values, catalog, absent=()) -> Filled | None:
     asked = concepts([w for i, w in enumerate(new) if i not in taken_new], catalog)
     if _differs(kept, asked, read, (subject(old, taken_old, catalog), subject(new, taken_new, catalog))):
         return None
-    slots = []
+    slots, puts = [], []            # every node found before any is replaced: "Rose" for 'Pete' and "Pete" for 'Rose'
     for lit, value in swaps:
         if value == lit.this:
             continue
         slots.append((lit.this, value))
-        for same in [x for x in tree.find_all(exp.Literal) if x.is_string == lit.is_string and x.this == lit.this]:
-            same.replace(exp.Literal.string(value) if lit.is_string else exp.Literal.number(_number(value)))
+        puts += [(x, exp.Literal.string(value) if lit.is_string else exp.Literal.number(_number(value)))
+                 for x in tree.find_all(exp.Literal) if x.is_string == lit.is_string and x.this == lit.this]
+    for node, literal in puts:
+        node.replace(literal)
     decided = "concepts" if set(kept) == set(asked) else "wording"
     return Filled(Template(tree.sql(dialect="duckdb"), pair.id, slots), decided, kept, asked)
 
