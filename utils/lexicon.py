@@ -23,6 +23,13 @@ MEASURED = AMOUNTS + ("largest", "smallest", "biggest", "maximum", "minimum", "t
 JUDGED = ("best", "worst", "greatest")
 SUPERLATIVES = MEASURED + JUDGED
 ORDINALS = ("first", "last", "latest", "earliest", "newest")
+#: The two ends a superlative asks for, as one word ("led the league", "the top hitters", "the fewest errors"):
+#: a kept pair reached by meaning (``knowledge.reach``) must ask for the same end.
+HIGH_END = ("most", "top", "lead", "led", "leader", "leaders", "leading", "highest", "biggest", "largest",
+            "greatest", "maximum", "max")
+LOW_END = ("least", "fewest", "lowest", "smallest", "minimum", "min", "bottom")
+#: Places in an order, in words ("the second overall pick").
+PLACES = ORDINALS + ("second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth")
 COMPARATIVES = ("more", "fewer")
 NOT_SUPERLATIVE = frozenset({"interest", "rest", "west", "test", "best-of", "contest", "forest", "request", "suggest",
                              "harvest", "honest", "modest", "protest", "guest", "nest", "chest", "earnest"})

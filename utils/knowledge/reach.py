@@ -57,7 +57,7 @@ from sqlglot import exp
 from duckask.utils.db.tree import sql_tree
 from duckask.utils.knowledge.index import index_of
 from duckask.utils.knowledge.templates import Template, _fold, _is_year, _number, _stored
-from duckask.utils.lexicon import JUDGED, ORDINALS
+from duckask.utils.lexicon import HIGH_END, JUDGED, LOW_END, PLACES
 from duckask.utils.schema.catalog import is_text, per_catalog
 from duckask.utils.schema.terms import split_ident, stem
 
@@ -71,12 +71,10 @@ FRAME = frozenset("""a an the of in on at to for from by with and or is are was 
 which who whom whose when where how name names list show give tell me us find there have has had get got their his
 her its it this that these those he she they them any ever so as into over during our your whole all time
 put up collect collected""".split())
-MAX_WORDS = frozenset("most top lead led leader leaders leading highest biggest largest greatest maximum max".split())
-MIN_WORDS = frozenset("least fewest lowest smallest minimum min bottom".split())
+MAX_WORDS, MIN_WORDS = frozenset(HIGH_END), frozenset(LOW_END)
 AVERAGES = frozenset(stem(w) for w in ("average", "mean", "median", "avg", "per"))
 DISTINCT = frozenset(stem(w) for w in ("different", "distinct", "unique", "separate"))
-ORDINAL_WORDS = frozenset(ORDINALS) | frozenset("second third fourth fifth sixth seventh eighth ninth tenth".split())
-_ORDINALS = frozenset(stem(w) for w in ORDINAL_WORDS)      # as ``concepts`` gives them
+_ORDINALS = frozenset(stem(w) for w in PLACES)             # as ``concepts`` gives them
 _JUDGED = frozenset(stem(w) for w in JUDGED)               # "best" is "good"
 #: General words a question may use for one another (the catalog's own synonyms come first).
 SAME = {"club": "team", "ballclub": "team", "franchise": "team", "side": "team", "lifetime": "career",
