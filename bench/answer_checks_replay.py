@@ -1,7 +1,7 @@
 """How often does each answer check fire on right answers, and on wrong ones? (No LLM; recorded answers.)
 
 Each record of an eval run (its final SQL, scored right or wrong) is run again on its database, and every
-check of ``sql.checks.CHECKS`` is asked about the result. Right is the user's ruler where the record has it
+check of ``checks.registry.CHECKS`` is asked about the result. Right is the user's ruler where the record has it
 (``holds``: the answer's columns hold the asked ones, issue 53), else strict EX. A check that fires on a right
 answer is a false alarm (the grader would move away from a right answer); one on a wrong answer is a catch. Only
 the question is "given" (the records keep no conversation), so ``unasked_literal`` may over-fire where the
@@ -22,6 +22,8 @@ from collections import Counter
 from dataclasses import asdict
 from pathlib import Path
 
+from duckask.utils.checks.facts import Facts, table_words
+from duckask.utils.checks.registry import CHECKS
 from duckask.utils.config import load_settings
 from duckask.utils.db.database import open_database
 from duckask.utils.eval.records import read_records
@@ -29,8 +31,6 @@ from duckask.utils.schema.terms import split_ident
 from duckask.utils.schema.value_index import ValueIndex
 from duckask.utils.schema.values import match_values
 from duckask.utils.semantic import get_catalog
-from duckask.utils.sql.checks import CHECKS, Facts
-from duckask.utils.sql.grounding_checks import table_words
 
 
 def replay(path: str, template: str, limit: int | None = None,
@@ -56,9 +56,9 @@ def replay(path: str, template: str, limit: int | None = None,
         n_right, n_wrong = n_right + ok, n_wrong + (not ok)
         for check in CHECKS:
             if check(r["question"], out.sql, out.df, facts):
-                (right if ok else wrong)[check.__name__] += 1
+                (right if ok else wrong)[check.name] += 1
                 if ok:
-                    shown.append(f"  false alarm {check.__name__}: {r['question']} | {out.sql[:160]}")
+                    shown.append(f"  false alarm {check.name}: {r['question']} | {out.sql[:160]}")
     return right, wrong, n_right, n_wrong, shown
 
 
@@ -75,7 +75,7 @@ def main(argv: list[str] | None = None) -> int:
         template, _, semantic = template.partition("@")
         right, wrong, n_right, n_wrong, shown = replay(path, template, a.limit, semantic or None)
         for check in CHECKS:
-            name = check.__name__
+            name = check.name
             if right[name] or wrong[name]:
                 print(f"| {Path(path).name} | {n_right} / {n_wrong} | {name} | {right[name]} | {wrong[name]} |")
         if a.show:

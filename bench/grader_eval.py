@@ -19,8 +19,8 @@ import time
 from pathlib import Path
 
 from duckask.nodes.response_grader import llm_verdict
+from duckask.utils.checks.registry import rule_check
 from duckask.utils.eval.records import replay
-from duckask.utils.sql.checks import rule_check
 
 ROOT = Path(__file__).resolve().parents[1]
 

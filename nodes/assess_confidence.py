@@ -63,7 +63,7 @@ class AssessConfidence(TracedNode):
         """The grounding checks on the final answer (``trust.grounding``); None for the user's own SQL."""
         if shared.get("sql_source") == "user" or not self.ctx.catalog:
             return None
-        facts, given = facts_for(self.ctx.catalog, self.ctx.db, shared)
+        facts, given = facts_for(self.ctx.catalog, self.ctx.db, shared, shared.get("facts"))
         return grounding(shared["question"], shared.get("sql_query"), shared.get("query_result"), facts,
                          given_known=given is not None)
 

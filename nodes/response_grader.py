@@ -1,11 +1,7 @@
 """ResponseGrader: does the SQL and its result answer the question? Bounded critique loop.
 
-"rules" (the default, ``auto``, on every backend; no LLM call: ``sql.checks``) fails a result whose text literal
-is not a value of its column when the column holds what it likely meant (the values offered), a result that is empty
-(naming a contradictory filter when there is one), all NULL, of the wrong grain (a per-row value where an
-average was asked, one row where "for each Y" was), or that its own rows contradict (``sql.answer_checks``: a
-yes/no column reading "no" where the question says it happened, a condition grouped by instead of filtered
-on, a count that is not one, one asked and many returned or the reverse, a filter on a value nobody gave).
+"rules" (the default, ``auto``, on every backend; no LLM call) runs the registry's checks (``checks.registry``,
+docs/checks.md): the result's shape, the values it compares, what it leaves out, what a count counts.
 On a kept pair's template, a check that objects to the pair's own answer too is not held against it (a person
 kept that answer). "llm" (opt-in: 19 % recall measured, issue 22) runs the rules, then asks the model (YAML:
 verdict, critique).
@@ -18,8 +14,8 @@ from __future__ import annotations
 import pandas as pd
 
 from duckask.nodes._base import TracedNode
+from duckask.utils.checks.registry import failed_check
 from duckask.utils.llm.yaml_reply import parse_yaml
-from duckask.utils.sql.checks import failed_check
 from duckask.utils.sql.voting import substantive
 from duckask.utils.trust.grounding import facts_for
 from duckask.utils.turn import GIVE_UP, Turn, ask_again, fall_back, grade
@@ -51,7 +47,7 @@ class ResponseGrader(TracedNode):
         super().__init__(ctx, max_retries=2)
 
     def prep(self, shared: Turn):
-        facts, given = facts_for(self.ctx.catalog, self.ctx.db, shared)
+        facts, given = facts_for(self.ctx.catalog, self.ctx.db, shared, shared.get("facts"))
         more = shared["candidates"].next_group() is not None     # another group to move to
         return {"question": shared["question"], "sql": shared["sql_query"], "df": shared["query_result"],
                 "facts": facts, "given": given, "more": more,
@@ -92,6 +88,7 @@ class ResponseGrader(TracedNode):
         return {"verdict": "pass", "critique": "", "by": f"fallback (grader reply unusable: {exc})"}
 
     def post(self, shared: Turn, p, res):
+        shared["facts"] = p["facts"]
         shared.setdefault("grades", []).append({**res, "sql": p["sql"]})
         if res["verdict"] == "pass":
             grade(shared, "pass")

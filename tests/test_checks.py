@@ -1,4 +1,4 @@
-"""ResponseGrader's rules (``utils/sql/checks.py``): each fixture case of tests/fixtures/checks.yaml gets
+"""ResponseGrader's rules (``utils/checks/registry.py``): each fixture case of tests/fixtures/checks.yaml gets
 exactly the check it names from the one registry (or passes), and the grader sends a mistake back with its
 reason."""
 from __future__ import annotations
@@ -10,8 +10,9 @@ import pytest
 import yaml
 from conftest import duckdb_file
 
+from duckask.utils.checks import registry as checks
+from duckask.utils.checks.facts import Facts
 from duckask.utils.schema.terms import split_ident, stem
-from duckask.utils.sql import checks
 
 FIXTURE = yaml.safe_load((Path(__file__).parent / "fixtures" / "checks.yaml").read_text())
 CASES = FIXTURE["cases"]
@@ -72,23 +73,23 @@ def test_each_case_gets_the_check_it_names_from_the_one_registry(case):
     """The grader's own call (``failed_check``) over ``CHECKS``: the check the case names speaks first, with a
     critique that says why (its start, where the case gives it); each check in ``also`` objects on its own too."""
     named = [dict(zip(("phrase", "table", "column", "value"), n)) for n in case.get("named", [])]
-    facts = checks.Facts(NAMES, case.get("given", ""), FixtureIndex(FIXTURE["tables"]), ENTITIES, named)
+    facts = Facts(NAMES, case.get("given", ""), FixtureIndex(FIXTURE["tables"]), ENTITIES, named)
     df = case_result(case)
     name, critique = checks.failed_check(case["question"], df, case["sql"], facts=facts, given_known=True)
     assert name == case["check"], critique
     if name:
         assert len(critique.split()) > 8 and critique.startswith(case.get("says", "")), critique
     for other in case.get("also", []):
-        check = next(c for c in checks.CHECKS if c.__name__ == other)
+        check = next(c for c in checks.CHECKS if c.name == other)
         assert check(case["question"], case["sql"], df, facts), other
 
 
 def test_a_year_no_row_has_names_where_the_warehouse_holds_it():
     """year_outside_span (issue 53) names the tables about the same thing whose time columns hold the year, and
     says the data does not cover it where none does."""
-    from duckask.utils.sql.grounding_checks import year_outside_span
+    from duckask.utils.checks.grounding import year_outside_span
 
-    facts = checks.Facts(NAMES, "", FixtureIndex(FIXTURE["tables"]), ENTITIES, [])
+    facts = Facts(NAMES, "", FixtureIndex(FIXTURE["tables"]), ENTITIES, [])
     said = year_outside_span("How many games were played in 2010?", "SELECT count(*) FROM season_games WHERE "
                              "year(season) = 2010", None, facts)
     assert said.endswith("Also in the warehouse: game_attendance.season (1947-2023): read it from there."), said
@@ -99,13 +100,15 @@ def test_a_year_no_row_has_names_where_the_warehouse_holds_it():
 
 def test_every_check_has_a_case_that_it_catches_and_one_it_lets_pass():
     caught = {c["check"] for c in CASES} | {o for c in CASES for o in c.get("also", [])}
-    assert caught - {None} == {c.__name__ for c in checks.CHECKS}, "a check with no case, or a case naming none"
+    assert caught - {None} == {c.name for c in checks.CHECKS}, "a check with no case, or a case naming none"
     assert sum(c["check"] is None for c in CASES) >= len(checks.CHECKS)
 
 
 def test_every_check_says_what_it_catches():
     for check in checks.CHECKS:
-        assert check.__doc__ and len(check.__doc__.split()) >= 8, check.__name__
+        assert check.run.__doc__ and len(check.run.__doc__.split()) >= 8, check.name
+        assert check.kind in checks.KINDS and len(check.fails_when.split()) >= 4, check.name
+        assert check.module == f"utils/checks/{check.kind}.py", f"{check.name} is not in its kind's module"
 
 
 def test_the_grader_sends_a_grain_mistake_back(small_db, isolated_env):
@@ -122,7 +125,7 @@ def test_the_grader_sends_a_grain_mistake_back(small_db, isolated_env):
 
 def test_the_checks_page_names_every_check():
     page = (Path(__file__).resolve().parents[1] / "docs" / "checks.md").read_text()
-    missing = [c.__name__ for c in checks.CHECKS if f"`{c.__name__}`" not in page]
+    missing = [c.name for c in checks.CHECKS if f"`{c.name}`" not in page]
     assert not missing, f"docs/checks.md does not describe {missing}"
 
 
@@ -209,8 +212,7 @@ class CountedIndex(FixtureIndex):
 @pytest.mark.parametrize("sql, says", VALUE_CASES["rare"]["cases"],
                          ids=[c[0][-40:] for c in VALUE_CASES["rare"]["cases"]])
 def test_a_rare_spelling_beside_the_codes_most_rows_use_goes_back_with_them(sql, says):
-    from duckask.utils.sql.answer_checks import Facts
-    from duckask.utils.sql.grounding_checks import literal_not_a_value
+    from duckask.utils.checks.grounding import literal_not_a_value
 
     got = literal_not_a_value("How many forwards are there?", sql, None,
                               Facts(values=CountedIndex(VALUE_CASES["rare"]["values"])))
@@ -229,11 +231,10 @@ def test_a_stated_year_a_table_of_that_season_already_keeps(tmp_path, isolated_e
     """constraint_dropped leaves a year the tables the query reads hold alone (issue 44: a table of one season's
     game dates was sent back for 'in 2016' though every row is of that season)."""
 
+    from duckask.utils.checks.coverage import constraint_dropped
     from duckask.utils.db.database import open_database
     from duckask.utils.schema.value_index import ValueIndex
     from duckask.utils.semantic import get_catalog
-    from duckask.utils.sql.answer_checks import Facts
-    from duckask.utils.sql.grounding_checks import constraint_dropped
 
     path = duckdb_file(tmp_path / "years.duckdb",
                        "CREATE TABLE games AS SELECT DATE '2015-10-27' + CAST(i AS INTEGER) AS game_date, i AS pts "

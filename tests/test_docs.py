@@ -17,7 +17,8 @@ from duckask.utils.settings import Settings, field_docs
 
 ROOT = Path(__file__).resolve().parents[1]
 GENERATED = [ROOT / "docs" / "reference" / n for n in ("settings.md", "cli.md", "modules.md", "store.md")] + [
-    ROOT / "docs" / "benchmarks.md", ROOT / "docs" / "dependencies.md", ROOT / "docs" / "design.md"]
+    ROOT / "docs" / "benchmarks.md", ROOT / "docs" / "dependencies.md", ROOT / "docs" / "design.md",
+    ROOT / "docs" / "checks.md", ROOT / "docs" / "debugging.md"]
 
 
 @pytest.mark.parametrize("page", GENERATED, ids=lambda p: p.name)

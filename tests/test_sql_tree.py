@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from sqlglot import exp
 
+from duckask.utils.checks.shape import _AGGREGATES, _shape
 from duckask.utils.db import tree
 from duckask.utils.knowledge.examples import columns_of, tables_of
-from duckask.utils.sql.checks import _AGGREGATES, _shape
 from duckask.utils.sql.describe import describe_sql, has_top_level_order_by
 from duckask.utils.trust.signals import query_shape
 

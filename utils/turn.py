@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Final, Literal, TypedDict, cas
 if TYPE_CHECKING:        # for the type checker only (loading them here would pull pandas and the write path in)
     from pandas import DataFrame
 
+    from duckask.utils.checks.facts import Facts
     from duckask.utils.db.write_card import WriteCard
     from duckask.utils.sql.voting import Candidates
     from duckask.utils.tools.base import ToolResult
@@ -196,6 +197,8 @@ class Answered(TypedDict, total=False):
     """The last good answer, kept in case a later retry fails."""
     grades: Annotated[list[dict[str, Any]], "ResponseGrader"]
     """The verdict of each grading round."""
+    facts: Annotated[Facts, "ResponseGrader"]
+    """What the checks compared the answer with (``checks.facts.Facts``), handed on to AssessConfidence."""
     grader_rounds: Annotated[int, "ResponseGrader"]
     """Grading rounds used."""
     grade_status: Annotated[str | None, "grade"]

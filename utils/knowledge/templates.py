@@ -33,9 +33,9 @@ from dataclasses import dataclass, field
 
 from sqlglot import exp
 
+from duckask.utils.checks.grounding import tables_of_column
 from duckask.utils.db.tree import sql_tree
 from duckask.utils.schema.value_index import normal
-from duckask.utils.sql.grounding_checks import tables_of_column
 
 _WORD = re.compile(r"\w+(?:[.'-]\w+)*")
 _NUMBER = re.compile(r"^-?[0-9]+(\.[0-9]+)?$")     # ASCII digits only: '٢٠٠٨' is no number to put into SQL

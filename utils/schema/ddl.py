@@ -126,7 +126,7 @@ def render_schema(catalog: Catalog, tables: list[str] | None = None, **ddl_optio
 
 def render_reach(catalog: Catalog, tables: list[str], question: str, shown: list[str], max_columns: int = 12) -> str:
     """The DDL of ``tables`` a check said hold what the shown tables lack (a season the curated model leaves out:
-    ``sql.grounding_checks.year_outside_span``, which names only tables whose span the asker's own read could
+    ``checks.grounding.year_outside_span``, which names only tables whose span the asker's own read could
     query), for a retry's prompt: names matched case-insensitively, those already ``shown`` and those the catalog
     lacks left out, wide tables pruned to their keys, the columns the question names and their name columns. ""
     when none is left."""

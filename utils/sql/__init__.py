@@ -10,9 +10,6 @@
 - ``errors``: DuckDB's error messages parsed once, and the hints the model is given;
 - ``repair``: ``REPAIRS``, free fixes for errors whose fix DuckDB names, and ``run_repaired``;
   ``join_repair``: the forgotten-join repair; ``facts``: what rules know of the schema;
-- ``checks``: ResponseGrader's rules (empty, all NULL, one number asked, the grain of the answer);
-- ``answer_checks``: an answer against its question and its own rows (a "no" flag, a grouped condition, a count
-  that is not one, one asked and many returned or the reverse, a literal nobody gave);
 - ``pivot``: a PIVOT that lists no values gets them (one statement, the same result);
 - ``voting``: the result most resampled drafts agree on; ``compare``: ``results_match``, whether two
   results are the same answer (the voting's and the scorer's semantics);

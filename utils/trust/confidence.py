@@ -33,6 +33,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from duckask.utils.checks.registry import GROUNDING
+
 LEVELS = ("low", "medium", "high")
 WEIGHTS = Path(__file__).with_name("weights.json")
 
@@ -101,13 +103,8 @@ FEATURES: list[Feature] = [
             else "it compares a value its column does not hold"),
 ]
 
-#: The grounding checks (``trust.grounding``) in a reason's words.
-GROUNDING_WORDS: dict[str, str] = {"literal_not_a_value": "a value its column does not hold",
-                                   "table_not_asked_about": "it reads a table the question is not about",
-                                   "constraint_dropped": "a condition the question states is missing",
-                                   "unasked_date": "a year the question never states",
-                                   "count_for_a_list": "a count where a list was asked",
-                                   "unasked_literal": "a value nobody gave"}
+#: The grounding checks (``trust.grounding``) in a reason's words (``checks.registry``: each says its own).
+GROUNDING_WORDS: dict[str, str] = {c.name: c.words for c in GROUNDING if c.words}
 
 
 def features(signals: dict[str, Any], impute: dict[str, float] | None = None) -> list[float]:

@@ -1,12 +1,14 @@
 """How well an answer is tied to its question's words and to the data (issue 44), for the grader and the confidence.
 
-``facts_for(catalog, db, shared)`` is what the checks compare with (``sql.answer_checks.Facts``): the database's
-names, the text a literal may come from (the question, earlier turns, examples, value hints; None on the plan path,
-whose literals come from the semantic file), the value index, each table's words and the values the question
-names. ResponseGrader and AssessConfidence both build it here.
+``facts_for(catalog, db, shared)`` is what the checks compare with (``checks.facts.Facts``): the database's names,
+the text a literal may come from (the question, earlier turns, examples, value hints; None on the plan path, whose
+literals come from the semantic file), the value index, each table's words and the values the question names. It is
+built once per turn: ResponseGrader hands the facts it graded with on (the turn's ``facts``), and AssessConfidence
+takes them while what a literal may come from is the same.
 
 ``grounding(question, sql, df, facts)`` is the confidence's view of the same checks, run on the final answer
-whatever the grader did (it may be off, or out of rounds): the names of the grounding checks that object
+whatever the grader did (it may be off, or out of rounds): the names of the checks of every kind but ``shape``
+(``checks.registry.GROUNDING``) that object
 (``ungrounded``) and whether every text literal the query compares with ``=`` or ``IN`` is a value of its column
 (``literals_verified``: True, False, or None when there is none to check), and the names the question says that
 the query never uses (``untied``: "Canadian" with no country in the SQL; an answer with one is never ``high``).
@@ -16,26 +18,35 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from duckask.utils.checks.facts import Facts, table_words
+from duckask.utils.checks.grounding import compared, tables_of_column
+from duckask.utils.checks.registry import GROUNDING, runnable
 from duckask.utils.db.tree import sql_tree
+from duckask.utils.schema.catalog import per_catalog
 from duckask.utils.schema.terms import STOP, split_ident
 from duckask.utils.schema.value_index import ValueIndex
-from duckask.utils.sql import answer_checks as ac
-from duckask.utils.sql import entity_checks as ec
-from duckask.utils.sql import grounding_checks as gc
 from duckask.utils.turn import Turn
 
-#: The checks that tie an answer to the question's words and the data; the rest of ``sql.checks.CHECKS`` look at
-#: the result's shape.
-GROUNDING = (gc.literal_not_a_value, gc.year_outside_span, gc.table_not_asked_about, gc.constraint_dropped,
-             gc.unasked_date, gc.count_for_a_list, ac.unasked_literal, ec.count_not_of_entity)
-_NEED_GIVEN = {"unasked_literal", "unasked_date"}
+
+@per_catalog
+def _names(catalog) -> set[str]:
+    """The words of the database's table and column names."""
+    return {w for t in catalog.tables.values() for n in [t.name, *(c.name for c in t.columns)] for w in split_ident(n)}
 
 
-def facts_for(catalog, db, shared: Turn) -> tuple[ac.Facts, str | None]:
-    """(the checks' facts, ``given``: None on the plan path, where literals are not asked where they came from)."""
-    names = {w for t in catalog.tables.values() for n in [t.name, *(c.name for c in t.columns)]
-             for w in split_ident(n)}
-    given = None if shared.get("path") == "plan" else " ".join(   # where a filter's literal may come from
+def facts_for(catalog, db, shared: Turn, held: Facts | None = None) -> tuple[Facts, str | None]:
+    """(the checks' facts, ``given``: None on the plan path, where literals are not asked where they came from):
+    ``held`` (the turn's ``facts``, ResponseGrader's) while ``given`` is what they were built with, else built here."""
+    given = _given(shared)
+    if held is not None and held.given == (given or ""):
+        return held, given
+    return Facts(_names(catalog), given or "", ValueIndex.of(db, catalog), table_words(catalog),
+                 list(shared.get("value_matches") or [])), given
+
+
+def _given(shared: Turn) -> str | None:
+    """The text a filter's literal may come from; None on the plan path."""
+    return None if shared.get("path") == "plan" else " ".join(   # where a filter's literal may come from
         [shared.get("original_question") or ""]
         + [f"{t.get('text') or ''} {t.get('resolved_question') or ''} {t.get('sql') or ''}"
            for t in shared.get("history") or []]
@@ -43,9 +54,6 @@ def facts_for(catalog, db, shared: Turn) -> tuple[ac.Facts, str | None]:
         + [" ".join((shared.get("template") or {}).get("pair", {}).get(k, "") for k in ("question", "sql"))]
         + [str(v.get("value", "")) for v in shared.get("value_matches") or []]
         + [str(c.get("comment") or "") for c in shared.get("confirmations") or []])     # "no, use 2018"
-    facts = ac.Facts(names, given or "", ValueIndex.of(db, catalog), gc.table_words(catalog),
-                     list(shared.get("value_matches") or []))
-    return facts, given
 
 
 def literals_verified(sql: str, index) -> bool | None:
@@ -55,8 +63,8 @@ def literals_verified(sql: str, index) -> bool | None:
     if tree is None:
         return None
     seen = False
-    for column, literals in gc._compared(tree):
-        for table in gc.tables_of_column(tree, column, index)[:3]:
+    for column, literals in compared(tree):
+        for table in tables_of_column(tree, column, index)[:3]:
             held = index.values(table, column.name)
             if held is None:
                 continue
@@ -101,11 +109,10 @@ def _dated(word: str, sql: str) -> bool:
     return w in _DAYS and bool(re.search(r"dayofweek|isodow|\bdow\b|dayname|weekday|strftime", sql))
 
 
-def grounding(question: str, sql: str | None, df, facts: ac.Facts, given_known: bool = True) -> dict[str, Any]:
+def grounding(question: str, sql: str | None, df, facts: Facts, given_known: bool = True) -> dict[str, Any]:
     """{"ungrounded": [check names], "literals_verified": bool | None, "untied": [names]} of a final answer."""
     if not sql or df is None:
         return {"ungrounded": [], "literals_verified": None, "untied": []}
-    failed = [c.__name__ for c in GROUNDING
-              if (given_known or c.__name__ not in _NEED_GIVEN) and c(question, sql, df, facts)]
+    failed = [c.name for c in GROUNDING if runnable(c, given_known) and c(question, sql, df, facts)]
     return {"ungrounded": failed, "literals_verified": literals_verified(sql, facts.values),
             "untied": untied_names(question, sql, facts.names)}

@@ -1,39 +1,20 @@
-"""Checks of a result against its question, without an LLM: ResponseGrader's rules (``rule_check``).
-
-Each check is a small named function ``check(question, sql, df, facts) -> critique or None`` in ``CHECKS``;
-the first critique wins: ResponseGrader moves to the next candidate group, or sends it back to SQLGenerator as
-the reason. ``facts.names`` are the stemmed words of the database's table and column names (a "per zone" names
-a column, "per order" in "revenue per order" may be a ratio), ``facts.given`` the text a literal may come from.
-``CHECKS`` is the one registry: the shape rules below, the checks of ``sql.answer_checks`` (an answer against
-its question and its own rows), of ``sql.grounding_checks`` (an answer against the question's words and the
-data) and of ``sql.entity_checks`` (what a count counts), in the order they speak. Every check's cases are in
-``tests/fixtures/checks.yaml``, one format.
-
-- ``literal_not_a_value`` (``sql.grounding_checks``): a text literal compared with a column that does not hold it,
-  when the column holds values it was likely meant as (offered in the critique: 'F' for 'Forward');
-- ``no_rows``: an empty result (naming a contradictory filter ``x = 'a' AND x = 'b'`` when there is one);
-- ``all_null``: only NULLs;
-- ``self_comparison``: a join condition comparing a column with itself;
-- ``one_number_asked``: "how many ..." without "each/per" answered with several rows;
-- ``average_without_aggregate``: "the average X" answered by a per-row value (no aggregate anywhere);
-- ``per_group_without_grouping``: "for each Y" / "per Y" answered by one aggregate row over everything
-  (no GROUP BY, no PARTITION BY anywhere in the query).
+"""Checks of a result's shape against its question (kind ``shape``): what comes back (no rows, only NULLs, several
+rows for one number, one row for a value per group, a count that is no count, LIMIT 1 for a list) and the query's
+form (a column compared with itself, an average with no aggregate, a yes/no column that contradicts the question).
+Each is ``check(question, sql, df, facts) -> critique or None``; its entry in ``checks.registry`` says what it needs
+and where its cases are.
 """
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 
 import pandas as pd
 from sqlglot import exp
 
+from duckask.utils.checks.facts import LIST_ASKED, NO, YES, Facts, stems
 from duckask.utils.db.tree import aggregates, base_tables, sql_tree
-from duckask.utils.lexicon import SUPERLATIVES, one_of
+from duckask.utils.lexicon import ORDINALS, SUPERLATIVES, one_of
 from duckask.utils.schema.terms import split_ident, stem
-from duckask.utils.sql import answer_checks as ac
-from duckask.utils.sql import entity_checks as ec
-from duckask.utils.sql import grounding_checks as gc
-from duckask.utils.sql.answer_checks import Critique, Facts
 from duckask.utils.sql.tidy import self_comparisons
 
 _COUNT_Q = re.compile(r"^\s*(how many|count\b|what is the (total )?number of|what's the number of|"
@@ -50,7 +31,23 @@ _AGGREGATES = {"avg", "mean", "sum", "count", "count_star", "min", "max", "media
                "approx_count_distinct", "entropy", "corr", "covar_pop", "regr_slope"}
 _SUPERLATIVE = re.compile(r"\b(which|what|who)\b.*\b" + one_of(SUPERLATIVES) + r"\b", re.I)
 
-Check = Callable[[str, str, "pd.DataFrame | None", Facts], "str | None"]
+
+#: Words of a flag column's name too common to tie it to the question ("team" in team_won_ws).
+_GENERIC = {stem(w) for w in "team player season year game name id flag is has was the of total number".split()}
+_NEGATED = re.compile(r"\b(not|never|no|without|didn't|did not|wasn't|weren't|isn't|aren't|lost|fail\w*|miss\w*)\b",
+                      re.I)
+_HOW_MANY = re.compile(r"^\s*(how many|what is the (total )?number of|count the)\b", re.I)
+_MEASURE = re.compile(r"\b(average|mean|per|rate|ratio|percent\w*|share|proportion|hours?|minutes?|seconds?|days?|"
+                      r"weeks?|months?|years?|miles?|km|kilo\w*|pounds?|kg|dollars?|euros?|times)\b", re.I)
+_ONE_SUPERLATIVE = re.compile(r"^\s*(which|what|who)\s+(\w+\s+)?(has|had|have|is|was|did|does|got|scored|won|hit|"
+                              r"made|earned|sold|spent|\w+ed)\b.*\b(" + one_of(SUPERLATIVES) + r")\b", re.I)
+_SEVERAL = re.compile(r"\b(each|per|every|all|top \d+|top (two|three|four|five|ten)|\d+ (most|best|highest)|list|"
+                      r"ranks?|respectively|both)\b", re.I)
+_SINGLE = re.compile(r"\b(" + one_of(SUPERLATIVES, ORDINALS, ("max", "min", "one", "single")) + r"|\w+est)\b", re.I)
+
+
+#: At most this many rows still answer "which X has the most ..." (ties at the top).
+MAX_TIES = 5
 
 
 def contradiction(sql: str) -> str | None:
@@ -145,36 +142,82 @@ def per_group_without_grouping(question: str, sql: str, df, facts: Facts) -> str
             f"GROUP BY the {word} column (and select it) to get one row per {word}.")
 
 
-#: Every check the grader runs, tried in this order; the first critique wins. A literal that is no value of its
-#: column first (its critique offers the values), then the result's shape, then the answer against its question
-#: and its rows, then against the question's words and the data.
-CHECKS: tuple[Check, ...] = (
-    gc.literal_not_a_value, gc.year_outside_span,
-    no_rows, all_null, self_comparison, one_number_asked, average_without_aggregate, per_group_without_grouping,
-    ac.flag_contradicts_question, ac.grouped_by_named_flag, ac.count_not_a_count, ac.one_asked_many_returned,
-    ac.many_asked_one_kept, ac.unasked_literal,
-    gc.count_for_a_list, gc.unasked_date, gc.table_not_asked_about, gc.constraint_dropped, ec.count_not_of_entity)
+def _flags(col: pd.Series) -> set[str] | None:
+    """The values of a yes/no column, lower-cased ('y', 'n', 'true', ...); None when it is not one."""
+    vals = col.dropna()
+    if len(vals) == 0:
+        return None
+    if pd.api.types.is_bool_dtype(col):
+        return {"true" if v else "false" for v in vals}
+    if (pd.api.types.is_string_dtype(col) or col.dtype == object) and all(isinstance(v, str) for v in vals):
+        seen = {v.strip().lower() for v in vals}
+        return seen if seen <= YES | NO else None
+    return None
 
 
-def rule_check(question: str, df: pd.DataFrame | None, sql: str = "", names: set[str] | None = None,
-               given: str | None = None, values=None) -> str | None:
-    """A critique when the result is certainly not an answer to the question, else None. ``given``: the text a
-    filter's literal may come from besides the question (None: not known, so literals are not checked);
-    ``values``: the database's value index (``schema.value_index``; None: literals are not checked against it)."""
-    return failed_check(question, df, sql, names, given, values)[1]
+def _named(col: str, question: str) -> set[str]:
+    """The words of a column's name that the question says (beyond the generic ones)."""
+    return (set(split_ident(col)) - _GENERIC) & stems(question)
 
 
-def failed_check(question: str, df: pd.DataFrame | None, sql: str = "", names: set[str] | None = None,
-                 given: str | None = None, values=None, *, facts: Facts | None = None,
-                 given_known: bool | None = None) -> tuple[str | None, Critique | None]:
-    """(the name of the first check that fails, its critique), or (None, None). ``facts``: all the checks compare
-    with (``trust.grounding.facts_for``), else built from ``names``, ``given`` and ``values``; ``given_known``:
-    whether the text literals may come from is known (else ``unasked_literal`` and ``unasked_date`` are not run)."""
-    facts = facts or Facts(names or set(), given or "", values)
-    known = given is not None if given_known is None else given_known
-    for check in CHECKS:
-        if not known and check.__name__ in ("unasked_literal", "unasked_date"):   # the plan path: the file's
-            continue
-        if (critique := check(question, sql, df, facts)):
-            return check.__name__, critique if isinstance(critique, Critique) else Critique(critique)
-    return None, None
+def flag_contradicts_question(question: str, sql: str, df, facts: Facts) -> str | None:
+    """A yes/no column the question talks about reads "no" in every row of the answer."""
+    if _NEGATED.search(question):
+        return None
+    for col in df.columns:
+        vals = _flags(df[col])
+        if vals and vals <= NO and _named(str(col), question):
+            return (f"The result's {col} column is '{df[col].dropna().iloc[0]}' in every row, so these rows are not "
+                    f"the ones the question asks about; filter on {col} meaning yes (e.g. WHERE {col} = 'Y') "
+                    "instead of selecting or grouping by it.")
+    return None
+
+
+def grouped_by_named_flag(question: str, sql: str, df, facts: Facts) -> str | None:
+    """The query groups by a yes/no column the question names as a condition: both values come back."""
+    tree = sql_tree(sql)
+    if tree is None or _NEGATED.search(question):
+        return None
+    grouped = {c.name.lower() for g in tree.find_all(exp.Group) for c in g.find_all(exp.Column)}
+    for col in df.columns:
+        vals = _flags(df[col])
+        if vals and vals & YES and vals & NO and str(col).lower() in grouped and _named(str(col), question):
+            return (f"The question names {col} as a condition, but the query groups by it, so rows where it is "
+                    f"no come back too; filter with WHERE {col} = 'Y' instead of GROUP BY {col}.")
+    return None
+
+
+def count_not_a_count(question: str, sql: str, df, facts: Facts) -> str | None:
+    """"How many ..." answered by something that cannot be a count: text, a negative number, a fraction."""
+    if not _HOW_MANY.search(question) or len(df) != 1 or _MEASURE.search(question):
+        return None
+    nums = [v for v in df.iloc[0].tolist() if isinstance(v, (int, float)) and not isinstance(v, bool) and v == v]
+    if not nums:
+        return ("The question asks how many, but the result holds no number; count the rows with COUNT(*) "
+                "(or COUNT(DISTINCT ...)).")
+    v = nums[-1]
+    if v < 0 or float(v) != int(v):
+        return (f"The question asks how many, but the answer {v} is not a count (a count is a whole number, never "
+                "negative); use COUNT(*) or COUNT(DISTINCT ...) rather than an average, a sum or a difference.")
+    return None
+
+
+def one_asked_many_returned(question: str, sql: str, df, facts: Facts) -> str | None:
+    """"Which X has the most ..." asks for one X (or a few tied), not a list of them."""
+    m = _ONE_SUPERLATIVE.search(question)
+    if not m or _SEVERAL.search(question) or len(df) <= MAX_TIES or (m.group(2) or "").strip().endswith("s"):
+        return None
+    return (f"The question asks for the one with the {m.group(4).lower()} value, but the query returned {len(df)} "
+            "rows; order by that value and keep the top row (and any tied with it).")
+
+
+def many_asked_one_kept(question: str, sql: str, df, facts: Facts) -> str | None:
+    """"List the X that ..." answered by LIMIT 1: a list asked for, one row kept."""
+    tree = sql_tree(sql)
+    if tree is None or not LIST_ASKED.search(question) or _SINGLE.search(question) or _HOW_MANY.search(question):
+        return None
+    limit = tree.args.get("limit")
+    if isinstance(limit, exp.Limit) and limit.expression.sql() == "1":
+        return ("The question asks for every row that matches, but the query keeps only one (LIMIT 1); drop the "
+                "LIMIT.")
+    return None

@@ -1,5 +1,5 @@
-"""Whether what an answer counts is what its question counts (issue 53, item 4), in ``sql.checks.CHECKS`` with
-cases in ``tests/fixtures/checks.yaml`` and, against a real database, ``tests/test_entity_checks.py``:
+"""Whether what an answer counts is what its question counts (kind ``entity``; issue 53, item 4), with cases against
+a real database in ``tests/test_entity_checks.py``:
 
 - ``count_not_of_entity``: "how many players ..." answered by ``count(*)`` over a table whose rows are not one
   player each (a player's seasons, a referee's games): the same query counting the different players
@@ -17,9 +17,9 @@ import re
 
 from sqlglot import exp
 
+from duckask.utils.checks.facts import Facts
 from duckask.utils.db.tree import sql_tree
 from duckask.utils.schema.terms import split_ident, stem
-from duckask.utils.sql.answer_checks import Facts
 
 _HOW_MANY = re.compile(r"^\s*(?:how many|what is the (?:total )?number of|count the)\s+(?:different |distinct |"
                        r"unique |individual |separate )?([a-z]+)", re.I)
