@@ -8,7 +8,9 @@
 - ``tidy``: ``RULES``, the clean-ups run on every query the model writes (``tidy_sql``), first of them
   ``habits`` (other dialects' functions and 0-based indexes rewritten into DuckDB);
 - ``errors``: DuckDB's error messages parsed once, and the hints the model is given;
-- ``repair``: ``REPAIRS``, free fixes for errors whose fix DuckDB names, and ``run_repaired``;
+- ``drafts``: the one drafts service every node uses: drafts drawn from a prompt, a turn's query run with its
+  limits (``run_query``), the free repairs applied (``repair``, ``run_repaired``), the vote (``choose``);
+- ``repair``: ``REPAIRS``, free fixes for errors whose fix DuckDB names;
   ``join_repair``: the forgotten-join repair; ``facts``: what rules know of the schema;
 - ``checks``: ResponseGrader's rules (empty, all NULL, one number asked, the grain of the answer);
 - ``answer_checks``: an answer against its question and its own rows (a "no" flag, a grouped condition, a count
