@@ -73,16 +73,16 @@ def repair(sql: str, error: str, catalog, question: str | None, facts: SchemaFac
 
 
 def run_repaired(run, sql: str, catalog, question: str | None = None, max_repairs: int = 3) -> QueryOutcome:
-    """``run(sql)`` and, while DuckDB rejects the query and ``repair`` (with foreign keys) has a fix,
+    """``run(sql)`` and, while DuckDB rejects the query and ``sql.repair`` (with foreign keys) has a fix,
     run the fixed and tidied query instead, at most ``max_repairs`` times. Returns the last outcome
     (its ``sql`` is the query that ran). A PIVOT without its values listed gets them first (``sql.pivot``)."""
     out = run_pivot(run, sql)
     sql = out.sql or sql
     facts = SchemaFacts.of(catalog)
     for _ in range(max_repairs):
-        if out.ok or not (fixed := repair(sql, out.error or "", catalog, question, facts)):
+        if out.ok or not (fixed := rules.repair(sql, out.error or "", facts)):
             break
-        sql = fixed
+        sql = tidy_sql(fixed, catalog, question)
         out = run(sql)
     return out
 
