@@ -20,9 +20,10 @@ from collections import Counter
 from pathlib import Path
 
 from duckask.utils.eval.records import recorded_queries, replay
+from duckask.utils.sql.drafts import run_repaired
 from duckask.utils.sql.errors import parse_error
 from duckask.utils.sql.facts import SchemaFacts
-from duckask.utils.sql.repair import REPAIRS, run_repaired
+from duckask.utils.sql.repair import REPAIRS
 from duckask.utils.sql.tidy import tidy_sql
 
 ROOT = Path(__file__).resolve().parents[1]

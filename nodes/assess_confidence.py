@@ -12,11 +12,7 @@ instead of one answer. The user's own SQL is not assessed (it is run as written)
 from __future__ import annotations
 
 from duckask.nodes._base import TracedNode
-from duckask.utils.llm.base import complete_many
-from duckask.utils.sql.extract import extract_sql
-from duckask.utils.sql.repair import run_repaired
-from duckask.utils.sql.tidy import tidy_sql
-from duckask.utils.sql.voting import vote
+from duckask.utils.sql.drafts import choose, run_all, sample
 from duckask.utils.trust.confidence import assess, at_least, unsure_answer
 from duckask.utils.trust.grounding import facts_for, grounding
 from duckask.utils.trust.signals import collect
@@ -84,17 +80,14 @@ class AssessConfidence(TracedNode):
 
     def _drafts(self, p, n: int) -> list[dict]:
         """The answer and ``n`` sampled drafts, run and grouped by equal results; the answer's group first."""
-        s, msgs = self.ctx.settings, p["prompt"]["messages"]
-        replies = complete_many(self.ctx.llm, msgs, n=n, node="AssessConfidence", prefix="```sql\n", stop=["```"],
-                                max_tokens=256, temperature=p["temperature"], seed=SEEDS, stable=p["prompt"]["stable"])
-        sqls = [p["sql"]] + [tidy_sql(extract_sql(r.text), self.ctx.catalog, p["question"]) for r in replies]
-
-        def run(sql):
-            return self.ctx.db.run(sql, timeout_s=s.timeout_s, row_cap=s.row_cap)
-
-        outs = [run_repaired(run, q, self.ctx.catalog, p["question"]) if q else None for q in sqls]
+        cat, question = self.ctx.catalog, p["question"]
+        drawn = sample(self.ctx.llm, p["prompt"]["messages"], n, node="AssessConfidence", catalog=cat,
+                       question=question, temperature=p["temperature"], seed=SEEDS, stable=p["prompt"]["stable"])
+        sqls = [p["sql"]] + [d for d, _ in drawn]
+        # Every draft runs, a repeat too (each is one member of its group); an empty one does not run.
+        outs = run_all(self.ctx.db, self.ctx.settings, sqls, cat, question)
         ran = [(i, o) for i, o in enumerate(outs) if o is not None]
-        v = vote([o for _, o in ran])
+        v = choose([o for _, o in ran])
         groups = [{"members": [ran[j][0] for j in g], "sql": ran[g[0]][1].sql, "df": ran[g[0]][1].df,
                    "answer": any(ran[j][0] == 0 for j in g)} for g in v.groups]
         return sorted(groups, key=lambda g: not g["answer"])

@@ -9,10 +9,9 @@
 from __future__ import annotations
 
 from duckask.nodes._base import TracedNode
+from duckask.utils.sql.drafts import repair
 from duckask.utils.sql.errors import column_hint, error_summary, value_hint
 from duckask.utils.sql.facts import SchemaFacts
-from duckask.utils.sql.repair import repair
-from duckask.utils.sql.tidy import tidy_sql
 from duckask.utils.turn import KEEP, Turn, ask_again, set_query, tried
 
 MAX_REPAIRS = 3
@@ -36,10 +35,7 @@ class ErrorFixer(TracedNode):
             # forgotten table (foreign keys) is then left to the vote, where SQLExecutor applies it
             # to this query and to every draft (measured: the drafts sometimes know better, e.g.
             # pet_age where the join would read the student's Age; docs/benchmarks.md).
-            fixed = repair(p["sql"], p["error"], facts)
-            if fixed:
-                # Moving a column to the alias that has it can turn "T1.a = T2.a" into "T1.a = T1.a".
-                fixed = tidy_sql(fixed, cat, p["question"])
+            fixed = repair(p["sql"], p["error"], cat, p["question"], facts)   # tidied (sql.drafts)
             if fixed and fixed not in p["tried"]:
                 return {"action": "repaired", "sql": fixed}
         if p["user"]:

@@ -16,6 +16,7 @@ import pandas as pd
 from duckask.nodes._base import TracedNode
 from duckask.utils.checks.registry import failed_check
 from duckask.utils.llm.yaml_reply import parse_yaml
+from duckask.utils.sql.drafts import run_query
 from duckask.utils.sql.voting import substantive
 from duckask.utils.trust.grounding import facts_for
 from duckask.utils.turn import GIVE_UP, Turn, ask_again, fall_back, grade
@@ -75,8 +76,7 @@ class ResponseGrader(TracedNode):
         kept that answer over it: the check's objection is not news, e.g. an average a per-game table holds)."""
         if not p["pair"]:
             return False
-        s = self.ctx.settings
-        out = self.ctx.db.run(p["pair"]["sql"], timeout_s=s.timeout_s, row_cap=s.row_cap)
+        out = run_query(self.ctx.db, self.ctx.settings, p["pair"]["sql"])
         kept, _ = failed_check(p["pair"]["question"], out.df, p["pair"]["sql"], facts=p["facts"],
                                given_known=p["given"] is not None) if out.ok else (None, None)
         return kept == check

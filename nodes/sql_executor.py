@@ -5,20 +5,17 @@ only, no file or network access, locked configuration, a timeout and a row cap. 
 become ``execution_error`` and the "error" action; they never raise.
 
 With several drafts (``candidates``, or a resample after a failure), each distinct one runs, a draft
-DuckDB rejects gets ErrorFixer's free repairs (``run_repaired``), and ``duckask.utils.sql.voting`` groups
-them by result and picks the largest group (ties: the likelier query). The groups are kept: when
+DuckDB rejects gets ErrorFixer's free repairs, and the vote groups them by result and picks the largest group
+(ties: the likelier query): running, repairing and voting are ``duckask.utils.sql.drafts``'s. The groups are kept: when
 ResponseGrader's checks reject the answer (``candidate_moves``), the next group's result is served
 without another run. Only when no draft runs does the first query's error go on to ErrorFixer.
 """
 from __future__ import annotations
 
-from collections import Counter
-
 from duckask.nodes._base import TracedNode
 from duckask.utils.db.database import QueryOutcome
-from duckask.utils.sql.pivot import run_pivot
-from duckask.utils.sql.repair import run_repaired
-from duckask.utils.sql.voting import Candidates, rerank, vote
+from duckask.utils.sql.drafts import choose, run_all, tally
+from duckask.utils.sql.voting import Candidates
 from duckask.utils.turn import GIVE_UP, KEEP, Turn, answered_by, fall_back, mark_attempt, set_query, show_rows, take
 
 
@@ -49,27 +46,16 @@ class SQLExecutor(TracedNode):
             return QueryOutcome(sql=p["sql"], status="error", error=p["generation_error"]), []
         if not p["sql"]:
             return QueryOutcome(sql="", status="error", error="the model produced no SQL query"), []
-        # The connection is shared per file, so this question's timeout and row cap are passed per run.
-        s = self.ctx.settings
-        counts = Counter(d for d in p["drafts"] if d)
-        likely: dict[str, float] = {}
-        for d, lp in zip(p["drafts"], p["scores"]):
-            if lp is not None and d:
-                likely[d] = max(lp, likely.get(d, lp))
-
-        def run(sql):
-            return self.ctx.db.run(sql, timeout_s=s.timeout_s, row_cap=s.row_cap)
-
-        if len(counts) <= 1 and not p["plan"]:
-            return run_pivot(run, p["sql"]), []     # a PIVOT without its values listed gets them (sql.pivot)
-        distinct = [p["sql"]] + [d for d in counts if d != p["sql"]]
-
-        outs = [run_repaired(run, d, self.ctx.catalog, p["question"]) for d in distinct]
+        # The connection is shared per file: this question's timeout and row cap go with each run (sql.drafts).
+        db, s, cat = self.ctx.db, self.ctx.settings, self.ctx.catalog
+        distinct, counts, likely = tally(p["drafts"], p["scores"], p["sql"])
+        if len(counts) <= 1 and not p["plan"]:   # one query: a PIVOT without its values listed gets them (sql.pivot)
+            return run_all(db, s, [p["sql"]], cat, p["question"], repairs=False)[0], []
+        outs = [o for o in run_all(db, s, distinct, cat, p["question"]) if o]     # no distinct draft is empty
         weights = [counts[d] for d in distinct]
-        v = vote(outs, weights, [likely.get(d) for d in distinct])
-        if s.rerank == "reviewer" and self.ctx.llm.can_score and not self.over_budget():   # sql/voting.rerank
-            v, _ = rerank(v, outs, weights, p["question"], lambda m, q: ((
-                r := self.ctx.llm.score(m, q, node="Reviewer")).mean_logprob or 0.0) * r.completion_tokens)
+        reviewed = s.rerank == "reviewer" and self.ctx.llm.can_score and not self.over_budget()   # sql/voting.rerank
+        v = choose(outs, weights, [likely.get(d) for d in distinct], question=p["question"],
+                   review=self._review if reviewed else None)
         ballot = [{"sql": o.sql, "draft": d, "drafts": counts[d], "logprob": likely.get(d), "plan": d == p["plan"],
                    "positions": [j for j, x in enumerate(p["drafts"]) if x == d],
                    "status": o.status, "error": o.error,
@@ -79,6 +65,11 @@ class SQLExecutor(TracedNode):
         groups = [{"members": g, "lead": i, "sql": outs[i].sql, "outcome": outs[i], "plan": distinct[i] == p["plan"]}
                   for g, i in zip(v.groups, leads)]
         return outs[leads[0] if leads else v.chosen], Candidates(tuple(ballot), tuple(groups))
+
+    def _review(self, messages, question) -> float:
+        """The reviewer's summed log-probability of ``question`` read back from a group's query and result."""
+        r = self.ctx.llm.score(messages, question, node="Reviewer")
+        return (r.mean_logprob or 0.0) * r.completion_tokens
 
     def post(self, shared: Turn, p, res):
         out, voted = res

@@ -7,7 +7,7 @@ and on a retry the previous SQL with the executor's error or the grader's critiq
 answer in: "Also in the warehouse"). The answer is pre-filled with a ```sql fence, stopped at the closing one.
 
 Candidates (``candidates: k``): beside the greedy draft, k drafts sampled from the same prompt in one batch
-(``llm.complete_many``; the embedded model decodes them together over the shared prompt state). SQLExecutor
+(``sql.drafts.sample``; the embedded model decodes them together over the shared prompt state). SQLExecutor
 runs them all and keeps the result most of them give. A resample (the first query failed or found nothing,
 once a question) draws ``resample_drafts`` the same way, voted on with the failed query.
 """
@@ -15,17 +15,14 @@ from __future__ import annotations
 
 from duckask.nodes._base import TracedNode
 from duckask.utils.knowledge.examples import shown
-from duckask.utils.llm.base import complete_many
 from duckask.utils.schema.ddl import render_reach
 from duckask.utils.schema.values import hints
 from duckask.utils.sql.dialect import question_hints
-from duckask.utils.sql.extract import extract_sql
+from duckask.utils.sql.drafts import draft, sample
 from duckask.utils.sql.reference import lookup
-from duckask.utils.sql.tidy import tidy_sql
 from duckask.utils.turn import Turn, set_query, take, tried
 
 MAX_VALUE_HINTS = 4
-FENCE = {"prefix": "```sql\n", "stop": ["```"], "max_tokens": 256}   # the reply is the query, nothing else
 
 SYSTEM = ("You write DuckDB SQL. Answer the question with one SELECT query. Use only the tables and "
           "columns in the schema, join on the REFERENCES keys, select only what the question asks for, "
@@ -73,35 +70,20 @@ class SQLGenerator(TracedNode):
         msgs = build_messages(p["schema"], p["question"], p["values"], p["feedback"], p["examples"], notes, reach)
         # The schema's stable start, shared by most questions on this database: the embedded model keeps its state.
         stable = f"Schema:\n{p['stable']}" if p["stable"] and p["schema"].startswith(p["stable"]) else ""
+        ask = {"node": "SQLGenerator", "catalog": cat, "question": p["question"], "stable": stable}
         if p["resample"]:
-            drafts = self._sample(msgs, p["question"], p["resample"], p["temperature"], stable)
+            drafts = sample(self.ctx.llm, msgs, p["resample"], temperature=p["temperature"], seed=1, **ask)
             return {"sql": p["failed"], "candidates": [p["failed"]] + [d for d, _ in drafts],  # the failed one votes
-                    "scores": [None] + [lp for _, lp in drafts], "error": None, "certainty": {}}
-        sql, certainty = self._generate(msgs, p["question"], stable=stable)
-        cands, scores = [sql], [certainty.get("mean_logprob")]
-        if p["candidates"]:       # candidates beside the greedy draft, decoded in one batch (llm.batch)
-            drafts = self._sample(msgs, p["question"], p["candidates"], p["temperature"], stable)
-            cands, scores = cands + [d for d, _ in drafts], scores + [lp for _, lp in drafts]
+                    "scores": [None] + [c.get("mean_logprob") for _, c in drafts], "error": None, "certainty": {}}
+        # The greedy draft, and the candidates beside it decoded in one batch (llm.batch; seeds 1..k): the model's
+        # mean log-probability of each settles ties between result groups (the likelier wins).
+        drafts = sample(self.ctx.llm, msgs, p["candidates"], temperature=p["temperature"], seed=1, greedy=True, **ask)
+        (sql, certainty), cands, scores = drafts[0], [d for d, _ in drafts], [c.get("mean_logprob") for _, c in drafts]
         if p["feedback"] and sql in p["tried"]:
             # At temperature 0 a small model often repeats a failed query: a sampled retry gets another one.
-            sql, certainty = self._generate(msgs, p["question"], temperature=p["temperature"], stable=stable)
+            sql, certainty = draft(self.ctx.llm, msgs, temperature=p["temperature"], **ask)
         return {"sql": sql, "candidates": cands, "scores": scores, "error": None, "certainty": certainty,
                 "messages": msgs, "stable": stable}
-
-    def _sample(self, msgs, question, n, temperature, stable) -> list[tuple[str, float | None]]:
-        """``n`` sampled drafts (seeds 1..n, one batch where the backend can), tidied, each with the model's mean
-        log-probability (ties between result groups go to the likelier)."""
-        return [(self._sql(r, question), r.mean_logprob) for r in complete_many(
-            self.ctx.llm, msgs, n=n, node="SQLGenerator", temperature=temperature, seed=1, stable=stable, **FENCE)]
-
-    def _generate(self, msgs, question, temperature=None, stable="") -> tuple[str, dict]:
-        """The tidied SQL of one reply, and how sure the model was of it (greedy replies on the embedded model)."""
-        reply = self.ctx.llm.complete(msgs, node="SQLGenerator", temperature=temperature, stable=stable, **FENCE)
-        return self._sql(reply, question), {k: v for k in ("min_prob", "mean_logprob")
-                                            if (v := getattr(reply, k, None)) is not None}
-
-    def _sql(self, reply, question) -> str:
-        return tidy_sql(extract_sql(reply.text), self.ctx.catalog, question)
 
     def exec_fallback(self, p, exc):
         # The LLM call itself failed (endpoint down, context overflow): the executor reports it.

@@ -21,7 +21,7 @@ from conftest import SHARED, requires_shared
 from duckask.utils.config import load_settings
 from duckask.utils.db.database import open_database
 from duckask.utils.semantic import get_catalog
-from duckask.utils.sql.repair import run_repaired
+from duckask.utils.sql.drafts import run_repaired
 from duckask.utils.sql.tidy import tidy_sql
 
 FIXTURES = Path(__file__).parent / "fixtures" / "sql_rules"

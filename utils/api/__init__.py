@@ -75,9 +75,11 @@ def run_sql(database, settings: Settings, sql: str, *, export: bool = False):
     """The user's own read-only SQL through the safe executor with these settings' timeout and row cap
     (``export``: up to ``export_row_cap`` rows, for a file). The connection is shared per file and process,
     so both are passed on each call. Used by ``duckask sql``, ``/api/sql``, ``/api/export``, MCP ``run_sql``."""
+    from duckask.utils.sql.drafts import run_query
+
     cap = settings.export_row_cap if export else settings.row_cap
-    return database.run(sql, timeout_s=settings.timeout_s, row_cap=cap,
-                        result_bytes=settings.export_bytes if export else settings.result_bytes)
+    return run_query(database, settings, sql, row_cap=cap,
+                     result_bytes=settings.export_bytes if export else settings.result_bytes)
 
 
 def prepare(db: str | None = None, *, llm: LLM | None = None, settings: Settings | None = None,

@@ -94,13 +94,12 @@ def read_back(llm, catalog, draft: Draft, question: str, focus: dict[str, list[s
     """The SQL the model writes for ``question`` from the schema of the draft's tables (their ``focus`` columns),
     in SQLGenerator's prompt but with no examples and no DuckDB reference lines (a pair must read back on its own;
     measured: no draft in DuckDB's own forms does, 0 of 24 on 2026-12-02)."""
-    from duckask.nodes.sql_generator import FENCE, build_messages
-    from duckask.utils.sql.extract import extract_sql
-    from duckask.utils.sql.tidy import tidy_sql
+    from duckask.nodes.sql_generator import build_messages
+    from duckask.utils.sql import drafts as sql_drafts
 
     schema = render_schema(catalog, list(draft.tables), columns=focus)
-    reply = llm.complete(build_messages(schema, question, [], None), node="Learn", **FENCE)
-    return tidy_sql(extract_sql(reply.text), catalog, question)
+    return sql_drafts.draft(llm, build_messages(schema, question, [], None), node="Learn", catalog=catalog,
+                            question=question)[0]
 
 
 def distinct_counts(database, catalog, deadline: float) -> dict[str, dict[str, int]]:

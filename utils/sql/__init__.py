@@ -8,7 +8,9 @@
 - ``tidy``: ``RULES``, the clean-ups run on every query the model writes (``tidy_sql``), first of them
   ``habits`` (other dialects' functions and 0-based indexes rewritten into DuckDB);
 - ``errors``: DuckDB's error messages parsed once, and the hints the model is given;
-- ``repair``: ``REPAIRS``, free fixes for errors whose fix DuckDB names, and ``run_repaired``;
+- ``drafts``: the one drafts service every node uses: drafts drawn from a prompt, a turn's query run with its
+  limits (``run_query``), the free repairs applied (``repair``, ``run_repaired``), the vote (``choose``);
+- ``repair``: ``REPAIRS``, free fixes for errors whose fix DuckDB names;
   ``join_repair``: the forgotten-join repair; ``facts``: what rules know of the schema;
 - ``pivot``: a PIVOT that lists no values gets them (one statement, the same result);
 - ``voting``: the result most resampled drafts agree on; ``compare``: ``results_match``, whether two

@@ -2,7 +2,7 @@
 statements (it reads the ON column's values first, to name the new columns), which the safe executor
 refuses as one read. ``values_pivot`` reads those values with one SELECT DISTINCT through the same safe
 ``run`` and writes them into the PIVOT (``ON year IN (2023, 2024)``): one statement, the same result.
-SQLExecutor runs every query through ``run_pivot``.
+Every draft SQLExecutor or AssessConfidence runs goes through ``run_pivot`` (``sql.drafts``).
 """
 from __future__ import annotations
 

@@ -3,7 +3,8 @@
 ``REPAIRS`` is the ordered list of rules; ``repair`` returns the first rule's fix. Each rule is
 ``rule(sql, error, facts) -> fixed SQL or None``, where ``error`` is the parsed DuckDB message
 (``errors.QueryError``) and ``facts`` the schema (``facts.SchemaFacts``). A rule fires only when its
-fix is unambiguous; anything else is left to ErrorFixer's feedback to the model.
+fix is unambiguous; anything else is left to ErrorFixer's feedback to the model. ``sql.drafts`` applies
+them (``repair``: the fix tidied; ``run_repaired``: a query run again while a fix exists).
 """
 from __future__ import annotations
 
@@ -15,8 +16,6 @@ from duckask.utils.sql.edit import replace_ident, spelled
 from duckask.utils.sql.errors import QueryError, parse_error
 from duckask.utils.sql.facts import SchemaFacts
 from duckask.utils.sql.join_repair import join_forgotten_table
-from duckask.utils.sql.pivot import run_pivot
-from duckask.utils.sql.tidy import tidy_sql
 
 
 def _close(name: str, candidates: list[str]) -> str | None:
@@ -119,17 +118,3 @@ def repair(sql: str, error: str, facts: SchemaFacts | None = None) -> str | None
             return fixed
     return None
 
-
-def run_repaired(run, sql: str, catalog, question: str | None = None, max_repairs: int = 3):
-    """``run(sql)`` and, while DuckDB rejects the query and ``repair`` (with foreign keys) has a fix,
-    run the fixed and tidied query instead, at most ``max_repairs`` times. Returns the last outcome
-    (its ``sql`` is the query that ran). SQLExecutor uses it on the drafts of a resample vote."""
-    out = run_pivot(run, sql)
-    sql = out.sql or sql
-    facts = SchemaFacts.of(catalog)
-    for _ in range(max_repairs):
-        if out.ok or not (fixed := repair(sql, out.error or "", facts)):
-            break
-        sql = tidy_sql(fixed, catalog, question)
-        out = run(sql)
-    return out
