@@ -35,12 +35,13 @@ def facts_for(catalog, db, shared: Turn) -> tuple[ac.Facts, str | None]:
     """(the checks' facts, ``given``: None on the plan path, where literals are not asked where they came from)."""
     names = {w for t in catalog.tables.values() for n in [t.name, *(c.name for c in t.columns)]
              for w in split_ident(n)}
+    pair = (shared.get("template") or {}).get("pair")      # a template's kept pair
     given = None if shared.get("path") == "plan" else " ".join(   # where a filter's literal may come from
         [shared.get("original_question") or ""]
         + [f"{t.get('text') or ''} {t.get('resolved_question') or ''} {t.get('sql') or ''}"
            for t in shared.get("history") or []]
         + [f"{e.get('question', '')} {e.get('sql', '')}" for e in shared.get("examples") or []]
-        + [" ".join((shared.get("template") or {}).get("pair", {}).get(k, "") for k in ("question", "sql"))]
+        + [f"{pair['question']} {pair['sql']}" if pair else " "]
         + [str(v.get("value", "")) for v in shared.get("value_matches") or []]
         + [str(c.get("comment") or "") for c in shared.get("confirmations") or []])     # "no, use 2018"
     facts = ac.Facts(names, given or "", ValueIndex.of(db, catalog), gc.table_words(catalog),
