@@ -106,8 +106,7 @@ class PlanQuery(TracedNode):
         return {k: gated[k] for k in ("gate", "why")} if gated.get("gate") else {}
 
     def post(self, shared: Turn, p, res):
-        sql = res.pop("sql", None)      # the query is the turn's; the rest is the plan's record
-        shared["plan"] = res
+        sql, shared["plan"] = res.pop("sql", None), res     # the query is the turn's; the rest is the plan's record
         answered_by(shared, res["path"])
         if res["path"] != "plan":
             return "sql"
