@@ -106,15 +106,15 @@ class PlanQuery(TracedNode):
         return {k: gated[k] for k in ("gate", "why")} if gated.get("gate") else {}
 
     def post(self, shared: Turn, p, res):
-        shared["plan"] = {k: v for k, v in res.items() if k != "sql"}
+        sql, shared["plan"] = res.pop("sql", None), res     # the query is the turn's; the rest is the plan's record
         answered_by(shared, res["path"])
         if res["path"] != "plan":
             return "sql"
-        tried(shared, res["sql"], first=True, source="plan", after="question")
+        tried(shared, sql, first=True, source="plan", after="question")
         if p["race"]:       # the SQL path drafts too; SQLExecutor votes over the plan's query and its drafts
             shared["plan"]["raced"] = True
             answered_by(shared, "sql")
-            shared["plan_sql"] = {"sql": res["sql"], "logprob": res.get("logprob")}
+            shared["plan_sql"] = {"sql": sql, "logprob": res.get("logprob")}
             return "both"
-        set_query(shared, res["sql"], candidates=[res["sql"]], error=None)
+        set_query(shared, sql, candidates=[sql], error=None)
         return "planned"

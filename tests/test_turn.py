@@ -12,7 +12,7 @@ import pytest
 from docgen import node_files, reads, writes
 
 from duckask.utils import turn
-from duckask.utils.api.result import FROM_TURN, Result
+from duckask.utils.api.result import Result
 
 ROOT = Path(__file__).resolve().parents[1]
 HANDOFFS = {name for name, f in vars(turn).items() if inspect.isfunction(f) and f.__module__ == turn.__name__
@@ -54,7 +54,6 @@ def test_every_key_is_written_by_its_owner_and_read():
     assert not not_written, f"declared, but their owner never writes them: {not_written}"
     read = set().union(*(reads(tree) for tree in node_files().values()))
     read |= reads(ast.parse((ROOT / "utils" / "api" / "result.py").read_text()))
-    read |= set(FROM_TURN.values()) | {f.name for f in dataclasses.fields(Result)}
     assert not (set(OWNERS) - read), f"declared, but nobody reads them: {set(OWNERS) - read}"
     assert not (read & set().union(*by_owner.values())) - set(OWNERS), "read and written but not declared"
 
@@ -66,12 +65,34 @@ def test_the_surfaces_write_no_key_by_hand():
         assert not writes(ast.parse(path.read_text())), f"{path.relative_to(ROOT)} writes the turn state by hand"
 
 
+def from_turn_reads() -> dict[str, set[str]]:
+    """Each keyword of the Result ``from_turn`` builds, and the turn keys its value reads: directly
+    (``shared["k"]``, ``shared.get("k")``) or through a name ``from_turn`` assigned from them (``outcome``...)."""
+    tree = ast.parse((ROOT / "utils" / "api" / "result.py").read_text())
+    method = next(f for f in ast.walk(tree) if isinstance(f, ast.FunctionDef) and f.name == "from_turn")
+    local: dict[str, set[str]] = {}
+
+    def fed(expr: ast.AST) -> set[str]:
+        return reads(expr).union(*(local.get(n.id, set()) for n in ast.walk(expr) if isinstance(n, ast.Name)))
+
+    for a in method.body:
+        if isinstance(a, ast.Assign):
+            local[a.targets[0].id] = fed(a.value)
+    build = next(c for c in ast.walk(method) if isinstance(c, ast.Call) and getattr(c.func, "id", None) == "cls")
+    return {k.arg: fed(k.value) for k in build.keywords if k.arg}
+
+
 def test_a_result_is_read_from_the_turn_in_one_place():
-    computed = {"question", "status", "answer", "derivation", "vote", "sql", "truncated", "intent",
-                "clarifying_question", "routing", "db", "settings"}   # status, answer, derivation: finish's record
-    for f in dataclasses.fields(Result):
-        if not f.name.startswith("_"):
-            assert f.name in computed or FROM_TURN.get(f.name, f.name) in OWNERS, f.name
+    """``Result.from_turn`` names every field it sets and the keys each reads: a field no turn key feeds (but those
+    its arguments give), a field left out, or a key the turn does not declare (renamed, dropped) fails here."""
+    given = {"db", "settings", "_resume", "_write_sql"}       # from_turn's arguments, not the turn
+    fed = from_turn_reads()
+    assert set(fed) == {f.name for f in dataclasses.fields(Result)}, "a Result field from_turn does not set"
+    unfed = [name for name, keys in fed.items() if not keys and name not in given]
+    assert not unfed, f"Result fields no turn key feeds: {unfed}"
+    undeclared = {name: keys - set(OWNERS) for name, keys in fed.items() if keys - set(OWNERS)}
+    assert not undeclared, f"Result fields read from keys the turn does not declare: {undeclared}"
+    assert fed["answer"] == {"answer"} and fed["sql"] == {"sql_query"} and fed["df"] >= {"query_result"}
 
 
 def handoff_calls(tree: ast.AST) -> set[str]:

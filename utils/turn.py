@@ -4,6 +4,8 @@ PocketFlow hands one dict (``shared``) from node to node; ``Turn`` says what it 
 write). Each key has one owner, in its annotation: the node that writes it, or a hand-off below naming the nodes that
 may call it (``@callers``: ``finish`` the answer, ``set_query`` the query...); a one-time message is read by ``take``.
 ``tests/test_turn.py`` holds every write and hand-off call to these owners; docs/reference/store.md is generated.
+What the records under a key hold (the plan, the template, the confidence, the grades, the queries tried...), field by
+field: ``utils/records.py``.
 """
 from __future__ import annotations
 
@@ -11,13 +13,31 @@ import ast
 import enum
 from typing import TYPE_CHECKING, Annotated, Any, Final, Literal, TypedDict, cast, overload
 
+from duckask.utils.records import (
+    Answer,
+    AnswerCheck,
+    Attempt,
+    AttemptOutcome,
+    AttemptSource,
+    BudgetStop,
+    Confidence,
+    Feedback,
+    Grade,
+    PlanRecord,
+    PlanSQL,
+    SQLPrompt,
+    TemplateRecord,
+)
+
 if TYPE_CHECKING:        # for the type checker only (loading them here would pull pandas and the write path in)
     from pandas import DataFrame
+    from typing_extensions import Unpack  # typing's from Python 3.11; the package runs on 3.10
 
     from duckask.utils.checks.facts import Facts
     from duckask.utils.db.write_card import WriteCard
     from duckask.utils.sql.voting import Candidates
     from duckask.utils.tools.base import ToolResult
+
 
 class Keep(enum.Enum):
     """The type of ``KEEP``: a hand-off parameter that may be left out says ``X | Keep`` (not ``Any``)."""
@@ -34,33 +54,6 @@ def callers(*names: str):
         f.callers = frozenset(names)
         return f
     return mark
-
-
-# The shapes of the records below whose keys are fixed (each key's docstring says what it holds).
-class SQLPrompt(TypedDict):
-    messages: list[dict[str, str]]
-    stable: str
-
-
-class _Retry(TypedDict):
-    kind: str
-    sql: str | None
-    message: str
-
-
-class Feedback(_Retry, total=False):
-    reach: list[str]        # tables beyond the selected ones a check says hold the answer (the retry shows them)
-
-
-class PlanSQL(TypedDict):
-    sql: str
-    logprob: float | None
-
-
-class BudgetStop(TypedDict):
-    node: str
-    instead_of: str
-    after_s: float
 
 
 class Asked(TypedDict, total=False):
@@ -121,8 +114,9 @@ class Drafted(TypedDict, total=False):
     """``user`` when the query is the user's own; ``model`` for a statement ProposeWrite wrote."""
     sql_candidates: Annotated[list[str] | None, "set_query"]
     """The drafts to run and vote on; SQLExecutor takes them once."""
-    attempts: Annotated[list[dict[str, Any]], "tried"]
-    """Every query tried: source, status, error, ms (greedy drafts: ``min_prob``, ``mean_logprob``); mark_attempt."""
+    attempts: Annotated[list[Attempt], "tried"]
+    """Every query tried (``Attempt``): sql, source, after, then status, error, ms (``mark_attempt``); greedy drafts:
+    ``min_prob``, ``mean_logprob``."""
     first_sql: Annotated[str | None, "tried"]
     """The turn's first query."""
     generation_error: Annotated[str | None, "set_query"]
@@ -137,13 +131,15 @@ class Drafted(TypedDict, total=False):
     """``{kind: error/grader, sql, message}`` for SQLGenerator's next draft; taken once."""
     resample: Annotated[bool, "ask_again"]
     """SQLGenerator is asked for fresh drafts of its first prompt; taken once."""
-    plan: Annotated[dict[str, Any], "PlanQuery"]
-    """PlanQuery's record: the plan, its derivation, the metrics reached, why the SQL path ran (``fall_back``)."""
+    plan: Annotated[PlanRecord, "PlanQuery"]
+    """PlanQuery's record (``PlanRecord``): the plan, its derivation, the metrics reached, why the SQL path ran
+    (``why``, ``gate``; ``fallback``: its answer given up)."""
     plan_sql: Annotated[PlanSQL | None, "PlanQuery"]
     """A plan's query waiting for the SQL path's drafts (the race): its SQL and mean log-probability; taken once."""
-    template: Annotated[dict[str, Any], "MatchTemplate"]
-    """The kept ``pair`` a template came from (its id, question, SQL, ``by``: who kept it), its ``slots``, query,
-    ``exact``, ``reach`` (``exact``, ``variant``, ``paraphrase``), ``decided``; ``fallback``: why SQL ran instead."""
+    template: Annotated[TemplateRecord, "MatchTemplate"]
+    """MatchTemplate's record (``TemplateRecord``): the kept ``pair`` (its id, question, SQL, ``by``: who kept it), the
+    ``slots``, the query, ``exact``, ``reach`` (``exact``, ``variant``, ``paraphrase``), ``decided``; ``fallback``: why
+    SQL ran instead."""
     path: Annotated[str | None, "answered_by"]
     """Which path answered: ``template``, ``plan`` or ``sql``."""
     repair_count: Annotated[int, "ErrorFixer"]
@@ -179,24 +175,17 @@ class Ran(TypedDict, total=False):
     """The write's ``WriteCard`` (``utils/db/write_card.py``): SQL, tier, estimate, decision, outcome, audit id."""
 
 
-class Answer(TypedDict, total=False):
-    """The answer record only ``finish`` sets."""
-    status: str
-    """answered, unsure, unanswerable, needs_clarification, error, pending, declined; a write's: written, rejected..."""
-    text: str
-    derivation: str
-
-
 class Answered(TypedDict, total=False):
     """The answer, its checks and how sure it is."""
     answer: Annotated[Answer, "finish"]
     """The outcome: ``status`` (none until the run ends), the answer in words (``text``), its ``derivation``."""
-    answer_check: Annotated[dict[str, Any], "DataAnalyzer"]
-    """How the sentence was written (``llm`` or ``template``) and what its check found."""
+    answer_check: Annotated[AnswerCheck, "DataAnalyzer"]
+    """How the sentence was written (``by``: ``llm``, or ``rules`` when no call was made or the model's sentence was
+    replaced), the model's ``sentence`` a check replaced, and the ``problems`` the check found."""
     best: Annotated[dict[str, Any], "DataAnalyzer"]
     """The last good answer, kept in case a later retry fails."""
-    grades: Annotated[list[dict[str, Any]], "ResponseGrader"]
-    """The verdict of each grading round."""
+    grades: Annotated[list[Grade], "ResponseGrader"]
+    """The verdict of each grading round (``Grade``): verdict, critique, by, the check that failed, the query."""
     facts: Annotated[Facts, "ResponseGrader"]
     """What the checks compared the answer with (``checks.facts.Facts``), handed on to AssessConfidence."""
     grader_rounds: Annotated[int, "ResponseGrader"]
@@ -205,8 +194,9 @@ class Answered(TypedDict, total=False):
     """pass, retry or fail."""
     warning: Annotated[str | None, "grade"]
     """A warning shown with the answer (the grader's objection)."""
-    confidence: Annotated[dict[str, Any], "AssessConfidence"]
-    """Level, score, reasons, signals, and the drafts drawn to weigh the answer."""
+    confidence: Annotated[Confidence | None, "AssessConfidence"]
+    """Level, score, reasons, signals, and the drafts drawn to weigh the answer (``Confidence``); None: not assessed
+    (the user's own SQL)."""
     alternatives: Annotated[list[dict[str, Any]], "AssessConfidence"]
     """An unsure answer's candidates: SQL, rows, drafts."""
 
@@ -255,12 +245,13 @@ def clock(shared: Turn, seconds: float) -> None:
 # --------------------------------------------------------------------------- hand-offs between nodes
 @callers("AnswerFromTool", "AnswerGeneral", "AnswerSchema", "ApplyWrite", "AskUser", "AssessConfidence", "CallTool",
          "CheckAnswerable", "ConfirmSQL", "DataAnalyzer", "ProposeWrite", "ReportError", "ReviewWrite", "api")
-def finish(shared: Turn, status: str, answer: str, derivation: str | Keep = KEEP, *, no_query: bool = False,
+def finish(shared: Turn, status: str | None, answer: str, derivation: str | Keep = KEEP, *, no_query: bool = False,
            rows: DataFrame | None | Keep = KEEP) -> None:
-    """End the answer: status, words, derivation; ``no_query``: none shown (a tool, small talk), only ``rows``."""
+    """End the answer: status, words, derivation; ``no_query``: none shown (a tool, small talk), only ``rows``.
+    The one writer of ``answer``: a status of None clears the outcome and keeps the words (``reopen``)."""
     before = shared.get("answer") or {}
-    shared["answer"] = {"status": status, "text": answer,
-                        "derivation": before.get("derivation", "") if derivation is KEEP else derivation}
+    said: Answer = {"text": answer, "derivation": before.get("derivation", "") if derivation is KEEP else derivation}
+    shared["answer"] = said if status is None else {"status": status, **said}
     if no_query:
         set_query(shared, None, candidates=KEEP)
         show_rows(shared, None if rows is KEEP else rows)
@@ -285,7 +276,7 @@ def set_query(shared: Turn, sql: str | None, source: str | None | Keep = KEEP, *
 
 @callers("ConfirmSQL", "ErrorFixer", "IntentRouter", "MatchTemplate", "PlanQuery", "ProposeWrite", "ReviewWrite",
          "SQLGenerator")
-def tried(shared: Turn, sql: str | None, *, first: bool = False, **attempt: object) -> None:
+def tried(shared: Turn, sql: str | None, *, first: bool = False, **attempt: Unpack[AttemptSource]) -> None:
     """Add a query to the ones tried (its ``source``, ``after``...); ``first``: the turn's ``first_sql`` unless set."""
     shared.setdefault("attempts", []).append({"sql": sql, **attempt})
     if first:
@@ -293,9 +284,9 @@ def tried(shared: Turn, sql: str | None, *, first: bool = False, **attempt: obje
 
 
 @callers("ConfirmSQL", "SQLExecutor")
-def mark_attempt(shared: Turn, **outcome: object) -> None:
+def mark_attempt(shared: Turn, **outcome: Unpack[AttemptOutcome]) -> None:
     """How the current query's attempt ended: ``status``, ``error``, ``ms`` (ConfirmSQL: the user declined it)."""
-    shared["attempts"][-1].update(outcome)
+    shared["attempts"][-1].update({**outcome})     # a copy: a record of the attempt's own type
 
 
 @callers("ReportError", "SQLExecutor")
@@ -338,10 +329,10 @@ def decide(shared: Turn, decision: dict) -> None:
 
 @callers("api")
 def reopen(shared: Turn) -> None:
-    """A turn about to run (again: a pending one resumed) has no outcome yet; its run ends with ``finish``."""
+    """A turn about to run (again: a pending one resumed) has no outcome yet (``finish`` without a status keeps its
+    words and derivation); its run ends with ``finish``."""
     if "answer" in shared:
-        shared["answer"] = {"text": shared["answer"].get("text", ""),
-                            "derivation": shared["answer"].get("derivation", "")}
+        finish(shared, None, shared["answer"].get("text", ""))
 
 
 @callers("ApplyWrite", "ReviewWrite")

@@ -11,21 +11,25 @@ approved). ``to_dict`` is the ``--json`` object and the HTML repr the notebook v
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field, fields
-from typing import TYPE_CHECKING, Any, cast
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import pandas as pd
 
 from duckask.utils.config import Settings, load_settings
+from duckask.utils.records import AnswerCheck
 
 if TYPE_CHECKING:
     from duckask.utils.db.write_card import WriteCard
+    from duckask.utils.records import Attempt, BudgetStop, Confidence, Grade, PlanRecord, TemplateRecord
     from duckask.utils.turn import Turn
 
+T = TypeVar("T")
 
-#: Result fields read from a turn key of another name (every other field: the key of its own name, or computed in
-#: ``Result.from_turn``).
-FROM_TURN = {"sql": "sql_query", "df": "query_result", "tables": "selected_tables"}
+
+def _or(value: T | None, default: T) -> T:
+    """A turn's value, or the field's default where the turn holds none (the key absent, or None)."""
+    return default if value is None else value
 
 
 @dataclass
@@ -42,8 +46,8 @@ class Result:
     clarifying_question: str | None = None
     trace: list[dict] = field(default_factory=list)
     llm_calls: list[dict] = field(default_factory=list)
-    attempts: list[dict] = field(default_factory=list)
-    grades: list[dict] = field(default_factory=list)
+    attempts: list[Attempt] = field(default_factory=list)   # every query tried (utils/records.py: Attempt)
+    grades: list[Grade] = field(default_factory=list)       # ResponseGrader's verdicts
     grade_status: str | None = None      # pass | fail (grader budget exhausted) | None (not graded)
     first_sql: str | None = None
     vote: list[dict] = field(default_factory=list)   # drafts SQLExecutor ran and voted on (sql_candidates > 1)
@@ -55,19 +59,19 @@ class Result:
     settings: Settings | None = field(default=None, repr=False)
     intent: str = "data"                 # data | schema | general | sql (IntentRouter)
     resolved_question: str | None = None  # a follow-up as one standalone question (ResolveFollowUp)
-    answer_check: dict = field(default_factory=dict)   # how the answer was written, and what the check found
+    answer_check: AnswerCheck = field(default_factory=AnswerCheck)  # how the sentence was written; what its check found
     confirmations: list[dict] = field(default_factory=list)   # ConfirmSQL's decisions
     routing: dict = field(default_factory=dict)   # which rule (or the LLM) set the intent and resolved the turn
     answerable: dict = field(default_factory=dict)   # can the data answer it: outcome, rule, missing words, closest
     write: WriteCard | None = None       # a write's card (utils/db/write_card.py)
     path: str | None = None              # which path answered: "template", "plan" (MetricFlow) or "sql"; None: neither
-    plan: dict | None = None             # PlanQuery's record: the plan, its derivation, or why the SQL path ran
-    template: dict | None = None         # MatchTemplate's record: the kept pair, the values put in (or why not used)
+    plan: PlanRecord | None = None       # PlanQuery's record: the plan, its derivation, or why the SQL path ran
+    template: TemplateRecord | None = None   # MatchTemplate's record: the kept pair, the values put in (or why not)
     # AssessConfidence: {"level": high|medium|low, "score", "reasons": [...], "signals": {...}}; None: not assessed
-    confidence: dict | None = None
+    confidence: Confidence | None = None
     alternatives: list[dict] = field(default_factory=list)   # the not-sure answer's two candidates (sql, df, votes)
     sources: list[dict] = field(default_factory=list)   # a tool's answer: what it cites ({name, url, title})
-    budget_stop: dict | None = None      # the time budget stopped further work: {node, instead_of, after_s}
+    budget_stop: BudgetStop | None = None      # the time budget stopped further work: {node, instead_of, after_s}
     _resume: Callable[[dict], Result] | None = field(default=None, repr=False, compare=False)
     _write_sql: Callable[[str], Result] | None = field(default=None, repr=False, compare=False)
 
@@ -75,35 +79,39 @@ class Result:
     def from_turn(cls, shared: Turn, *, db: str | None = None, settings: Settings | None = None,
                   resume: Callable[[dict], Result] | None = None,
                   write_sql: Callable[[str], Result] | None = None) -> Result:
-        """The Result of a turn, read from its state (``utils/turn.py``): each field from the key of its name,
-        or of the name ``FROM_TURN`` gives; the rows and the derivation only of an answered turn. ``resume``
-        continues a pending turn with its decision (kept only when the turn is pending); ``write_sql`` runs a
-        statement as a turn of its own (``to_table``)."""
+        """The Result of a turn, read from its state (``utils/turn.py``), each field from the keys named here (a
+        field the turn holds nothing for keeps its default); the rows and the derivation only of an answered turn.
+        ``resume`` continues a pending turn with its decision (kept only when the turn is pending); ``write_sql``
+        runs a statement as a turn of its own (``to_table``)."""
         outcome = shared.get("answer") or {}         # finish's record: status, text, derivation
         status = outcome.get("status", "error")
+        answered = status == "answered"
         voted = shared.get("candidates")
-        values: dict[str, Any] = {"db": db, "settings": settings, "status": status, "_write_sql": write_sql,
-                                  "_resume": resume if status == "pending" else None,
-                                  "derivation": outcome.get("derivation") or "",
-                                  "vote": list(voted.ballot) if voted else []}
-        by_name = cast(dict, shared)                # the keys are read by the fields' names (tests/test_turn.py)
-        for f in fields(cls):
-            key = FROM_TURN.get(f.name, f.name)
-            if f.name not in values and not f.name.startswith("_") and by_name.get(key) is not None:
-                values[f.name] = by_name[key]
-        if status != "answered":
-            values.pop("df", None)
-            values.pop("derivation", None)
         clarification = shared.get("clarification") or {}
-        values.update(
-            question=shared.get("original_question") or shared.get("question") or "",
+        return cls(
+            question=shared.get("original_question") or shared.get("question") or "", status=status,
             answer=outcome.get("text") or "", sql=shared.get("sql_query") or None,
-            truncated=bool(shared.get("truncated")), intent=shared.get("intent") or "data",
+            df=shared.get("query_result") if answered else None,
+            tables=_or(shared.get("selected_tables"), []),
+            derivation=outcome.get("derivation") or "" if answered else "",
+            warning=shared.get("warning"),
             clarifying_question=clarification.get("question") if status == "needs_clarification" else None,
+            trace=_or(shared.get("trace"), []), llm_calls=_or(shared.get("llm_calls"), []),
+            attempts=_or(shared.get("attempts"), []), grades=_or(shared.get("grades"), []),
+            grade_status=shared.get("grade_status"), first_sql=shared.get("first_sql"),
+            vote=list(voted.ballot) if voted else [], candidate_moves=_or(shared.get("candidate_moves"), []),
+            truncated=bool(shared.get("truncated")), seconds=_or(shared.get("seconds"), 0.0), db=db,
+            examples=_or(shared.get("examples"), []), settings=settings, intent=shared.get("intent") or "data",
+            resolved_question=shared.get("resolved_question"), confirmations=_or(shared.get("confirmations"), []),
+            answer_check=_or(shared.get("answer_check"), AnswerCheck()),
             routing={"intent_by": shared.get("intent_by"), "resolved_by": shared.get("resolved_by"),
                      **({"source": shared["source"]} if shared.get("source") else {}),
-                     **({"tool_calls": shared["tool_calls"]} if shared.get("tool_calls") else {})})
-        return cls(**values)
+                     **({"tool_calls": shared["tool_calls"]} if shared.get("tool_calls") else {})},
+            answerable=_or(shared.get("answerable"), {}), write=shared.get("write"), path=shared.get("path"),
+            plan=shared.get("plan"), template=shared.get("template"), confidence=shared.get("confidence"),
+            alternatives=_or(shared.get("alternatives"), []), sources=_or(shared.get("sources"), []),
+            budget_stop=shared.get("budget_stop"), _resume=resume if status == "pending" else None,
+            _write_sql=write_sql)
 
     @property
     def engine_sql(self) -> str | None:

@@ -46,12 +46,13 @@ def facts_for(catalog, db, shared: Turn, held: Facts | None = None) -> tuple[Fac
 
 def _given(shared: Turn) -> str | None:
     """The text a filter's literal may come from; None on the plan path."""
+    pair = (shared.get("template") or {}).get("pair")      # a template's kept pair
     return None if shared.get("path") == "plan" else " ".join(   # where a filter's literal may come from
         [shared.get("original_question") or ""]
         + [f"{t.get('text') or ''} {t.get('resolved_question') or ''} {t.get('sql') or ''}"
            for t in shared.get("history") or []]
         + [f"{e.get('question', '')} {e.get('sql', '')}" for e in shared.get("examples") or []]
-        + [" ".join((shared.get("template") or {}).get("pair", {}).get(k, "") for k in ("question", "sql"))]
+        + [f"{pair['question']} {pair['sql']}" if pair else " "]
         + [str(v.get("value", "")) for v in shared.get("value_matches") or []]
         + [str(c.get("comment") or "") for c in shared.get("confirmations") or []])     # "no, use 2018"
 

@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from duckask.utils.db.tree import nested_selects, sql_tree, table_names
+from duckask.utils.records import Attempt, Grade
 
 
 def query_shape(sql: str) -> dict[str, int]:
@@ -25,14 +26,15 @@ def query_shape(sql: str) -> dict[str, int]:
     return {"tables": len(table_names(tree)), "nested": nested_selects(tree)}
 
 
-def _certainty(attempts: list[dict]) -> dict[str, float]:
+def _certainty(attempts: list[Attempt]) -> dict[str, float]:
     """How sure the model was of the query the answer came from: the last LLM attempt (a free repair
     after it keeps its text mostly); {} when that attempt was sampled, or came from an endpoint."""
-    last: dict = next((a for a in reversed(attempts) if a.get("source") == "llm"), {})
-    return {k: last[k] for k in ("min_prob", "mean_logprob") if last.get(k) is not None}
+    last: Attempt = next((a for a in reversed(attempts) if a.get("source") == "llm"), Attempt())
+    sure = {"min_prob": last.get("min_prob"), "mean_logprob": last.get("mean_logprob")}
+    return {k: v for k, v in sure.items() if v is not None}
 
 
-def collect(*, status: str, sql: str | None, df, attempts: list[dict], vote: list[dict], grades: list[dict],
+def collect(*, status: str, sql: str | None, df, attempts: list[Attempt], vote: list[dict], grades: list[Grade],
             truncated: bool = False, examples: list[dict] | None = None, path: str | None = None,
             intent_by: str | None = None, drafts: dict | None = None, db_tables: int | None = None,
             moves: int = 0, grounding: dict | None = None,
