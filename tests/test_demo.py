@@ -29,10 +29,28 @@ def test_ask_without_a_database_says_what_to_do_and_answers_nothing(isolated_env
     assert not llm.calls        # nothing was asked of the model, no database opened
 
 
+def _server(name: str):
+    """The server's and MCP's library functions (their extras installed)."""
+    pytest.importorskip("fastapi" if name == "create_app" else "mcp", reason="the server extra is not installed")
+    from duckask.utils.app import mcp_server, server
+
+    return getattr(server if name == "create_app" else mcp_server, name)
+
+
+def _app(name: str):
+    from duckask.utils.app import learn, warm
+
+    return getattr(learn if name == "learn" else warm, name)
+
+
 @pytest.mark.parametrize("call, who", [
     (lambda: api.prepare(None), "prepare()"),
     (lambda: duckask.Conversation(), "Conversation()"),
     (lambda: duckask.Conversation(db=""), "Conversation()"),
+    (lambda: _app("warm")(), "warm()"),
+    (lambda: _app("learn")(), "learn()"),
+    (lambda: _server("create_app")(), "create_app()"),
+    (lambda: _server("build_server")(), "build_server()"),
 ])
 def test_every_library_entry_needs_a_named_database(isolated_env, call, who):
     with pytest.raises(api.NoDatabase, match=rf"^{re.escape(who)} needs a database"):
@@ -75,11 +93,13 @@ def scripted(monkeypatch, isolated_env):
 
 @pytest.mark.parametrize("argv", [["ask", "Who hit the most home runs in 2019?"], ["demo"]])
 def test_the_cli_answers_from_the_demo_without_db_resolving_it_once(scripted, monkeypatch, capsys, argv):
-    resolved = _counting(monkeypatch)
+    resolved, opened = _counting(monkeypatch), []
+    real_prepare = api.prepare
+    monkeypatch.setattr(api, "prepare", lambda db, **k: opened.append(db) or real_prepare(db, **k))
     code = main([*argv, "--json", "--analyzer", "rules"])
     out = json.loads(capsys.readouterr().out)
     assert code == EXIT_OK and out["rows"] == [["Pete Alonso", 53]]
-    assert len(resolved) == 1
+    assert len(resolved) == 1 and opened == [demo_db()]      # the CLI chose it; the library was handed its path
 
 
 def test_a_chat_without_db_resolves_the_demo_once_for_the_session(scripted, monkeypatch, capsys):
