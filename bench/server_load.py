@@ -47,13 +47,14 @@ def stream(url: str, question: str) -> dict:
 def main(argv: list[str] | None = None) -> int:
     import live_server
 
+    from duckask.data.lahman import demo_db_path
     from duckask.utils.app.server import create_app
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("-n", type=int, default=20)
     ap.add_argument("--out", default=str(ROOT / "docs" / "results" / "server_load.json"))
     args = ap.parse_args(argv)
-    url, server = live_server.start(create_app())          # the demo database, the embedded model
+    url, server = live_server.start(create_app(str(demo_db_path())))      # the demo database, the embedded model
     solo = stream(url, QUESTION)
     print(f"solo: first event {solo['first_event_s']} s, answer {solo['seconds']} s: {solo['answer']}", flush=True)
     recs: list[dict] = [None] * args.n  # type: ignore[list-item]

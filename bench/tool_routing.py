@@ -56,10 +56,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-cal", action="store_true")
     args = ap.parse_args(argv)
     sys.path.insert(0, str(ROOT.parent / "shared" / "tools"))
+    from duckask.data.lahman import demo_db_path
     from duckask.utils.api import prepare
 
     items = yaml.safe_load(Path(args.questions).read_text())
-    prep = prepare(None, tools=TOOLS, examples="", semantic="")
+    prep = prepare(str(demo_db_path()), tools=TOOLS, examples="", semantic="")
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     records = []

@@ -34,9 +34,10 @@ def verdict(names: str, level: str | None) -> str:
 
 def ask_once(budget: float) -> dict:
     from duckask import ask
+    from duckask.data.lahman import demo_db_path
 
     t0 = time.perf_counter()
-    r = ask(QUESTION, time_budget_s=budget)
+    r = ask(QUESTION, str(demo_db_path()), time_budget_s=budget)
     names = "" if r.df is None else " ".join(str(v) for row in r.df.itertuples(index=False) for v in row)
     level = (r.confidence or {}).get("level")
     return {"budget_s": budget, "status": r.status, "path": r.path, "level": level, "rows": names[:200],

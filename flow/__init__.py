@@ -1,9 +1,11 @@
 """duckask: plain-English questions about a DuckDB database.
 
     from duckask import ask
-    r = ask("Who hit the most home runs in 2019?")          # the Lahman demo database
-    r = ask("How many ships were captured?", db="battles.duckdb")
-    c = Conversation(); c.ask("Who hit the most home runs in 2019?"); c.ask("and in 2018?")
+    r = ask("How many ships were captured?", db="battles.duckdb")   # always a named database
+    c = Conversation("battles.duckdb"); c.ask("Which ship was captured first?"); c.ask("and the second?")
+
+The Lahman baseball demo is the command line's (``duckask demo``); from Python, name its file
+(``duckask.data.lahman.demo_db_path()``).
 """
 __version__ = "0.1.0"
 __all__ = ["ask", "Conversation", "Result", "build_flow", "evaluate"]

@@ -122,6 +122,13 @@ PLAYERS = [
 ARENAS = [(1, "Crypto.com Arena", 1, 19068), (2, "TD Garden", 2, 19156), (3, "United Center", 3, 20917)]
 
 
+def demo_db() -> str:
+    """The Lahman demo database's path (built on first use), named as the library needs: it has no default."""
+    from duckask.data.lahman import demo_db_path
+
+    return str(demo_db_path())
+
+
 def build_small_db(path: Path) -> Path:
     """teams <- players, teams <- arenas: three small related tables."""
     con = duckdb.connect(str(path))

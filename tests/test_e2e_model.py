@@ -122,7 +122,7 @@ def test_a_conversation_on_the_demo(model_opts, tmp_path):
     resumes (a second follow-up pair, on teams, showed nothing the first does not: removed to keep CI short)."""
     from duckask import Conversation
 
-    conv = Conversation(**model_opts)
+    conv = Conversation(_lahman(), **model_opts)
     gold_db = open_database(conv.db, load_settings(None, cache_dir=model_opts["cache_dir"]))
     for text, intent, resolved, gold in CONVERSATION:
         r = conv.ask(text)

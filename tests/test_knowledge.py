@@ -213,7 +213,7 @@ def test_the_demo_is_taught_unless_told_otherwise(isolated_env):
     assert all(e.tables for e in load_examples(DEMO_EXAMPLES))
     sql = "SELECT name_first FROM people LIMIT 1"
     llm = ScriptedLLM({"SQLGenerator": [sql]})
-    r = ask("Who hit the most home runs in a single season?", llm=llm, templates="off")
+    r = ask("Who hit the most home runs in a single season?", str(DEFAULT_PATH), llm=llm, templates="off")
 
     def generator_prompt(llm):
         return next(c for c in llm.calls if c["node"] == "SQLGenerator")["messages"][-1]["content"]
@@ -223,11 +223,12 @@ def test_the_demo_is_taught_unless_told_otherwise(isolated_env):
     assert "Name a person as one column" in generator_prompt(llm)
     # ... and "" turns either off.
     llm = ScriptedLLM({"SQLGenerator": [sql]})
-    r = ask("Who hit the most home runs in a single season?", llm=llm, examples="", descriptions="")
+    r = ask("Who hit the most home runs in a single season?", str(DEFAULT_PATH), llm=llm, examples="",
+            descriptions="")
     assert not r.examples and "Examples of questions" not in generator_prompt(llm)
     assert "Name a person as one column" not in generator_prompt(llm)
     # With templates on (the default), the demo's own question is its kept pair's: no model call writes SQL.
-    r = ask("Who hit the most home runs in a single season?", llm=ScriptedLLM({}))
+    r = ask("Who hit the most home runs in a single season?", str(DEFAULT_PATH), llm=ScriptedLLM({}))
     assert r.path == "template" and r.template["exact"] and not r.llm_calls
     assert r.df.iloc[0].tolist() == ["Barry Bonds", 2001, 73] and r.confidence["level"] == "high"
 

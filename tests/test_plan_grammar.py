@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 
 import pytest
+from conftest import demo_db
 
 from duckask.utils.api import ask
 from duckask.utils.llm import ScriptedLLM
@@ -54,7 +55,7 @@ class _Endpoint(ScriptedLLM):
 ])
 def test_plan_query_sends_the_grammar_where_it_holds(isolated_env, llm_class, option, sent):
     llm = llm_class({"PlanQuery": [HR_2019], "DataAnalyzer": ["Pete Alonso hit 53."]})
-    r = ask("Who hit the most home runs in 2019?", llm=llm, analyzer="rules", **option)
+    r = ask("Who hit the most home runs in 2019?", demo_db(), llm=llm, analyzer="rules", **option)
     call = next(c for c in llm.calls if c["node"] == "PlanQuery")
     assert bool(call["grammar"]) is sent and r.path == "plan"
 
@@ -98,7 +99,7 @@ def test_the_values_a_question_names_are_tied_to_the_dimensions_that_read_them(q
     from duckask.utils.semantic.manifest import layer_for
     from duckask.utils.semantic.reading import value_links
 
-    prep = prepare(None)
+    prep = prepare(demo_db())
     assert value_links(layer_for(prep.settings), match_values(prep.catalog, question)) == links
 
 
@@ -117,7 +118,7 @@ def test_a_plan_grouping_by_a_value_the_question_names_filters_on_it(isolated_en
     """The plan path's forward links (issue 44) repair the plan, never the prompt: shown as "values found" lines
     they made the model group by the linked dimension more often (Lahman: 2 of 5 such questions lost)."""
     llm = ScriptedLLM({"PlanQuery": [reply], "DataAnalyzer": ["The Yankees went 110-44."]})
-    r = ask(YANKEES, llm=llm, analyzer="rules")
+    r = ask(YANKEES, demo_db(), llm=llm, analyzer="rules")
     user = next(c for c in llm.calls if c["node"] == "PlanQuery")["messages"][-1]["content"]
     assert "Values found" not in user and r.path == "plan" and r.plan["filtered"] == filtered
     assert [tuple(x) for x in r.df.itertuples(index=False)] == rows and r.plan["plan"]["group_by"] == []

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import clean_env, embedded_model_path
+from conftest import clean_env, demo_db, embedded_model_path
 
 from duckask.utils.llm.prompt_cache import PromptStateStore, common_prefix
 
@@ -177,7 +177,7 @@ def _prompts(schema_chars: int = 2500) -> list[list[dict]]:
     from duckask.utils.api import prepare
     from duckask.utils.schema.ddl import render_schema
 
-    prep = prepare(None, llm=object())
+    prep = prepare(demo_db(), llm=object())
     out = []
     for tables, q in [(["people", "batting"], "Who hit the most home runs in 2019?"),
                       (["teams"], "How many teams played in the 2019 season?"),

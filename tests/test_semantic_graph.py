@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import duckdb
 import pytest
+from conftest import demo_db
 from semantic_support import LEGACY, layer  # noqa: F401 (fixtures are used by name)
 
 from duckask.utils.api import ask
@@ -20,7 +21,7 @@ SQL_ANSWER = "```sql\nSELECT 'Pete Alonso' AS player, 53 AS home_runs\n```"
 def _ask(question, script, **options):
     llm = ScriptedLLM({"DataAnalyzer": ["Pete Alonso hit 53."], "TableSelector": ["tables: [batting, people]"],
                        "SQLGenerator": [SQL_ANSWER], **script})
-    return ask(question, llm=llm, analyzer="rules", **options), llm
+    return ask(question, demo_db(), llm=llm, analyzer="rules", **options), llm
 
 
 def _nodes(r):

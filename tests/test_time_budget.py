@@ -2,6 +2,8 @@
 the best answer so far is given with its confidence, or the report says what was tried and why it stopped."""
 from __future__ import annotations
 
+from conftest import demo_db
+
 from duckask.utils.api import ask
 from duckask.utils.llm import ScriptedLLM
 
@@ -51,7 +53,7 @@ def test_past_the_budget_a_plan_that_found_nothing_takes_no_second_path(isolated
     llm = ScriptedLLM({"PlanQuery": ["home_runs]\ngroup_by: [team_name]\nwhere: [full_name = Nobody At All, "
                                      "year = 2019]"],
                        "SQLGenerator": [AssertionError("no SQL path past the budget")]})
-    r = ask("How many home runs did Nobody At All hit for each team in 2019?", llm=llm, analyzer="rules",
+    r = ask("How many home runs did Nobody At All hit for each team in 2019?", demo_db(), llm=llm, analyzer="rules",
             time_budget_s=1e-6)
     assert r.status == "error" and r.budget_stop["node"] == "SQLExecutor"
     assert "found nothing" in r.answer and not [c for c in llm.calls if c["node"] == "SQLGenerator"]

@@ -272,10 +272,10 @@ def test_database_values_are_not_sent_unless_allowed(small_db, isolated_env, stu
 # --------------------------------------------------------------------------- end to end, the real model
 @pytest.mark.model
 def test_a_film_question_is_answered_from_the_api_and_cited(stub, monkeypatch, tmp_path):
-    from conftest import embedded_model_path
+    from conftest import demo_db, embedded_model_path
 
     monkeypatch.setenv("OMDB_API_KEY", OMDB_KEY)
-    r = ask("Who directed the film Heat?", tools=[omdb(stub), web(stub)], model_path=embedded_model_path(),
+    r = ask("Who directed the film Heat?", demo_db(), tools=[omdb(stub), web(stub)], model_path=embedded_model_path(),
             cache_dir=str(tmp_path / "cache"), examples="", semantic="")
     assert r.status == "answered" and r.sql is None, r.answer
     assert r.routing["source"]["source"] == "omdb" and r.routing["tool_calls"][0]["args"] == {"title": "Heat"}

@@ -266,10 +266,10 @@ def test_wrong_fix_compare_keep_then_the_next_team_is_answered_from_the_fix_and_
 def test_the_plan_box_reads_as_labels_with_the_raw_plan_behind_a_toggle_and_the_time_is_rounded(isolated_env):
     """Issue 47: a plan's names shown as labels ("player's full name"), the plan as the model wrote it behind a
     toggle, and "done in 1.2 s" (not "done in 1.234 s"); the answer a sentence from the question's words."""
-    from duckask.data.lahman import db_or_demo
+    from conftest import demo_db
 
     plan = "home_runs]\ngroup_by: [full_name]\nwhere: [year = 2019]\norder_by: [-home_runs]\nlimit: 1"
-    app = create_app(db_or_demo(None), llm=ScriptedLLM({"PlanQuery": [plan]}), analyzer="rules",
+    app = create_app(demo_db(), llm=ScriptedLLM({"PlanQuery": [plan]}), analyzer="rules",
                      resample_drafts=0)
     with browsing(app, {"width": 1100, "height": 900}) as (page, _url):
         page.fill("#question", "Who hit the most home runs in 2019?")

@@ -1,7 +1,8 @@
 """The layer every surface shares in front of the graph: the notebook/Python API ``ask(question, db=PATH,
 **options) -> Result``, and the Result itself.
 
-- here: ``prepare`` opens the database, catalog and LLM once; ``run_turn`` runs the graph on one shared store
+- here: ``prepare`` opens the database, catalog and LLM once (the database is always named: ``need_db``; the
+  demo is the CLI's default, never the library's); ``run_turn`` runs the graph on one shared store
   and builds the ``Result``; ``ask`` is the two for one question (``Conversation`` reuses them); ``Prepared``'s
   ``run_sql``, ``propose``, ``decide``, ``refresh``;
 - ``result``: ``Result``, read from the turn in one place, and what can be done with it next;
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -82,18 +84,30 @@ def run_sql(database, settings: Settings, sql: str, *, export: bool = False):
                      result_bytes=settings.export_bytes if export else settings.result_bytes)
 
 
-def prepare(db: str | None = None, *, llm: LLM | None = None, settings: Settings | None = None,
+class NoDatabase(ValueError):
+    """A library call that names no database. The library has no default: the demo is the CLI's (``duckask demo``,
+    or any command without ``--db``), so a notebook never answers about baseball by mistake."""
+
+
+def need_db(db: str | os.PathLike | None, who: str) -> str:
+    """``db`` as a string, or ``NoDatabase`` saying what ``who`` needs and how to give it."""
+    if db is None or not str(db).strip():
+        raise NoDatabase(f"{who} needs a database: pass db=\"path/to/file.duckdb\" (or a folder from EXPORT DATABASE, "
+                         "a SQLite file, a postgresql:// URL), or run `duckask demo` for the baseball demo")
+    return str(db)
+
+
+def prepare(db: str | os.PathLike | None, *, llm: LLM | None = None, settings: Settings | None = None,
             config: str | None = None, **options: Any) -> Prepared:
-    """Open ``db`` (default: the Lahman demo) with the settings (``options`` override them)."""
+    """Open ``db`` (``need_db``: always named) with the settings (``options`` override them)."""
+    db = need_db(db, "prepare()")
     if settings is None:
         settings = load_settings(config, **options)
     elif options:  # options override the given settings too, as documented, and are checked the same way
         settings = with_options(settings, **options)
-    from duckask.data.lahman import db_or_demo
     from duckask.utils.knowledge.demo import demo_knowledge
 
-    db = db_or_demo(db)
-    settings = demo_knowledge(settings, db)  # the demo is taught, unless the caller chose otherwise
+    settings = demo_knowledge(settings, db)  # the demo database, when named, is taught unless the caller chose
     database = open_database(db, settings)
     # ``db`` as shown everywhere (health, results, saved sessions): a connection string's password redacted
     return Prepared(db=database.source, settings=settings, database=database, catalog=get_catalog(database, settings),
@@ -185,7 +199,8 @@ def ask(question: str | None = None, db: str | None = None, *, sql: str | None =
         ask_user: Callable[[str], str] | None = None, confirm: bool | Callable[[str, list], dict] | None = None,
         on_node: Callable[[str], None] | None = None, on_text: Callable[[str], None] | None = None,
         approve_write: Callable[[WriteCard], dict] | None = None, **options: Any) -> Result:
-    """Answer ``question`` about the DuckDB database ``db`` (default: the Lahman demo database).
+    """Answer ``question`` about the database ``db``: a DuckDB file, a folder from EXPORT DATABASE, a SQLite file or
+    a postgresql:// URL. It is always named (``NoDatabase`` otherwise); the demo is the CLI's (``duckask demo``).
 
     ``sql`` runs your own SQL instead (shown, checked by the same safety layer, run, explained).
     ``options`` override settings (e.g. ``max_fix_retries=3, grader="llm", confirm=True, base_url=...``).
@@ -200,6 +215,7 @@ def ask(question: str | None = None, db: str | None = None, *, sql: str | None =
     """
     if question is None and not (sql or "").strip():
         raise ValueError("ask() needs a question or sql=\"...\"")
+    db = need_db(db, "ask()")
     confirm = confirm_option(confirm, options)
     shared = new_shared(question or sql or "", sql=sql)     # checked before the database and model are opened
     prep = prepare(db, llm=llm, settings=settings, config=config, **options)

@@ -4,7 +4,8 @@
 Surfaces:
 - ``cli``: the ``duckask`` command's parser; ``commands`` (ask, chat, schema, demo, warm, eval, teach,
   examples, model), ``write_commands`` (sql, audit, and ask's --out / --email / --into-table) and
-  ``semantic_commands`` (semantic init, convert, check);
+  ``semantic_commands`` (semantic init, convert, check); ``demo`` (the database a command works on when
+  ``--db`` names none: the demo, the CLI's default and never the library's);
 - ``chat`` (the loop, commands, piped mode) and ``terminal`` (readline, rich, the confirm prompt);
 - ``server`` (``duckask serve``: the page and the question routes), ``server_actions`` (your SQL, write
   decisions, downloads, email), ``server_guards`` (Host, Origin, body size and key, before every route;

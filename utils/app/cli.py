@@ -45,6 +45,7 @@ from duckask.utils.app.commands import (
     cmd_warm,
     report_failure,
 )
+from duckask.utils.app.demo import db_or_demo
 from duckask.utils.app.learn_command import add_learn_command, add_learn_option, learn_first
 from duckask.utils.app.write_commands import cmd_audit, cmd_decide, cmd_sql, cmd_state, cmd_users
 
@@ -130,15 +131,14 @@ def _add_delivery_options(p: argparse.ArgumentParser) -> None:
 
 
 def cmd_serve(args) -> int:
-    from duckask.utils.app.commands import db_or_demo
     from duckask.utils.app.server import serve_command
 
+    args.db = db_or_demo(args.db)       # once, for --learn and the server both
     learn_first(args)
-    return serve_command(args, db_or_demo(args.db))
+    return serve_command(args, args.db)
 
 
 def cmd_mcp(args) -> int:
-    from duckask.utils.app.commands import db_or_demo
     from duckask.utils.app.mcp_server import main as mcp_main
 
     return mcp_main(["--db", db_or_demo(args.db), *(["--config", args.config] if args.config else []),

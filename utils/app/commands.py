@@ -8,6 +8,7 @@ import time
 from typing import Any
 
 from duckask.utils.api.present import EXIT_CLARIFY, EXIT_FAIL, EXIT_OK, EXIT_USAGE  # noqa: F401 (the one map)
+from duckask.utils.app.demo import db_or_demo
 
 DEMO_QUESTION = "Who hit the most home runs in 2019?"
 
@@ -41,13 +42,6 @@ def _interactive_prompt(json_mode: bool):
             return ""
 
     return ask_user
-
-
-def db_or_demo(db: str | None) -> str:
-    """The database a command works on: ``--db``, or the demo (``data.lahman.db_or_demo``), saying when it is built."""
-    from duckask.data.lahman import db_or_demo as resolve
-
-    return resolve(db, say=lambda m: print(m, file=sys.stderr))
 
 
 def _print_result(r, args, streamed: str = "") -> int:
@@ -121,6 +115,7 @@ def cmd_ask(args) -> int:
 def cmd_chat(args) -> int:
     from duckask.utils.app.chat import run_chat
 
+    args.db = db_or_demo(args.db)       # once for the session
     return run_chat(args, settings_options(args))
 
 
@@ -166,9 +161,10 @@ def cmd_warm(args) -> int:
     from duckask.utils.app.learn_command import learn_first
     from duckask.utils.app.warm import warm
 
+    args.db = db_or_demo(args.db)       # once, for --learn and the warming both
     learn_first(args)
     t0 = time.perf_counter()
-    recs = warm(db_or_demo(args.db), limit=args.limit, config=args.config,
+    recs = warm(args.db, limit=args.limit, config=args.config,
                 progress=lambda m: print(m, file=sys.stderr),
                 **{k: v for k in ("descriptions", "examples") if (v := getattr(args, k, None)) is not None})
     if not recs:

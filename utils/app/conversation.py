@@ -1,7 +1,7 @@
 """``Conversation``: several turns on one database, with memory.
 
     from duckask import Conversation
-    c = Conversation()                       # the Lahman demo; db="file.duckdb" for yours
+    c = Conversation("file.duckdb")          # always a named database (the demo: `duckask chat`)
     c.ask("Who hit the most home runs in 2019?")
     r = c.ask("and in 2018?")                # r.resolved_question == "Who hit the most home runs in 2018?"
     c.save("session.json"); c = Conversation.load("session.json")
@@ -21,7 +21,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from duckask.utils.api import Prepared, Result, confirm_option, new_shared, prepare, run_turn
+from duckask.utils.api import Prepared, Result, confirm_option, need_db, new_shared, prepare, run_turn
 from duckask.utils.config import Settings
 from duckask.utils.llm import LLM
 
@@ -57,7 +57,8 @@ class Conversation:
                  approve_write: Callable[[WriteCard], dict] | None = None, history: list[dict] | None = None,
                  session: str | None = None, on_understood: Callable[[str], None] | None = None, **options: Any):
         confirm = confirm_option(confirm, options)
-        self.prep: Prepared = prepare(db, llm=llm, settings=settings, config=config, **options)
+        self.prep: Prepared = prepare(need_db(db, "Conversation()"), llm=llm, settings=settings, config=config,
+                                      **options)
         self.history: list[dict] = list(history or [])
         #: The conversation's id in the audit log of writes (one per Conversation unless given).
         self.session = session or f"chat-{uuid.uuid4().hex[:8]}"

@@ -24,7 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from duckask.utils.api import prepare
+from duckask.utils.api import need_db, prepare
 from duckask.utils.knowledge.examples import columns_of
 from duckask.utils.knowledge.learned import LearnedStore, learned_path
 from duckask.utils.knowledge.synth import Draft, distinct_sql, drafts, implausible
@@ -123,7 +123,7 @@ def learn(db: str | None = None, *, minutes: float = 15.0, limit: int | None = N
     line)`` is called after each draft. Returns the run's report."""
     t0 = time.monotonic()
     deadline = t0 + minutes * 60
-    prep = prepare(db, **options)
+    prep = prepare(need_db(db, "learn()"), **options)
     store = LearnedStore(learned_path(prep.database, prep.settings))
     before = store.tried(prep.llm.name)
     todo = drafts(prep.catalog, distinct_counts(prep.database, prep.catalog, deadline))

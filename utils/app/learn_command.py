@@ -29,20 +29,19 @@ def add_learn_option(p: argparse.ArgumentParser) -> None:
 
 
 def learn_first(args) -> None:
-    """``--learn MINUTES`` on warm and serve: learn the database first (``duckask learn``), with its progress."""
+    """``--learn MINUTES`` on warm and serve: learn the database first (``duckask learn``), with its progress;
+    ``args.db`` is already the database (the command resolved the demo, if none was named)."""
     if getattr(args, "learn_minutes", None):
         _learn(args.db, args.learn_minutes, None, getattr(args, "config", None))
 
 
-def _learn(db: str | None, minutes: float, limit: int | None, config: str | None):
-    """Run ``learn`` with a bar on a terminal (a line per draft otherwise) and print what it did."""
-    from duckask.data.lahman import db_or_demo
+def _learn(db: str, minutes: float, limit: int | None, config: str | None):
+    """Run ``learn`` on ``db`` with a bar on a terminal (a line per draft otherwise) and print what it did."""
     from duckask.utils.app.learn import learn
 
     bar = _LearnProgress(minutes)
     try:
-        source = db_or_demo(db, say=lambda m: print(m, file=sys.stderr))
-        report = learn(source, minutes=minutes, limit=limit, config=config, progress=bar)
+        report = learn(db, minutes=minutes, limit=limit, config=config, progress=bar)
     finally:
         bar.close()
     share = report.read_back_share
@@ -83,7 +82,9 @@ class _LearnProgress:
 
 
 def cmd_learn(args) -> int:
-    report = _learn(args.db, args.minutes, args.limit, args.config)
+    from duckask.utils.app.demo import db_or_demo
+
+    report = _learn(db_or_demo(args.db), args.minutes, args.limit, args.config)
     if args.json:
         print(json.dumps({**report.__dict__, "read_back_share": report.read_back_share}))
     return EXIT_OK

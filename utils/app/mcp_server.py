@@ -180,12 +180,13 @@ class Tools:
 
 
 def build_server(db: str | None = None, *, llm=None, settings=None, allow_writes: bool = False, **options: Any):
-    """The MCP server for one database: each of ``Tools``' methods a tool, and ``duckask://schema``."""
+    """The MCP server for one named database: each of ``Tools``' methods a tool, and ``duckask://schema``."""
     from mcp.server.mcpserver import MCPServer
 
-    from duckask.utils.api import prepare
+    from duckask.utils.api import need_db, prepare
 
-    tools = Tools(prepare(db, llm=llm, settings=settings, **{**options, "allow_writes": False}), allow_writes)
+    prep = prepare(need_db(db, "build_server()"), llm=llm, settings=settings, **{**options, "allow_writes": False})
+    tools = Tools(prep, allow_writes)
     server = MCPServer("duckask", instructions=INSTRUCTIONS)
     for name, description in TOOL_DESCRIPTIONS.items():
         server.tool(name=name, description=description)(getattr(tools, name))
@@ -380,7 +381,7 @@ def serve_stdio(server) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description="duckask as an MCP server over stdio.")
-    ap.add_argument("--db")
+    ap.add_argument("--db", required=True, help="the database the tools use (`duckask mcp` names the demo without one)")
     ap.add_argument("--config")
     ap.add_argument("--allow-writes", action="store_true",
                     help="propose_write leaves pending cards for a person (it never approves one)")

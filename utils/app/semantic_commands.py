@@ -38,7 +38,7 @@ def add_parser(sub) -> None:
 
 def _open(db: str | None, semantic: str | None = None):
     """The database and its catalog; with ``semantic``, the model files of that directory built (if any)."""
-    from duckask.utils.app.commands import db_or_demo
+    from duckask.utils.app.demo import db_or_demo
     from duckask.utils.config import load_settings
     from duckask.utils.db.database import DatabaseError, open_database
     from duckask.utils.semantic import get_catalog

@@ -54,13 +54,13 @@ _log = logging.getLogger("duckask.serve")
 def create_app(db: str | None = None, *, llm=None, settings=None, api_key: str | None = None,
                max_concurrent: int = 4, cors_origins: tuple[str, ...] = (), allow_writes: bool | None = None,
                users=None, bind_host: str | None = None, allowed_hosts: tuple[str, ...] = (), **options: Any):
-    """The FastAPI app for one database (the Lahman demo by default); ``allow_writes`` (None: the
-    settings') lets a write run after its approval on ``/api/writes/{id}``; ``users`` (``access.Users``):
+    """The FastAPI app for one named database (``duckask serve`` without ``--db`` names the demo); ``allow_writes``
+    (None: the settings') lets a write run after its approval on ``/api/writes/{id}``; ``users`` (``access.Users``):
     API keys with roles (the shared ``api_key`` is one admin user). Without keys, the ``Host`` header must
     name the server: a loopback name or ``bind_host`` on its port, or one of ``allowed_hosts``."""
     from fastapi import FastAPI
 
-    from duckask.utils.api import prepare
+    from duckask.utils.api import need_db, prepare
     from duckask.utils.app import server_actions, server_routes
     from duckask.utils.app.pending import PendingWrites
     from duckask.utils.app.queue import Gate
@@ -69,7 +69,7 @@ def create_app(db: str | None = None, *, llm=None, settings=None, api_key: str |
     from duckask.utils.db.access import shared_key_users
     from duckask.utils.state import card_store, thread_store
 
-    prep = prepare(db, llm=llm, settings=settings, allow_writes=allow_writes, **options)
+    prep = prepare(need_db(db, "create_app()"), llm=llm, settings=settings, allow_writes=allow_writes, **options)
     keys = users or (shared_key_users(api_key) if api_key else None)
     app = FastAPI(title="duckask", description="Plain-English questions about a DuckDB database.",
                   docs_url=None, redoc_url=None)     # their pages load a CDN's script: /openapi.json only

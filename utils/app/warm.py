@@ -18,7 +18,7 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
-from duckask.utils.api import prepare
+from duckask.utils.api import need_db, prepare
 from duckask.utils.schema.ddl import render_instructions
 from duckask.utils.semantic.manifest import layer_for
 
@@ -47,7 +47,7 @@ def warm(db: str | None = None, *, limit: int = 8, progress: Callable[[str], Non
     from duckask.utils.knowledge import examples_for
     from duckask.utils.llm import MeteredLLM
 
-    prep = prepare(db, **options)
+    prep = prepare(need_db(db, "warm()"), **options)
     prefill = getattr(prep.llm, "prefill", None)
     if prefill is None:
         return []

@@ -12,7 +12,8 @@ from __future__ import annotations
 import json
 import sys
 
-from duckask.utils.app.commands import EXIT_CLARIFY, EXIT_FAIL, EXIT_OK, EXIT_USAGE, db_or_demo, settings_options
+from duckask.utils.app.commands import EXIT_CLARIFY, EXIT_FAIL, EXIT_OK, EXIT_USAGE, settings_options
+from duckask.utils.app.demo import db_or_demo
 
 
 def _print_rows(out, args) -> None:
