@@ -1,5 +1,5 @@
-"""Damaged files of duckask's own (the knowledge store, prompt states, the audit log): told apart from a file
-that is only busy or unreadable, and set aside, never deleted.
+"""Damaged files of duckask's own (the knowledge store, prompt states, the audit log), set aside, never deleted.
+A damaged file is told apart from one that is only busy or unreadable.
 
 A rebuildable file (the knowledge store, a prompt state) that turns out damaged is renamed to
 ``<file>.corrupt-<UTC time>`` and a new, empty one is started, with a warning on stderr naming both paths:

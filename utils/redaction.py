@@ -1,5 +1,5 @@
-"""Redaction: a connection string's password or token is never shown (``redact``), and a driver's message about
-it carries nothing of its secrets (``redact_error``). The lowest layer: settings (``config``), databases
+"""Redaction: a connection string's password or token is never shown. ``redact`` hides it, and a driver's message
+about it carries nothing of its secrets (``redact_error``). The lowest layer: settings (``config``), databases
 (``db.remote``, ``db.database``) and the shared state (``state.postgres``) all use it, and it imports nothing of
 duckask's.
 """

@@ -1,5 +1,5 @@
-"""The settings: each one's name, type, default and meaning, in one dataclass (the reference page
-docs/reference/settings.md is generated from it). How they are loaded and checked: ``config``."""
+"""The settings: each one's name, type, default and meaning, in one dataclass. The reference page
+docs/reference/settings.md is generated from it; how they are loaded and checked: ``config``."""
 from __future__ import annotations
 
 import ast

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import argparse
 import ast
+import re
+import tomllib
 import dataclasses
 import functools
 import inspect
@@ -91,6 +93,41 @@ def module_map(root: Path = ROOT) -> str:
             rows.append(f"| `{path.name}` | {_summary(path)} |")
         parts.append("\n".join(rows) + "\n")
     return "\n".join(parts)
+
+
+def _path_of(module: str, root: Path = ROOT) -> Path:
+    """A module's file or package folder in the checkout (``duckask`` is flow/, ``duckask.utils`` is utils/...)."""
+    parts = module.split(".")[1:]
+    top = {"utils": "utils", "nodes": "nodes", "data": "data", "flow": "flow"}
+    base = root / top[parts[0]] / Path(*parts[1:]) if parts[0] in top else root / "flow"
+    return base if base.is_dir() else base.with_suffix(".py")
+
+
+def _what(path: Path) -> str:
+    """What a module is for, in its docstring's first words: up to the first colon when three words or more come
+    before it, else the first sentence (to its first full stop or semicolon)."""
+    doc = " ".join((ast.get_docstring(ast.parse((path / "__init__.py" if path.is_dir() else path).read_text()))
+                    or "").split())
+    sentence = re.split(r"(?<!e\.g)[.;](?:\s|$)", doc, maxsplit=1)[0]
+    head = sentence.split(": ", 1)[0]
+    return _cell(head if head != sentence and len(head.split()) >= 3 else sentence)
+
+
+def layer_table(root: Path = ROOT) -> str:
+    """docs/design.md's layers, top first, read from the import contract (``[tool.importlinter]``'s ``layers``) that
+    lint-imports holds: each floor's packages (``|``: siblings that may not import each other) and what each is
+    for, from its docstring."""
+    config = tomllib.loads((root / "pyproject.toml").read_text())
+    layers = next(c for c in config["tool"]["importlinter"]["contracts"] if c["type"] == "layers")["layers"]
+    rows = ["| floor | packages, and what each is for |", "|---|---|"]
+    for i, layer in enumerate(layers, 1):
+        cells = []
+        for module in (m.strip() for m in layer.split("|")):
+            path = _path_of(module, root)
+            shown = path.relative_to(root).as_posix() + ("/" if path.is_dir() else "")
+            cells.append(f"`{shown}`: {_what(path)}")
+        rows.append(f"| {i} | {'; '.join(cells)} |")
+    return "\n".join(rows) + "\n"
 
 
 # --------------------------------------------------------------------------- the turn state
