@@ -20,7 +20,7 @@ pytest.importorskip("fastapi", reason="the server extra is not installed (pip in
 httpx = pytest.importorskip("httpx", reason="httpx is in the test extra")
 
 from duckask.utils.app.server import create_app  # noqa: E402
-from duckask.utils.db.access import add_user, load_users  # noqa: E402
+from duckask.utils.access.roles import add_user, load_users  # noqa: E402
 
 pytestmark = pytest.mark.slow        # real uvicorn servers: not in the fast set (pytest -m "" runs it)
 

@@ -12,7 +12,7 @@ from duckask.nodes.table_selector import _rank
 from duckask.utils.api import ask
 from duckask.utils.app.cli import main as cli_main
 from duckask.utils.config import load_settings
-from duckask.utils.db.audit import os_user
+from duckask.utils.writes.audit import os_user
 from duckask.utils.db.database import open_database
 from duckask.utils.knowledge import Example, ExampleError, KnowledgeStore, database_identity, examples_for, teach
 from duckask.utils.knowledge.examples import load_examples, tables_of, verify

@@ -7,7 +7,7 @@ import pytest
 
 from duckask.utils.api import ask
 from duckask.utils.db.database import open_database
-from duckask.utils.db.tiers import classify
+from duckask.utils.writes.tiers import classify
 from duckask.utils.llm import ScriptedLLM
 from duckask.utils.sql.pivot import run_pivot, split_pivot, values_pivot
 

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Final, Literal, TypedDict, cas
 if TYPE_CHECKING:        # for the type checker only (loading them here would pull pandas and the write path in)
     from pandas import DataFrame
 
-    from duckask.utils.db.write_card import WriteCard
+    from duckask.utils.writes.card import WriteCard
     from duckask.utils.sql.voting import Candidates
     from duckask.utils.tools.base import ToolResult
 
@@ -175,7 +175,7 @@ class Ran(TypedDict, total=False):
     sources: Annotated[list[dict[str, str]], "AnswerFromTool"]
     """What a tool's answer cites (``{name, url, title}``)."""
     write: Annotated[WriteCard | None, "card"]
-    """The write's ``WriteCard`` (``utils/db/write_card.py``): SQL, tier, estimate, decision, outcome, audit id."""
+    """The write's ``WriteCard`` (``utils/writes/card.py``): SQL, tier, estimate, decision, outcome, audit id."""
 
 
 class Answer(TypedDict, total=False):

@@ -24,7 +24,8 @@ from duckask.utils.settings import Settings, field_docs
 #: The repository's root (the generator runs from a checkout).
 ROOT = Path(__file__).resolve().parents[2]
 #: The folders of the module map, in the order a newcomer reads them.
-PACKAGES = ("flow", "nodes", "utils", "utils/llm", "utils/db", "utils/schema", "utils/semantic", "utils/sql",
+PACKAGES = ("flow", "nodes", "utils", "utils/llm", "utils/db", "utils/access", "utils/writes", "utils/airtable",
+            "utils/schema", "utils/semantic", "utils/sql",
             "utils/knowledge", "utils/state", "utils/dialogue", "utils/trust", "utils/tools", "utils/delivery",
             "utils/eval",
             "utils/api", "utils/app", "data")

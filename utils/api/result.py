@@ -19,7 +19,7 @@ import pandas as pd
 from duckask.utils.config import Settings, load_settings
 
 if TYPE_CHECKING:
-    from duckask.utils.db.write_card import WriteCard
+    from duckask.utils.writes.card import WriteCard
     from duckask.utils.turn import Turn
 
 
@@ -59,7 +59,7 @@ class Result:
     confirmations: list[dict] = field(default_factory=list)   # ConfirmSQL's decisions
     routing: dict = field(default_factory=dict)   # which rule (or the LLM) set the intent and resolved the turn
     answerable: dict = field(default_factory=dict)   # can the data answer it: outcome, rule, missing words, closest
-    write: WriteCard | None = None       # a write's card (utils/db/write_card.py)
+    write: WriteCard | None = None       # a write's card (utils/writes/card.py)
     path: str | None = None              # which path answered: "template", "plan" (MetricFlow) or "sql"; None: neither
     plan: dict | None = None             # PlanQuery's record: the plan, its derivation, or why the SQL path ran
     template: dict | None = None         # MatchTemplate's record: the kept pair, the values put in (or why not used)

@@ -138,7 +138,7 @@ class Tools:
     def propose_write(self, change: str) -> dict:
         from mcp.server.mcpserver.exceptions import ToolError
 
-        from duckask.utils.db.tiers import is_write
+        from duckask.utils.writes.tiers import is_write
         from duckask.utils.state import writes
 
         if not change.strip():
@@ -159,7 +159,7 @@ class Tools:
         from mcp.server.mcpserver.exceptions import ToolError
 
         from duckask.utils.api import QuestionTooLong, new_shared
-        from duckask.utils.db.access import User
+        from duckask.utils.access.roles import User
         from duckask.utils.knowledge.examples import ExampleError
         from duckask.utils.knowledge.keep import keep
 

@@ -48,9 +48,9 @@ from duckask.utils.app.queue import in_thread
 from duckask.utils.app.server_context import served
 from duckask.utils.app.server_guards import MAX_BODY, json_error, parse_body, same_origin_request, scoped, user_of, who
 from duckask.utils.config import MAX_QUESTION
-from duckask.utils.db.access import may_decide, may_propose, may_see, owns
-from duckask.utils.db.audit import AuditError
-from duckask.utils.db.tiers import is_write
+from duckask.utils.access.roles import may_decide, may_propose, may_see, owns
+from duckask.utils.writes.audit import AuditError
+from duckask.utils.writes.tiers import is_write
 from duckask.utils.delivery.export import FORMATS, ExportError, frame_bytes
 from duckask.utils.delivery.mail import NO_HOST, MailError, recipients, send_result
 from duckask.utils.knowledge.examples import ExampleError

@@ -15,7 +15,7 @@ from pathlib import Path
 import duckdb
 
 from duckask.utils.config import Settings
-from duckask.utils.db.audit import COLUMNS, AuditLog
+from duckask.utils.writes.audit import COLUMNS, AuditLog
 from duckask.utils.state.postgres import PgState, put_entry, put_example
 
 
