@@ -1,5 +1,5 @@
 """The write card: what a proposed write is, what it will do, and what became of it. One type passed
-between the write path (``writes``), the nodes (ReviewWrite, ApplyWrite), the surfaces that show it for
+between the write path (``state.writes``), the nodes (ReviewWrite, ApplyWrite), the surfaces that show it for
 approval and the server that holds it until it is decided; ``public()`` is its JSON.
 """
 from __future__ import annotations
