@@ -178,8 +178,8 @@ def test_a_cte_named_after_a_forbidden_table_leaks_through_no_route(tmp_path, se
     import httpx
     import live_server
 
-    from duckask.utils.app.server import create_app
     from duckask.utils.access.roles import add_user, load_users
+    from duckask.utils.app.server import create_app
     from duckask.utils.llm import ScriptedLLM
 
     f = tmp_path / "users.yaml"

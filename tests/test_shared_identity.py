@@ -27,8 +27,8 @@ httpx = pytest.importorskip("httpx", reason="httpx is in the test extra")
 
 from openai_stub import StubOpenAI, free_port  # noqa: E402
 
-from duckask.utils.config import load_settings  # noqa: E402
 from duckask.utils.access.roles import add_user  # noqa: E402
+from duckask.utils.config import load_settings  # noqa: E402
 from duckask.utils.state import audit_log  # noqa: E402
 
 pytestmark = pytest.mark.slow          # real server processes and a PostgreSQL server

@@ -19,12 +19,12 @@ from conftest import clean_env, sha256
 from duckask.utils.api import ask
 from duckask.utils.app.conversation import Conversation
 from duckask.utils.config import load_settings
-from duckask.utils.writes.audit import AuditLog, render, status_of
 from duckask.utils.db.database import open_database
-from duckask.utils.writes.tiers import classify
-from duckask.utils.writes.plan import counted_rows, estimate_sql
 from duckask.utils.llm.scripted import ScriptedLLM
 from duckask.utils.state import writes
+from duckask.utils.writes.audit import AuditLog, render, status_of
+from duckask.utils.writes.plan import counted_rows, estimate_sql
+from duckask.utils.writes.tiers import classify
 
 FIXTURES = Path(__file__).parent / "fixtures"
 TIERS = yaml.safe_load((FIXTURES / "write_tiers.yaml").read_text())

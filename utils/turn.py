@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING, Annotated, Any, Final, Literal, TypedDict, cas
 if TYPE_CHECKING:        # for the type checker only (loading them here would pull pandas and the write path in)
     from pandas import DataFrame
 
-    from duckask.utils.writes.card import WriteCard
     from duckask.utils.sql.voting import Candidates
     from duckask.utils.tools.base import ToolResult
+    from duckask.utils.writes.card import WriteCard
 
 class Keep(enum.Enum):
     """The type of ``KEEP``: a hand-off parameter that may be left out says ``X | Keep`` (not ``Any``)."""

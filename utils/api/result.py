@@ -19,8 +19,8 @@ import pandas as pd
 from duckask.utils.config import Settings, load_settings
 
 if TYPE_CHECKING:
-    from duckask.utils.writes.card import WriteCard
     from duckask.utils.turn import Turn
+    from duckask.utils.writes.card import WriteCard
 
 
 #: Result fields read from a turn key of another name (every other field: the key of its own name, or computed in

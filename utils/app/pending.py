@@ -18,9 +18,9 @@ from __future__ import annotations
 import secrets
 import time
 
-from duckask.utils.writes.card import WriteCard
 from duckask.utils.state.cards import Held, MemoryCards, token_hash
 from duckask.utils.state.writes import expire
+from duckask.utils.writes.card import WriteCard
 
 MAX_PENDING = 500                # writes waiting on this server, all proposers together
 MAX_PENDING_PER_PROPOSER = 20    # writes one proposer may have waiting

@@ -82,8 +82,8 @@ def _write(args, database, settings) -> int:
 
 def cmd_audit(args) -> int:
     from duckask.utils.config import load_settings
-    from duckask.utils.writes.audit import as_json, database_key, render
     from duckask.utils.state import audit_log
+    from duckask.utils.writes.audit import as_json, database_key, render
 
     settings = load_settings(args.config, **settings_options(args))
     db = database_key(args.db) if args.db else None
@@ -102,9 +102,9 @@ def cmd_decide(args) -> int:
     from duckask.utils.api.present import exit_code
     from duckask.utils.app.deliver import write_prompt
     from duckask.utils.config import load_settings
-    from duckask.utils.writes.audit import os_user
     from duckask.utils.db.database import open_database
     from duckask.utils.state import writes
+    from duckask.utils.writes.audit import os_user
 
     settings = load_settings(args.config, **{**settings_options(args), "allow_writes": True})
     database = open_database(db_or_demo(args.db), settings)

@@ -139,8 +139,8 @@ def keep(database, settings, question: str, sql: str, *, user=None, session: str
     """Keep (or, for a proposer, suggest) a verified pair; ``ExampleError`` when it does not run or finds nothing
     (``PairTooLarge``, ``TooManyPairs`` over a cap), ``KeepRefused`` for a reader. ``database`` runs the SQL (a
     user's scoped database checks their tables)."""
-    from duckask.utils.writes.audit import _now, database_key
     from duckask.utils.knowledge.store import owner_identity
+    from duckask.utils.writes.audit import _now, database_key
 
     if user is not None and not user.at_least("proposer"):
         raise KeepRefused(f"{user.name} is a {user.role}: keeping an answer needs proposer (to suggest it) or "
@@ -188,8 +188,8 @@ def kept_by(database, settings, pair_id: str) -> str | None:
 def suggestions(database, settings) -> list[dict]:
     """The pairs proposers suggested for this database (by identity: not another file at the same path) that wait
     for an approver, newest first (audit entries)."""
-    from duckask.utils.writes.audit import database_key
     from duckask.utils.knowledge.store import owner_identity
+    from duckask.utils.writes.audit import database_key
 
     me = owner_identity(database)
     return [e for e in _log(settings).entries(database_key(database.source))

@@ -22,9 +22,9 @@ import weakref
 from collections.abc import Iterator
 from typing import Any
 
-from duckask.utils.writes.audit import COLUMNS, DECIDED, AuditError, already_decided
 from duckask.utils.db.quoting import quote_ident as _q
 from duckask.utils.db.remote import redact, redact_error
+from duckask.utils.writes.audit import COLUMNS, DECIDED, AuditError, already_decided
 
 SCHEMA = [
     "CREATE SCHEMA IF NOT EXISTS duckask",

@@ -27,14 +27,14 @@ from pathlib import Path
 import duckdb
 
 from duckask.utils.config import Settings
-from duckask.utils.writes.audit import AuditLog, database_key, os_user
 from duckask.utils.db.binder import bind
 from duckask.utils.db.database import Database
 from duckask.utils.db.sources import refresh_live
-from duckask.utils.writes.tiers import classify, engine_writes
+from duckask.utils.state import audit_log
+from duckask.utils.writes.audit import AuditLog, database_key, os_user
 from duckask.utils.writes.card import WriteCard
 from duckask.utils.writes.plan import counted_rows, estimate_sql, explain, reads_sql
-from duckask.utils.state import audit_log
+from duckask.utils.writes.tiers import classify, engine_writes
 
 #: This process's session id in the audit log, unless a caller names its own (a chat, an HTTP client).
 PROCESS_SESSION = f"pid-{uuid.uuid4().hex[:8]}"
