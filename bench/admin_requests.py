@@ -85,7 +85,7 @@ def effect(path: Path, sql: str, table: str | None, check_sql: str | None) -> di
 
 def judged(item: dict, card, work: Path) -> tuple[bool, str]:
     """Whether the proposed card does what the item asked, and why not."""
-    from duckask.utils.db.tiers import classify
+    from duckask.utils.writes.tiers import classify
 
     if item["judge"] == "refuse":
         return (card is not None and card.tier == 3, "refused (T3)" if card and card.tier == 3 else

@@ -55,7 +55,7 @@ def ms(t0: float) -> float:
 
 
 def tiers(path: Path) -> dict:
-    from duckask.utils.db.tiers import classify
+    from duckask.utils.writes.tiers import classify
 
     rows = yaml.safe_load(path.read_text())
     misses = []

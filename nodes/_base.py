@@ -15,10 +15,10 @@ from duckask.utils.schema.catalog import Catalog
 from duckask.utils.turn import Turn
 
 if TYPE_CHECKING:        # for the type checker only: importing them loads MetricFlow and the tools' clients
-    from duckask.utils.db.write_card import WriteCard
     from duckask.utils.knowledge.examples import Example
     from duckask.utils.semantic.manifest import SemanticLayer
     from duckask.utils.tools.base import Tool
+    from duckask.utils.writes.card import WriteCard
 
 
 @dataclass

@@ -11,10 +11,10 @@ turn they cannot place costs one short LLM call (one word back). Setting ``route
 from __future__ import annotations
 
 from duckask.nodes._base import TracedNode
-from duckask.utils.db.tiers import is_write
 from duckask.utils.dialogue.followup import is_follow_up
 from duckask.utils.dialogue.intent import PROMPT, classify, parse_intent, sql_of
 from duckask.utils.turn import Turn, route, set_query, tried
+from duckask.utils.writes.tiers import is_write
 
 
 class IntentRouter(TracedNode):

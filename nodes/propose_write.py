@@ -17,10 +17,10 @@ import re
 
 from duckask.nodes._base import TracedNode
 from duckask.utils.db.ast import statement_types
-from duckask.utils.db.tiers import is_write
 from duckask.utils.knowledge.examples import shown
 from duckask.utils.schema.values import hints
 from duckask.utils.turn import KEEP, Turn, finish, route, set_query, tried
+from duckask.utils.writes.tiers import is_write
 
 PROMPT = """You maintain a DuckDB database for its administrator. The tables this request touches:
 {schema}

@@ -12,8 +12,8 @@ pytest.importorskip("fastapi", reason="the server extra is not installed (pip in
 httpx = pytest.importorskip("httpx", reason="httpx is in the test extra")
 
 from duckask.utils.app.server import MAX_BODY, create_app  # noqa: E402
-from duckask.utils.db.audit import AuditLog  # noqa: E402
 from duckask.utils.llm import ScriptedLLM  # noqa: E402
+from duckask.utils.writes.audit import AuditLog  # noqa: E402
 
 DELETE = "DELETE FROM players WHERE team_id = 1"
 EVIL = "evil.example"

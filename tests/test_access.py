@@ -1,4 +1,4 @@
-"""Users and roles on a shared server (``utils/db/access.py``, issue 23): hashed keys, reader < proposer <
+"""Users and roles on a shared server (``utils/access/roles.py``, issue 23): hashed keys, reader < proposer <
 approver < admin, four eyes on schema changes, per-role read allowlists, who proposed and who approved in
 the audit. The HTTP half runs against a real uvicorn server on 127.0.0.1 (``live_server``); the file's
 bytes show that nothing a role may not do ever ran."""
@@ -11,7 +11,7 @@ import pytest
 import yaml
 from conftest import build_small_db, sha256
 
-from duckask.utils.db.access import (
+from duckask.utils.access.roles import (
     AccessError,
     User,
     add_user,
@@ -30,8 +30,8 @@ pytest.importorskip("fastapi", reason="the server extra is not installed (pip in
 httpx = pytest.importorskip("httpx", reason="httpx is in the test extra")
 
 from duckask.utils.app.server import create_app  # noqa: E402
-from duckask.utils.db.audit import AuditLog  # noqa: E402
 from duckask.utils.llm import ScriptedLLM  # noqa: E402
+from duckask.utils.writes.audit import AuditLog  # noqa: E402
 
 pytestmark = pytest.mark.slow        # a server and the users command: not in the fast set (pytest -m "" runs it)
 

@@ -15,7 +15,7 @@ import yaml
 from airtable_stub import BASE_ID, TOKEN, Stub, soccer_base
 from conftest import clean_env
 
-from duckask.utils.db.airtable_schema import Col, cell, duck_type, plan
+from duckask.utils.airtable.schema import Col, cell, duck_type, plan
 from duckask.utils.semantic.airtable import AirtableError, import_base, refresh
 
 pytestmark = pytest.mark.slow        # a stub Airtable server: not in the fast set (pytest -m "" runs it)
@@ -249,12 +249,12 @@ def test_refresh_needs_an_airtable_import(small_db, tmp_path):
 def test_the_module_runs_on_its_own(club, tmp_path):
     _base, stub = club
     env = dict(os.environ, AIRTABLE_TOKEN=TOKEN)
-    done = subprocess.run([sys.executable, "-m", "duckask.utils.db.airtable_api", BASE_ID, "--endpoint", stub.url],
+    done = subprocess.run([sys.executable, "-m", "duckask.utils.airtable.api", BASE_ID, "--endpoint", stub.url],
                           env=env, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0 and "Age Group (singleSelect)" in done.stdout
     schema = tmp_path / "schema.json"
     schema.write_text(json.dumps({"tables": _base.schema}))
-    done = subprocess.run([sys.executable, "-m", "duckask.utils.db.airtable_schema", str(schema)],
+    done = subprocess.run([sys.executable, "-m", "duckask.utils.airtable.schema", str(schema)],
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 0 and 'REFERENCES "teams"(id)' in done.stdout.replace("teams(", '"teams"(')
 

@@ -17,7 +17,7 @@ import duckdb
 import pytest
 from airtable_stub import BASE_ID, TOKEN, Stub, soccer_base
 
-from duckask.utils.db.airtable_api import DEFAULT_ENDPOINT, AirtableError, max_pages_of
+from duckask.utils.airtable.api import DEFAULT_ENDPOINT, AirtableError, max_pages_of
 from duckask.utils.semantic import airtable
 from duckask.utils.semantic.airtable import import_base, refresh
 

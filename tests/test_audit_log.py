@@ -17,9 +17,9 @@ from conftest import build_small_db, sha256
 from duckask.utils.api import ask
 from duckask.utils.app.cli import EXIT_FAIL, EXIT_OK, main
 from duckask.utils.config import load_settings
-from duckask.utils.db.audit import AuditError, AuditLog, database_key
 from duckask.utils.llm import ScriptedLLM
 from duckask.utils.state import writes
+from duckask.utils.writes.audit import AuditError, AuditLog, database_key
 
 GARBAGE = b"not an audit log " * 300
 DELETE = "DELETE FROM teams WHERE id = 1"
@@ -129,8 +129,8 @@ def test_audit_escapes_control_and_bidi_characters(tmp_path, isolated_env, capsy
 def test_the_write_card_escapes_what_an_agent_wrote():
     """The card ``duckask decide`` and the chat print: a request, statement or explanation carrying terminal
     escapes or bidi controls is shown escaped, on one line each."""
-    from duckask.utils.db.tiers import classify
-    from duckask.utils.db.write_card import WriteCard
+    from duckask.utils.writes.card import WriteCard
+    from duckask.utils.writes.tiers import classify
 
     sql = "DELETE FROM t WHERE s = '\x1b[2J\u202eevil'"
     card = WriteCard.of(classify(sql), sql, db="x", session="s", user="u", request="drop\x1b[1A\u202d it",

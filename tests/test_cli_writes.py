@@ -276,7 +276,7 @@ def test_a_change_asked_in_words_at_the_terminal(tmp_path, isolated_env):
         child.sendline("yes")
         child.expect(pexpect.EOF)
         child.close()
-    from duckask.utils.db.audit import AuditLog
+    from duckask.utils.writes.audit import AuditLog
 
     (entry,) = AuditLog(audit).entries()
     assert child.exitstatus == 0 and (entry["proposed_by"], entry["outcome"], entry["actual_rows"]) == \

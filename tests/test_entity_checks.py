@@ -6,9 +6,9 @@ from __future__ import annotations
 import duckdb
 import pytest
 
+from duckask.utils.access.roles import ScopedDatabase, User
 from duckask.utils.checks.entity import count_not_of_entity
 from duckask.utils.checks.facts import Facts, table_words
-from duckask.utils.db.access import ScopedDatabase, User
 from duckask.utils.db.database import open_database
 from duckask.utils.schema.value_index import ValueIndex
 from duckask.utils.semantic import get_catalog

@@ -19,8 +19,8 @@ from duckask.utils.state import audit_log
 pytest.importorskip("fastapi", reason="the server extra is not installed (pip install 'duckask[server]')")
 httpx = pytest.importorskip("httpx", reason="httpx is in the test extra")
 
+from duckask.utils.access.roles import add_user, load_users  # noqa: E402
 from duckask.utils.app.server import create_app  # noqa: E402
-from duckask.utils.db.access import add_user, load_users  # noqa: E402
 
 pytestmark = pytest.mark.slow        # real uvicorn servers: not in the fast set (pytest -m "" runs it)
 

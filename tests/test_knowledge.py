@@ -12,13 +12,13 @@ from duckask.nodes.table_selector import _rank
 from duckask.utils.api import ask
 from duckask.utils.app.cli import main as cli_main
 from duckask.utils.config import load_settings
-from duckask.utils.db.audit import os_user
 from duckask.utils.db.database import open_database
 from duckask.utils.knowledge import Example, ExampleError, KnowledgeStore, database_identity, examples_for, teach
 from duckask.utils.knowledge.examples import load_examples, tables_of, verify
 from duckask.utils.knowledge.retrieve import retrieve
 from duckask.utils.llm import ScriptedLLM
 from duckask.utils.semantic import get_catalog
+from duckask.utils.writes.audit import os_user
 
 CAPACITY_Q = "What is the capacity of the arena of the Celtics?"
 CAPACITY_SQL = ("SELECT a.name, a.capacity FROM arenas a JOIN teams t ON a.team_id = t.id "

@@ -17,10 +17,10 @@ MODULES = sorted(m.name for m in pkgutil.walk_packages(duckask.utils.__path__, "
                  if not m.name.endswith("__main__"))
 #: The modules that are tools of their own (``python -m duckask.utils...``): only these have a main().
 TOOLS = {"duckask.utils.config", "duckask.utils.llm", "duckask.utils.llm.model_store", "duckask.utils.llm.cache",
-         "duckask.utils.sql.reference", "duckask.utils.db.models", "duckask.utils.db.tiers",
+         "duckask.utils.sql.reference", "duckask.utils.db.models", "duckask.utils.writes.tiers",
          "duckask.utils.state.writes",
-         "duckask.utils.app.import_command", "duckask.utils.semantic.airtable", "duckask.utils.db.airtable_api",
-         "duckask.utils.db.airtable_schema", "duckask.utils.delivery.mail", "duckask.utils.delivery.export",
+         "duckask.utils.app.import_command", "duckask.utils.semantic.airtable", "duckask.utils.airtable.api",
+         "duckask.utils.airtable.schema", "duckask.utils.delivery.mail", "duckask.utils.delivery.export",
          "duckask.utils.tools.registry", "duckask.utils.knowledge.examples",
          "duckask.utils.trust.confidence", "duckask.utils.app.cli",
          "duckask.utils.app.mcp_server", "duckask.utils.semantic",

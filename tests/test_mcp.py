@@ -101,7 +101,7 @@ async def _propose_run(db: str, env: dict, allow_writes: bool) -> dict:
 
 @pytest.mark.parametrize("allow_writes", [True, False])
 def test_propose_write_leaves_a_card_for_a_person_and_never_writes(tmp_path, isolated_env, allow_writes):
-    from duckask.utils.db.audit import AuditLog
+    from duckask.utils.writes.audit import AuditLog
 
     db = make_cities_db(tmp_path / "cities.duckdb")
     before = sha256(db)
@@ -238,7 +238,7 @@ def test_teach_keeps_a_pair_that_runs_and_ask_then_answers_from_it(tmp_path, iso
     ask = json.loads(_text(out["ask"]))         # Germany for France in the kept SQL: no model call wrote it
     assert ask["path"] == "template" and ask["rows"] == [["Berlin", 3600000]] and asked == 0
     assert ask["template"]["slots"] == [{"kept": "France", "asked": "Germany"}]
-    from duckask.utils.db.audit import AuditLog
+    from duckask.utils.writes.audit import AuditLog
 
     [entry] = AuditLog(tmp_path / "audit.duckdb").entries()
     assert (entry["kind"], entry["user"], entry["session"]) == ("example", "mcp agent", "mcp")

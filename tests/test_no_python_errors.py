@@ -78,7 +78,7 @@ def test_what_a_surface_must_report_is_passed_on_not_answered(small_db, monkeypa
     """The records a turn must keep out of reach (the audit log, the shared state, the kept pairs' store) are not a
     "could not answer": they go on to the surface, which says so (the server: 503)."""
     from duckask import nodes
-    from duckask.utils.db.audit import AuditError
+    from duckask.utils.writes.audit import AuditError
 
     def down(self, shared):
         raise AuditError("the audit log is out of reach")

@@ -10,7 +10,7 @@ import pytest
 import yaml
 from conftest import build_small_db, sha256
 
-from duckask.utils.db.access import ScopedDatabase, User
+from duckask.utils.access.roles import ScopedDatabase, User
 from duckask.utils.db.database import open_database
 from duckask.utils.db.reads import resolve
 from duckask.utils.state import writes
@@ -178,8 +178,8 @@ def test_a_cte_named_after_a_forbidden_table_leaks_through_no_route(tmp_path, se
     import httpx
     import live_server
 
+    from duckask.utils.access.roles import add_user, load_users
     from duckask.utils.app.server import create_app
-    from duckask.utils.db.access import add_user, load_users
     from duckask.utils.llm import ScriptedLLM
 
     f = tmp_path / "users.yaml"

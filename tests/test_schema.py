@@ -130,7 +130,7 @@ def test_a_name_links_to_the_columns_its_whole_phrase_is(settings, tmp_path):
     to index: here the index leaves it out as a high-cardinality column would be), and the links of its parts to
     cities are dropped; a phrase one column holds whole keeps that link; a reader who may not read the table gets
     no link from it."""
-    from duckask.utils.db.access import ScopedDatabase, User
+    from duckask.utils.access.roles import ScopedDatabase, User
     from duckask.utils.db.database import open_database
     from duckask.utils.schema.values import whole_names
 

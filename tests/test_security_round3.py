@@ -33,8 +33,8 @@ from duckask.utils.state import audit_log
 pytest.importorskip("fastapi", reason="the server extra is not installed (pip install 'duckask[server]')")
 httpx = pytest.importorskip("httpx", reason="httpx is in the test extra")
 
+from duckask.utils.access.roles import add_user, load_users  # noqa: E402
 from duckask.utils.app.server import create_app  # noqa: E402
-from duckask.utils.db.access import add_user, load_users  # noqa: E402
 from duckask.utils.knowledge import keep as keep_module  # noqa: E402
 
 LAKERS_Q = "What are the points of Lakers players?"
@@ -178,9 +178,9 @@ def test_a_read_holding_a_write_is_refused_at_the_statement_check(site, sql):
 
 def test_the_engines_binder_catches_a_nested_write_on_its_own(tmp_path, settings, monkeypatch):
     """With the tree check switched off, DuckDB's binder (the write bound on the database) still blocks it."""
-    from duckask.utils.db import tiers
     from duckask.utils.db.database import open_database
     from duckask.utils.state import writes
+    from duckask.utils.writes import tiers
 
     db = build_small_db(tmp_path / "nba.duckdb")
     monkeypatch.setattr(tiers, "nested_writes", lambda tree: [])
@@ -191,7 +191,7 @@ def test_the_engines_binder_catches_a_nested_write_on_its_own(tmp_path, settings
 
 
 def test_classify_names_the_write_an_honest_statement_runs():
-    from duckask.utils.db.tiers import classify
+    from duckask.utils.writes.tiers import classify
 
     assert classify("DELETE FROM teams WHERE id = 1").runs == ["DELETE on teams"]
     assert classify("COMMENT ON TABLE teams IS 'x'").runs == ["COMMENT ON teams"]

@@ -26,9 +26,9 @@ import live_server
 import pytest
 from conftest import build_small_db, sha256
 
+from duckask.utils.access.roles import ScopedDatabase, User, add_user, load_users
 from duckask.utils.config import load_settings
 from duckask.utils.db import live_sql
-from duckask.utils.db.access import ScopedDatabase, User, add_user, load_users
 from duckask.utils.db.database import open_database
 from duckask.utils.llm import ScriptedLLM
 from duckask.utils.settings import private_dir

@@ -18,10 +18,10 @@ httpx = pytest.importorskip("httpx", reason="httpx is in the test extra")
 
 from server_attack_support import DELETE, serve  # noqa: E402, F401 (after importorskip; fixtures used by name)
 
+from duckask.utils.access.roles import add_user, load_users  # noqa: E402
 from duckask.utils.app.server import MAX_BODY, create_app  # noqa: E402
-from duckask.utils.db.access import add_user, load_users  # noqa: E402
-from duckask.utils.db.audit import AuditLog  # noqa: E402
 from duckask.utils.llm import ScriptedLLM  # noqa: E402
+from duckask.utils.writes.audit import AuditLog  # noqa: E402
 
 pytestmark = pytest.mark.slow        # a real uvicorn server: not in the fast set (pytest -m "" runs it)
 

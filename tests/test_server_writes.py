@@ -20,8 +20,8 @@ pytest.importorskip("fastapi", reason="the server extra is not installed (pip in
 httpx = pytest.importorskip("httpx", reason="httpx is in the test extra")
 
 from duckask.utils.app.server import create_app, serve_command  # noqa: E402
-from duckask.utils.db.audit import AuditLog  # noqa: E402
 from duckask.utils.llm import ScriptedLLM  # noqa: E402
+from duckask.utils.writes.audit import AuditLog  # noqa: E402
 
 pytestmark = pytest.mark.slow        # a real uvicorn server: not in the fast set (pytest -m "" runs it)
 

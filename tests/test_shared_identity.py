@@ -27,8 +27,8 @@ httpx = pytest.importorskip("httpx", reason="httpx is in the test extra")
 
 from openai_stub import StubOpenAI, free_port  # noqa: E402
 
+from duckask.utils.access.roles import add_user  # noqa: E402
 from duckask.utils.config import load_settings  # noqa: E402
-from duckask.utils.db.access import add_user  # noqa: E402
 from duckask.utils.state import audit_log  # noqa: E402
 
 pytestmark = pytest.mark.slow          # real server processes and a PostgreSQL server
@@ -139,7 +139,7 @@ def test_a_card_is_decided_only_where_its_file_is(servers):
 
 def test_a_server_knows_users_only_by_their_own_file(tmp_path):
     """The users files hold other keys for the same names: a key of one file is unknown to the other server."""
-    from duckask.utils.db.access import load_users
+    from duckask.utils.access.roles import load_users
 
     one, two = tmp_path / "one.yaml", tmp_path / "two.yaml"
     k1, k2 = add_user(one, "rita", "reader"), add_user(two, "rita", "reader")

@@ -7,9 +7,9 @@ import pytest
 
 from duckask.utils.api import ask
 from duckask.utils.db.database import open_database
-from duckask.utils.db.tiers import classify
 from duckask.utils.llm import ScriptedLLM
 from duckask.utils.sql.pivot import run_pivot, split_pivot, values_pivot
+from duckask.utils.writes.tiers import classify
 
 FORMS = [
     ("SUMMARIZE players", 4),                         # one row per column of players

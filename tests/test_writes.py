@@ -1,5 +1,5 @@
-"""Gated writes: tiers, approval, audit, rollback (``utils/db/{tiers,write_plan,writes,audit}.py``, ReviewWrite,
-ApplyWrite, ``Result.approve/reject/edit/to_table``).
+"""Gated writes: tiers, approval, audit, rollback (``utils/writes/{tiers,plan,audit}.py``, ``utils/state/writes.py``,
+ReviewWrite, ApplyWrite, ``Result.approve/reject/edit/to_table``).
 
 Every "nothing changes" test compares the database file's bytes (sha256) before and after. No LLM is
 loaded: the user's own SQL never reaches the model, and the graph runs with an empty ScriptedLLM.
@@ -19,12 +19,12 @@ from conftest import clean_env, sha256
 from duckask.utils.api import ask
 from duckask.utils.app.conversation import Conversation
 from duckask.utils.config import load_settings
-from duckask.utils.db.audit import AuditLog, render, status_of
 from duckask.utils.db.database import open_database
-from duckask.utils.db.tiers import classify
-from duckask.utils.db.write_plan import counted_rows, estimate_sql
 from duckask.utils.llm.scripted import ScriptedLLM
 from duckask.utils.state import writes
+from duckask.utils.writes.audit import AuditLog, render, status_of
+from duckask.utils.writes.plan import counted_rows, estimate_sql
+from duckask.utils.writes.tiers import classify
 
 FIXTURES = Path(__file__).parent / "fixtures"
 TIERS = yaml.safe_load((FIXTURES / "write_tiers.yaml").read_text())

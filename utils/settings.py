@@ -1,4 +1,4 @@
-"""The settings: each one's name, type, default and meaning, in one dataclass. The reference page
+"""Every setting's name, type, default and meaning, in one dataclass. The reference page
 docs/reference/settings.md is generated from it; how they are loaded and checked: ``config``."""
 from __future__ import annotations
 

@@ -34,9 +34,9 @@ if TYPE_CHECKING:        # for the type checker only (loading them here would pu
     from typing_extensions import Unpack  # typing's from Python 3.11; the package runs on 3.10
 
     from duckask.utils.checks.facts import Facts
-    from duckask.utils.db.write_card import WriteCard
     from duckask.utils.sql.voting import Candidates
     from duckask.utils.tools.base import ToolResult
+    from duckask.utils.writes.card import WriteCard
 
 
 class Keep(enum.Enum):
@@ -172,7 +172,7 @@ class Ran(TypedDict, total=False):
     sources: Annotated[list[dict[str, str]], "AnswerFromTool"]
     """What a tool's answer cites (``{name, url, title}``)."""
     write: Annotated[WriteCard | None, "card"]
-    """The write's ``WriteCard`` (``utils/db/write_card.py``): SQL, tier, estimate, decision, outcome, audit id."""
+    """The write's ``WriteCard`` (``utils/writes/card.py``): SQL, tier, estimate, decision, outcome, audit id."""
 
 
 class Answered(TypedDict, total=False):

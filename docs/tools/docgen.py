@@ -13,12 +13,13 @@ from __future__ import annotations
 
 import argparse
 import ast
-import re
-import tomllib
 import dataclasses
 import functools
 import inspect
+import re
 from pathlib import Path
+
+import tomllib
 
 from duckask.utils.config import takes
 from duckask.utils.settings import Settings, field_docs
@@ -26,7 +27,8 @@ from duckask.utils.settings import Settings, field_docs
 #: The repository's root (the generator runs from a checkout).
 ROOT = Path(__file__).resolve().parents[2]
 #: The folders of the module map, in the order a newcomer reads them.
-PACKAGES = ("flow", "nodes", "utils", "utils/llm", "utils/db", "utils/schema", "utils/semantic", "utils/sql", "utils/checks",
+PACKAGES = ("flow", "nodes", "utils", "utils/llm", "utils/db", "utils/access", "utils/writes", "utils/airtable",
+            "utils/schema", "utils/semantic", "utils/sql", "utils/checks",
             "utils/knowledge", "utils/state", "utils/dialogue", "utils/trust", "utils/tools", "utils/delivery",
             "utils/eval",
             "utils/api", "utils/app", "data")
@@ -104,13 +106,13 @@ def _path_of(module: str, root: Path = ROOT) -> Path:
 
 
 def _what(path: Path) -> str:
-    """What a module is for, in its docstring's first words: up to the first colon when three words or more come
+    """What a module is for, in its docstring's first words: up to the first colon when two words or more come
     before it, else the first sentence (to its first full stop or semicolon)."""
     doc = " ".join((ast.get_docstring(ast.parse((path / "__init__.py" if path.is_dir() else path).read_text()))
                     or "").split())
     sentence = re.split(r"(?<!e\.g)[.;](?:\s|$)", doc, maxsplit=1)[0]
     head = sentence.split(": ", 1)[0]
-    return _cell(head if head != sentence and len(head.split()) >= 3 else sentence)
+    return _cell(head if head != sentence and len(head.split()) >= 2 else sentence)
 
 
 def layer_table(root: Path = ROOT) -> str:

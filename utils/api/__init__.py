@@ -25,7 +25,6 @@ from typing import TYPE_CHECKING, Any
 from duckask.utils import turn
 from duckask.utils.api.result import Result
 from duckask.utils.config import MAX_QUESTION, Settings, load_settings, with_options
-from duckask.utils.db.audit import AuditError
 from duckask.utils.db.database import open_database
 from duckask.utils.knowledge import examples_for
 from duckask.utils.knowledge.examples import ExampleError
@@ -35,9 +34,10 @@ from duckask.utils.semantic import get_catalog
 from duckask.utils.semantic.manifest import layer_for
 from duckask.utils.state.postgres import StateError
 from duckask.utils.tools.registry import load_tools
+from duckask.utils.writes.audit import AuditError
 
 if TYPE_CHECKING:
-    from duckask.utils.db.write_card import WriteCard
+    from duckask.utils.writes.card import WriteCard
 
 
 @dataclass

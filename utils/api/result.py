@@ -20,9 +20,9 @@ from duckask.utils.config import Settings, load_settings
 from duckask.utils.records import AnswerCheck
 
 if TYPE_CHECKING:
-    from duckask.utils.db.write_card import WriteCard
     from duckask.utils.records import Attempt, BudgetStop, Confidence, Grade, PlanRecord, TemplateRecord
     from duckask.utils.turn import Turn
+    from duckask.utils.writes.card import WriteCard
 
 T = TypeVar("T")
 
@@ -63,7 +63,7 @@ class Result:
     confirmations: list[dict] = field(default_factory=list)   # ConfirmSQL's decisions
     routing: dict = field(default_factory=dict)   # which rule (or the LLM) set the intent and resolved the turn
     answerable: dict = field(default_factory=dict)   # can the data answer it: outcome, rule, missing words, closest
-    write: WriteCard | None = None       # a write's card (utils/db/write_card.py)
+    write: WriteCard | None = None       # a write's card (utils/writes/card.py)
     path: str | None = None              # which path answered: "template", "plan" (MetricFlow) or "sql"; None: neither
     plan: PlanRecord | None = None       # PlanQuery's record: the plan, its derivation, or why the SQL path ran
     template: TemplateRecord | None = None   # MatchTemplate's record: the kept pair, the values put in (or why not)

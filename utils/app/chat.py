@@ -22,8 +22,8 @@ from typing import Any
 from duckask.utils.api import QuestionTooLong
 from duckask.utils.api.present import EXIT_FAIL, EXIT_USAGE, exit_code
 from duckask.utils.app.terminal import Terminal, escape, parse_confirm
-from duckask.utils.db.audit import AuditError
 from duckask.utils.state.writes import NO_APPROVER
+from duckask.utils.writes.audit import AuditError
 
 CHAT_HELP = """Ask a question about the data, a follow-up ("and in 2018?", "only the left-handed ones"), a
 question about the schema ("what tables are there?", "what does hbp mean?"), or paste SQL.

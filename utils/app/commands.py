@@ -59,10 +59,10 @@ def report_failure(e: Exception, args) -> int | None:
     problem, a question over the limit), after saying what was wrong on stderr (and with ``--json`` as a JSON
     object); None for any other error, which is a bug."""
     from duckask.utils.api import QuestionTooLong
-    from duckask.utils.db.audit import AuditError
     from duckask.utils.db.database import DatabaseError
     from duckask.utils.llm import LLMError
     from duckask.utils.llm.model_store import ModelError
+    from duckask.utils.writes.audit import AuditError
 
     if not isinstance(e, (DatabaseError, LLMError, ModelError, AuditError, ValueError, FileNotFoundError)):
         return None
@@ -202,8 +202,8 @@ def cmd_eval(args) -> int:
 
 def cmd_teach(args) -> int:
     from duckask.utils.config import load_settings
-    from duckask.utils.db.audit import printable
     from duckask.utils.knowledge import ExampleError, teach
+    from duckask.utils.writes.audit import printable
 
     try:
         ex = teach(args.question, args.sql, db_or_demo(args.db), load_settings(args.config, **settings_options(args)))
@@ -237,7 +237,7 @@ def cmd_examples(args) -> int:
     if args.json:
         print(json.dumps([e.as_dict() for e in shown]))
         return EXIT_OK
-    from duckask.utils.db.audit import printable
+    from duckask.utils.writes.audit import printable
 
     for e in shown:      # escaped as the audit is: a kept question cannot drive the terminal that lists it
         print(f"{printable(e.id):>8}  {printable(e.question)}\n          {printable(' '.join(e.sql.split()))}")

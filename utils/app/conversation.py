@@ -26,7 +26,7 @@ from duckask.utils.config import Settings
 from duckask.utils.llm import LLM
 
 if TYPE_CHECKING:
-    from duckask.utils.db.write_card import WriteCard
+    from duckask.utils.writes.card import WriteCard
 
 SESSION_VERSION = 1
 #: Turns of history shown to the graph (ResolveFollowUp reads the last data turn; IntentRouter whether any).

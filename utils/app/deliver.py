@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from duckask.utils.state.writes import read_yes
 
 if TYPE_CHECKING:
-    from duckask.utils.db.write_card import WriteCard
+    from duckask.utils.writes.card import WriteCard
 
 
 def write_prompt(json_mode: bool = False, stream=None) -> Callable[[WriteCard], dict] | None:

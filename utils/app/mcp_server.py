@@ -138,8 +138,8 @@ class Tools:
     def propose_write(self, change: str) -> dict:
         from mcp.server.mcpserver.exceptions import ToolError
 
-        from duckask.utils.db.tiers import is_write
         from duckask.utils.state import writes
+        from duckask.utils.writes.tiers import is_write
 
         if not change.strip():
             raise ToolError("the change is empty: give a statement or say what to change")
@@ -158,8 +158,8 @@ class Tools:
     def teach(self, question: str, sql: str) -> dict:
         from mcp.server.mcpserver.exceptions import ToolError
 
+        from duckask.utils.access.roles import User
         from duckask.utils.api import QuestionTooLong, new_shared
-        from duckask.utils.db.access import User
         from duckask.utils.knowledge.examples import ExampleError
         from duckask.utils.knowledge.keep import keep
 

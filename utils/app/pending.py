@@ -18,9 +18,9 @@ from __future__ import annotations
 import secrets
 import time
 
-from duckask.utils.db.write_card import WriteCard
 from duckask.utils.state.cards import Held, MemoryCards, token_hash
 from duckask.utils.state.writes import expire
+from duckask.utils.writes.card import WriteCard
 
 MAX_PENDING = 500                # writes waiting on this server, all proposers together
 MAX_PENDING_PER_PROPOSER = 20    # writes one proposer may have waiting
@@ -101,7 +101,7 @@ class PendingWrites:
     def expire_old(self, prep) -> None:
         """Record the cards that waited too long as expired (decided by no one); they can no longer run. When
         the audit log cannot be written, a card stays held (an approval needs that log too) for the next try."""
-        from duckask.utils.db.audit import AuditError
+        from duckask.utils.writes.audit import AuditError
 
         reason = f"expired: not decided within {self.ttl_s / 60:g} minutes of its proposal"
         for held in self.take_expired():

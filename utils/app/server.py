@@ -60,13 +60,13 @@ def create_app(db: str | None = None, *, llm=None, settings=None, api_key: str |
     name the server: a loopback name or ``bind_host`` on its port, or one of ``allowed_hosts``."""
     from fastapi import FastAPI
 
+    from duckask.utils.access.roles import shared_key_users
     from duckask.utils.api import need_db, prepare
     from duckask.utils.app import server_actions, server_routes
     from duckask.utils.app.pending import PendingWrites
     from duckask.utils.app.queue import Gate
     from duckask.utils.app.server_context import Served
     from duckask.utils.app.server_guards import HostNames, RequestGuards
-    from duckask.utils.db.access import shared_key_users
     from duckask.utils.state import card_store, thread_store
 
     prep = prepare(need_db(db, "create_app()"), llm=llm, settings=settings, allow_writes=allow_writes, **options)
@@ -102,9 +102,9 @@ def add_error_handlers(app) -> None:
     from starlette.exceptions import HTTPException
 
     from duckask.utils.app.server_guards import BodyTooLarge
-    from duckask.utils.db.audit import AuditError
     from duckask.utils.knowledge.examples import ExampleError
     from duckask.utils.state.postgres import StateError
+    from duckask.utils.writes.audit import AuditError
 
     async def too_large(_request, exc):
         return json_error(413, exc.detail)
@@ -150,7 +150,7 @@ def serve_command(args, db: str) -> int:
     except ImportError as e:
         print(f"duckask serve: the server extra is missing ({e.name}): pip install 'duckask[server]'", file=sys.stderr)
         return 1
-    from duckask.utils.db.access import AccessError, load_users
+    from duckask.utils.access.roles import AccessError, load_users
 
     key = args.api_key or os.environ.get("DUCKASK_SERVER_KEY")
     users_file = getattr(args, "users", None) or os.environ.get("DUCKASK_USERS_FILE")

@@ -42,20 +42,20 @@ from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, Response
 from starlette.exceptions import HTTPException
 
+from duckask.utils.access.roles import may_decide, may_propose, may_see, owns
 from duckask.utils.api.present_sql import outcome_json
 from duckask.utils.app.pending import Held
 from duckask.utils.app.queue import in_thread
 from duckask.utils.app.server_context import served
 from duckask.utils.app.server_guards import MAX_BODY, json_error, parse_body, same_origin_request, scoped, user_of, who
 from duckask.utils.config import MAX_QUESTION
-from duckask.utils.db.access import may_decide, may_propose, may_see, owns
-from duckask.utils.db.audit import AuditError
-from duckask.utils.db.tiers import is_write
 from duckask.utils.delivery.export import FORMATS, ExportError, frame_bytes
 from duckask.utils.delivery.mail import NO_HOST, MailError, recipients, send_result
 from duckask.utils.knowledge.examples import ExampleError
 from duckask.utils.knowledge.keep import KeepRefused, PairTooLarge, TooManyPairs, keep, listed
 from duckask.utils.knowledge.keep import decide as decide_pair
+from duckask.utils.writes.audit import AuditError
+from duckask.utils.writes.tiers import is_write
 
 router = APIRouter()
 MAX_TO = 1000                    # characters of recipients

@@ -239,7 +239,7 @@ def who(request, _api_key: str | None = None) -> tuple[str, str]:
 def user_of(request):
     """The request's ``access.User`` (set by the key check); on an open server (no keys) everyone is an admin
     named by their address, as before users existed."""
-    from duckask.utils.db.access import User
+    from duckask.utils.access.roles import User
 
     user = getattr(request.state, "user", None)
     return user or User(f"http {request.client.host if request.client else 'unknown'}", "admin")
@@ -307,6 +307,6 @@ def json_error(status: int, message: str):
 
 def scoped(prep, user):
     """``prep`` as ``user`` may use it: reads limited to their role's tables, when it has an allowlist."""
-    from duckask.utils.db.access import ScopedDatabase
+    from duckask.utils.access.roles import ScopedDatabase
 
     return dataclasses.replace(prep, database=ScopedDatabase(prep.database, user)) if user.tables is not None else prep

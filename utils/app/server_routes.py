@@ -34,7 +34,7 @@ def refuse_write(prep, user, text: str, pending=None) -> None:
     """Before anything runs, when ``text`` asks for a write (typed SQL or a change in words, by the router's
     rules): a 403 when ``user``'s role may not propose one, a 429 when ``user`` already has as many writes
     waiting as ``pending`` (``pending.PendingWrites``) holds for one proposer."""
-    from duckask.utils.db.access import may_propose
+    from duckask.utils.access.roles import may_propose
     from duckask.utils.dialogue.intent import asks_to_write
 
     why = may_propose(user)

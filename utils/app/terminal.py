@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from rich.status import Status
 
-    from duckask.utils.db.write_card import WriteCard
+    from duckask.utils.writes.card import WriteCard
 
 CONFIRM_HELP = "Run it? [y]es / [n]o, optionally with what to change / [e]dit: "
 

@@ -33,7 +33,7 @@ def cmd_sql(args) -> int:
     from duckask.utils.api import run_sql
     from duckask.utils.config import load_settings
     from duckask.utils.db.database import open_database
-    from duckask.utils.db.tiers import is_write
+    from duckask.utils.writes.tiers import is_write
 
     settings = load_settings(args.config, **settings_options(args))
     database = open_database(db_or_demo(args.db), settings)
@@ -83,8 +83,8 @@ def _write(args, database, settings) -> int:
 
 def cmd_audit(args) -> int:
     from duckask.utils.config import load_settings
-    from duckask.utils.db.audit import as_json, database_key, render
     from duckask.utils.state import audit_log
+    from duckask.utils.writes.audit import as_json, database_key, render
 
     settings = load_settings(args.config, **settings_options(args))
     db = database_key(args.db) if args.db else None
@@ -103,9 +103,9 @@ def cmd_decide(args) -> int:
     from duckask.utils.api.present import exit_code
     from duckask.utils.app.deliver import write_prompt
     from duckask.utils.config import load_settings
-    from duckask.utils.db.audit import os_user
     from duckask.utils.db.database import open_database
     from duckask.utils.state import writes
+    from duckask.utils.writes.audit import os_user
 
     settings = load_settings(args.config, **{**settings_options(args), "allow_writes": True})
     database = open_database(db_or_demo(args.db), settings)
@@ -131,7 +131,7 @@ def cmd_decide(args) -> int:
 
 def cmd_users(args) -> int:
     """``duckask users add FILE NAME --role ROLE``: the key is printed once; the file keeps its sha256 only."""
-    from duckask.utils.db.access import AccessError, add_user
+    from duckask.utils.access.roles import AccessError, add_user
 
     try:
         key = add_user(args.file, args.name, args.role)

@@ -10,16 +10,12 @@
 - ``quoting``: identifiers and literals in SQL that duckask writes itself;
 - ``models``: a semantic directory's dbt-style model files (``ref``/``source``), built as views in duckask's
   own session, never in the user's file;
-- the write path's parts: ``tiers`` (T0-T3 classification), ``write_plan`` (estimates and plain explanations),
-  ``write_card`` (``WriteCard``: the card every surface shows, its status, summary and JSON) and ``audit`` (the
-  log of every attempt: who proposed, who decided); proposing and deciding (``state.writes``) sit above, beside
-  the audit's shared storage;
 - ``remote``: postgres://, mysql:// and md: databases read through DuckDB's extensions into a cached
   copy (``kind_of``, ``redact``: never a password in a message);
-- ``airtable_api`` (pyairtable: an Airtable base's schema and records, errors said clearly), ``airtable_schema``
-  (field types → DuckDB, join tables, what an import was), ``airtable_load`` (the records into those tables: the
-  full build, a refresh's changes); ``duckask import airtable`` itself, which also drafts the semantic file, is
-  ``semantic.airtable`` (above this package);
-- ``access``: users with hashed API keys and roles (reader, proposer, approver, admin), four eyes,
-  per-role read allowlists (``ScopedDatabase``), for a shared server.
+- ``adbc_source``: a database read through an ADBC driver into that cached copy; ``live``, ``live_catalog`` and
+  ``live_sql``: a source asked live (its engine, the facts read in it, the SQL written in its dialect).
+
+Who may read what (``access``), the write path (``writes``) and Airtable's client (``airtable``) are packages of
+their own above this one.
 """
+

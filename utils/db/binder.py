@@ -1,5 +1,5 @@
 """What DuckDB's binder resolves a statement to: every table it scans, as the catalog holds it, and every table
-function it calls, by its full name. The read allowlist (``db.access``) and the guard on the server's own views
+function it calls, by its full name. The read allowlist (``access.roles``) and the guard on the server's own views
 (``db.safety``) decide from this, never from a name as it was written.
 
 ``bind(cur, sql)`` asks the engine for the bound, unoptimized logical plan (``json_serialize_plan``: the plan is

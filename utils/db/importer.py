@@ -8,7 +8,7 @@ Sources:
   ``sqlite3`` module (DuckDB's sqlite extension is not needed), declared column
   types mapped to DuckDB types, primary keys kept when the data allows, foreign
   keys recorded as column comments ("references other_table(col)");
-* ``airtable BASE_ID``: an Airtable base, read through its REST API (``utils/db/airtable``, which also
+* ``airtable BASE_ID``: an Airtable base, read through its REST API (``utils/airtable``, which also
   refreshes an import).
 
 Only the importers write a database file. The file is built under a

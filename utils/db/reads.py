@@ -14,7 +14,7 @@ name is in scope, the way DuckDB's binder resolves it:
 So ``WITH people AS (SELECT 1) SELECT * FROM main.people`` reads ``main.people``, and a subquery's
 ``WITH duckdb_databases AS (...)`` does not hide a ``duckdb_databases`` beside it. Whatever is unsure
 resolves to "a table", never to "a CTE": an error here refuses, it never lets a read through.
-``None`` means DuckDB cannot parse it (callers refuse). The read allowlist (``db.access``), the guard on
+``None`` means DuckDB cannot parse it (callers refuse). The read allowlist (``access.roles``), the guard on
 the server's own views (``db.safety``) and the reads behind a write's card and estimate (``state.writes``)
 all use this; tests/fixtures/reads.yaml holds its cases, and tests/test_reads.py checks them against
 DuckDB's binder.

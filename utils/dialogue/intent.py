@@ -208,7 +208,7 @@ def asks_to_write(text: str, catalog: Catalog) -> bool:
     """Whether the rules read ``text`` as a write: pasted SQL that is not a SELECT, or a change asked in
     words (what IntentRouter sends to ReviewWrite or ProposeWrite; the server refuses it before running
     for a role that may not propose)."""
-    from duckask.utils.db.tiers import is_write
+    from duckask.utils.writes.tiers import is_write
 
     intent = classify(text, catalog)[0]
     return intent == "change" or (intent == "sql" and is_write(sql_of(text)))

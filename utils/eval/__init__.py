@@ -1,4 +1,4 @@
-"""Evaluation: question files, execution-accuracy scoring, the run, its records and its report.
+"""Batch evaluation: question files, execution-accuracy scoring, the run, its records and its report.
 
 - ``questions``: JSONL/YAML/CSV question files and the Spider layouts; database resolution;
 - ``scoring``: ``results_match``, Spider (multiset, order when the gold orders) or BIRD (set) semantics;

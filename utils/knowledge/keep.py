@@ -1,7 +1,7 @@
 """Keeping a pair is a write to the knowledge (issue 45): who may keep, who may only suggest, and the audit of both.
 
 ``keep(database, settings, question, sql, user=...)`` verifies the pair (it runs through the safe executor, as the
-one asking, and returns rows) and then, by the asker's role (``db.access``):
+one asking, and returns rows) and then, by the asker's role (``access.roles``):
 
 - no users (the CLI, a notebook, an open server) or an approver or admin: the pair is kept (the knowledge store,
   local or the shared state: every server on that state answers from it at its next question) and the audit log
@@ -81,7 +81,7 @@ class Kept:
 
 
 def _who(user) -> str:
-    from duckask.utils.db.audit import os_user
+    from duckask.utils.writes.audit import os_user
 
     return user.name if user is not None else os_user()
 
@@ -139,8 +139,8 @@ def keep(database, settings, question: str, sql: str, *, user=None, session: str
     """Keep (or, for a proposer, suggest) a verified pair; ``ExampleError`` when it does not run or finds nothing
     (``PairTooLarge``, ``TooManyPairs`` over a cap), ``KeepRefused`` for a reader. ``database`` runs the SQL (a
     user's scoped database checks their tables)."""
-    from duckask.utils.db.audit import _now, database_key
     from duckask.utils.knowledge.store import owner_identity
+    from duckask.utils.writes.audit import _now, database_key
 
     if user is not None and not user.at_least("proposer"):
         raise KeepRefused(f"{user.name} is a {user.role}: keeping an answer needs proposer (to suggest it) or "
@@ -172,7 +172,7 @@ def _kept_detail(pair_id, replaces: str | None) -> str:
 def kept_by(database, settings, pair_id: str) -> str | None:
     """Who kept pair ``pair_id`` of ``database`` (its audit entry's approver); None for a pair of a file
     (``file.yaml:3``: its id says where it was taught) or when no entry says (a pair kept before the audit)."""
-    from duckask.utils.db.audit import AuditError, database_key
+    from duckask.utils.writes.audit import AuditError, database_key
 
     if ":" in pair_id:
         return None
@@ -188,8 +188,8 @@ def kept_by(database, settings, pair_id: str) -> str | None:
 def suggestions(database, settings) -> list[dict]:
     """The pairs proposers suggested for this database (by identity: not another file at the same path) that wait
     for an approver, newest first (audit entries)."""
-    from duckask.utils.db.audit import database_key
     from duckask.utils.knowledge.store import owner_identity
+    from duckask.utils.writes.audit import database_key
 
     me = owner_identity(database)
     return [e for e in _log(settings).entries(database_key(database.source))
@@ -213,7 +213,7 @@ def listed(database, settings, user=None) -> list[dict]:
 
 def decide(database, settings, entry_id: int, decision: str, *, user=None) -> Kept:
     """An approver keeps or rejects suggestion ``entry_id``; its SQL is verified again before it is kept."""
-    from duckask.utils.db.audit import AuditError, _now
+    from duckask.utils.writes.audit import AuditError, _now
 
     if decision not in ("keep", "reject"):
         raise ValueError(f"decision must be keep or reject, not {decision!r}")

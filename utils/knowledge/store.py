@@ -46,7 +46,7 @@ ALTER TABLE examples ADD COLUMN IF NOT EXISTS db_id VARCHAR DEFAULT '';
 def database_identity(source: str | os.PathLike) -> str:
     """What pairs are keyed by: ``audit.database_key`` (a file's resolved path; a connection string redacted, the
     same on every server that shares a state)."""
-    from duckask.utils.db.audit import database_key
+    from duckask.utils.writes.audit import database_key
 
     return database_key(source)
 
@@ -55,8 +55,8 @@ def owner_identity(database) -> str:
     """The identity pairs and suggestions are bound to beside their key, as cards and threads are: a local file's
     (or folder's) resolved path with its device and inode (``database.file_identity``), so another database put at
     the same path is another database; a connection string, as redacted."""
-    from duckask.utils.db.audit import database_key
     from duckask.utils.db.database import file_identity
+    from duckask.utils.writes.audit import database_key
 
     source = Path(str(database.source)).expanduser()
     try:

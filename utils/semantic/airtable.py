@@ -1,7 +1,7 @@
 """An Airtable base as a DuckDB file: ``duckask import airtable BASE_ID --out base.duckdb`` and ``--refresh``.
 
-The base's schema becomes tables as ``airtable_schema`` plans them (field types mapped, linked records as
-join tables with foreign keys); ``airtable_api`` reads it and the records, ``airtable_load`` writes them.
+The base's schema becomes tables as ``airtable.schema`` plans them (field types mapped, linked records as
+join tables with foreign keys); ``airtable.api`` reads it and the records, ``airtable.load`` writes them.
 Every record is read before anything is written and the file is built under a temporary name and renamed,
 so a failed import or refresh loses nothing. Next to it goes a semantic file draft (``<out>.semantic.yaml``,
 dbt's spec, as ``duckask semantic init`` writes; ``semantic.airtable_draft``) with the field descriptions and each
@@ -36,7 +36,7 @@ from pathlib import Path
 
 import duckdb
 
-from duckask.utils.db.airtable_api import (
+from duckask.utils.airtable.api import (
     AirtableError,
     client,
     endpoint_of,
@@ -44,8 +44,8 @@ from duckask.utils.db.airtable_api import (
     fetch_schema,
     max_pages_of,
 )
-from duckask.utils.db.airtable_load import apply, build
-from duckask.utils.db.airtable_schema import TablePlan, plan, read_state, save_state, schema_sha
+from duckask.utils.airtable.load import apply, build
+from duckask.utils.airtable.schema import TablePlan, plan, read_state, save_state, schema_sha
 from duckask.utils.semantic.airtable_draft import Placement, place_draft, semantic_draft, write_draft
 
 SINCE_MARGIN = dt.timedelta(minutes=5)   # clock skew between this machine and Airtable's

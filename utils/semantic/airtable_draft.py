@@ -3,7 +3,7 @@
 ``semantic_draft`` renders ``duckask semantic init``'s draft for the imported file (dbt's spec: the field
 descriptions, each select's options as its values). ``place_draft`` says where it goes: the semantic file
 (``<out>.semantic.yaml``) only while that is missing or still what duckask last wrote there (its hash is kept
-in the import's state, ``airtable_schema.save_state``); otherwise a person may have reviewed or edited it, so
+in the import's state, ``airtable.schema.save_state``); otherwise a person may have reviewed or edited it, so
 it is never touched and the draft goes beside it as ``<out>.semantic.new.yaml``. ``write_draft`` writes a
 draft whole or not at all. Run on its own to see which case an imported file is in:
 """
@@ -14,7 +14,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from duckask.utils.db.airtable_schema import TablePlan
+from duckask.utils.airtable.schema import TablePlan
 
 
 def semantic_path(out: Path) -> Path:

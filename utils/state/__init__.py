@@ -2,7 +2,7 @@
 holds for a decision. One small interface, two places:
 
 - unset ``state`` (the default): the local DuckDB files ``knowledge_file`` and ``audit_file`` (``knowledge.store``,
-  ``db.audit``), pending writes and the page's threads in the server's memory (``cards.MemoryCards``,
+  ``writes.audit``), pending writes and the page's threads in the server's memory (``cards.MemoryCards``,
   ``threads.MemoryThreads``): one process, one machine;
 - ``state: postgresql://...`` (``--state``, ``DUCKASK_STATE``): one Postgres database that several servers share
   (``state.postgres``): the same pairs, audit log, pending writes and threads on every server; each write decided
@@ -38,7 +38,7 @@ def shared_state(settings: Settings):
 def audit_log(settings: Settings):
     """The audit log: ``record(**fields)``, ``update(id, **fields)``, ``entries(db, limit)``, ``path`` (named in
     messages)."""
-    from duckask.utils.db.audit import AuditLog
+    from duckask.utils.writes.audit import AuditLog
 
     return _local_or_shared(settings, lambda: AuditLog(settings.resolved_audit_file), "PgAudit")
 

@@ -17,7 +17,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from duckask.utils.db.write_card import WriteCard
+from duckask.utils.writes.card import WriteCard
 
 
 def token_hash(token: str) -> str:

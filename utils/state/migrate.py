@@ -15,8 +15,8 @@ from pathlib import Path
 import duckdb
 
 from duckask.utils.config import Settings
-from duckask.utils.db.audit import COLUMNS, AuditLog
 from duckask.utils.state.postgres import PgState, put_entry, put_example
+from duckask.utils.writes.audit import COLUMNS, AuditLog
 
 
 def local_pairs(path: Path) -> list[tuple]:

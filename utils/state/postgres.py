@@ -22,9 +22,9 @@ import weakref
 from collections.abc import Iterator
 from typing import Any
 
-from duckask.utils.db.audit import COLUMNS, DECIDED, AuditError, already_decided
 from duckask.utils.db.quoting import quote_ident as _q
 from duckask.utils.db.remote import redact, redact_error
+from duckask.utils.writes.audit import COLUMNS, DECIDED, AuditError, already_decided
 
 SCHEMA = [
     "CREATE SCHEMA IF NOT EXISTS duckask",
@@ -214,7 +214,7 @@ class PgAudit:
 
     def record(self, **fields: Any) -> int | None:
         """A new entry's id (None only for an ``origin`` already there: ``put_entry``)."""
-        from duckask.utils.db.audit import AuditLog, _now
+        from duckask.utils.writes.audit import AuditLog, _now
 
         fields.setdefault("proposed_at", _now())
         AuditLog._check({k: v for k, v in fields.items() if k != "origin"})
@@ -222,7 +222,7 @@ class PgAudit:
             return put_entry(cur, fields)
 
     def update(self, entry_id: int, **fields: Any) -> None:
-        from duckask.utils.db.audit import AuditLog
+        from duckask.utils.writes.audit import AuditLog
 
         AuditLog._check(fields)
         sets = ", ".join(f"{_q(c)} = ${i + 1}" for i, c in enumerate(fields))

@@ -3,8 +3,8 @@
 1. ``propose(sql, database, settings)``: the tier (``tiers.classify``); T3, writes off
    (``allow_writes``), a database that is not a DuckDB file of the user's, a statement that reads
    files or server state, or a row estimate that cannot be made: **blocked**. Otherwise the estimate
-   and explanation (``write_plan``). Either way the attempt is recorded in the audit log
-   (``audit.AuditLog``), and the returned ``WriteCard`` (``write_card.py``: sql, tier, kind, explanation,
+   and explanation (``writes.plan``). Either way the attempt is recorded in the audit log
+   (``audit.AuditLog``), and the returned ``WriteCard`` (``writes/card.py``: sql, tier, kind, explanation,
    estimated_rows, decision, ...) is what every surface shows for approval.
 2. ``reject(card)``: recorded, nothing runs. ``approve(card, database)``: the approval is recorded
    **before** the data write; then the statement runs on a separate read-write connection (the
@@ -27,14 +27,14 @@ from pathlib import Path
 import duckdb
 
 from duckask.utils.config import Settings
-from duckask.utils.db.audit import AuditLog, database_key, os_user
 from duckask.utils.db.binder import bind
 from duckask.utils.db.database import Database
 from duckask.utils.db.sources import refresh_live
-from duckask.utils.db.tiers import classify, engine_writes
-from duckask.utils.db.write_card import WriteCard
-from duckask.utils.db.write_plan import counted_rows, estimate_sql, explain, reads_sql
 from duckask.utils.state import audit_log
+from duckask.utils.writes.audit import AuditLog, database_key, os_user
+from duckask.utils.writes.card import WriteCard
+from duckask.utils.writes.plan import counted_rows, estimate_sql, explain, reads_sql
+from duckask.utils.writes.tiers import classify, engine_writes
 
 #: This process's session id in the audit log, unless a caller names its own (a chat, an HTTP client).
 PROCESS_SESSION = f"pid-{uuid.uuid4().hex[:8]}"
@@ -137,7 +137,7 @@ def propose(sql: str, database: Database, settings: Settings, *, session: str | 
 def _binder_refusals(c, database: Database) -> tuple[str | None, str | None]:
     """The statement bound once by DuckDB's own binder on this database: (why it runs more or other writes than its
     card names, ``tiers.engine_writes``; why it scans a table its proposer may not read, every scan and not only those
-    ``write_plan.reads_sql`` lists), each None when it does not."""
+    ``plan.reads_sql`` lists), each None when it does not."""
     with database.scope() as scope:
         bound = scope.bind(c.statement)
         why = engine_writes(bound, c)

@@ -1,5 +1,5 @@
 """The write card: what a proposed write is, what it will do, and what became of it. One type passed
-between the write path (``writes``), the nodes (ReviewWrite, ApplyWrite), the surfaces that show it for
+between the write path (``state.writes``), the nodes (ReviewWrite, ApplyWrite), the surfaces that show it for
 approval and the server that holds it until it is decided; ``public()`` is its JSON.
 """
 from __future__ import annotations
@@ -47,7 +47,7 @@ class WriteCard:
     def of(cls, c, sql: str, **fields: Any) -> WriteCard:
         """The card of a classified statement (``tiers.Classification``): its tier, kind, target and whether
         its rows are checked, plus ``fields`` (db, session, user, ...)."""
-        from duckask.utils.db.write_plan import checks_rows
+        from duckask.utils.writes.plan import checks_rows
 
         return cls(sql=c.statement or sql.strip(), tier=c.tier, tier_name=c.tier_name, kind=c.kind, target=c.target,
                    reason=c.reason, checks_rows=c.tier < 3 and checks_rows(c), runs=c.runs, **fields)
@@ -56,7 +56,7 @@ class WriteCard:
     def from_entry(cls, entry: dict[str, Any], db: str) -> WriteCard:
         """The card of an audit entry (a write proposed by another process: an agent, a server), its tier and
         checks read again from its SQL, its estimate as recorded."""
-        from duckask.utils.db.tiers import classify
+        from duckask.utils.writes.tiers import classify
 
         card = cls.of(classify(entry["sql"]), entry["sql"], db=db, session=entry["session"], user=entry["user"],
                       estimated_rows=entry["estimated_rows"], explanation=entry["explanation"] or "",
@@ -95,7 +95,7 @@ class WriteCard:
         """The approval card as plain text (the same fields the page's card shows), every control and bidi
         character escaped (``audit.printable``): a request or statement an agent wrote cannot drive the
         terminal of the person deciding it."""
-        from duckask.utils.db.audit import printable as p
+        from duckask.utils.writes.audit import printable as p
 
         rows = self.estimated_rows
         estimate = "not applicable (schema only)" if not self.checks_rows else \

@@ -11,7 +11,7 @@ errors become ``AirtableError``s that name the table and page, never the token.
 
 Run on its own to list a base's tables (``AIRTABLE_TOKEN`` set)::
 
-    python -m duckask.utils.db.airtable_api BASE_ID [--endpoint URL]
+    python -m duckask.utils.airtable.api BASE_ID [--endpoint URL]
 """
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ import argparse
 import os
 import sys
 
-from duckask.utils.db.airtable_schema import TablePlan
+from duckask.utils.airtable.schema import TablePlan
 
 DEFAULT_ENDPOINT = "https://api.airtable.com"
 #: The most pages a table's listing may take: 100 records a page, so a million records, twice the most

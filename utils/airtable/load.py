@@ -1,4 +1,4 @@
-"""An Airtable base's records into the DuckDB tables ``airtable_schema`` plans: the full load and a refresh's changes.
+"""An Airtable base's records into the DuckDB tables ``airtable.schema`` plans: the full load and a refresh's changes.
 
 ``build`` creates the tables and join tables in a new file and loads every record: each record becomes a
 row (``cell`` makes each value what its column holds), each linked-record field's pairs (read from both
@@ -18,7 +18,7 @@ from pathlib import Path
 
 import duckdb
 
-from duckask.utils.db.airtable_schema import Link, TablePlan, cell, ddl
+from duckask.utils.airtable.schema import Link, TablePlan, cell, ddl
 from duckask.utils.db.quoting import quote_ident as _q
 from duckask.utils.db.quoting import quote_literal as _lit
 

@@ -17,7 +17,7 @@ keep what an import was (base, endpoint, schema hash, start time, the hash of th
 last wrote, which ``semantic.airtable_draft`` uses to leave an edited one alone) in the file's ``airtable``
 schema, which the model never sees. Run on its own to see the plan for a schema file::
 
-    python -m duckask.utils.db.airtable_schema schema.json
+    python -m duckask.utils.airtable.schema schema.json
 """
 from __future__ import annotations
 

@@ -19,7 +19,7 @@ from collections.abc import Callable
 
 from sqlglot import exp
 
-from duckask.utils.db.tiers import Classification
+from duckask.utils.writes.tiers import Classification
 
 _D = "duckdb"
 

@@ -34,7 +34,7 @@ serializes only SELECTs to JSON). A statement either parser cannot read, or on w
 
 Run on its own::
 
-    python -m duckask.utils.db.tiers "DELETE FROM people WHERE age > 130"
+    python -m duckask.utils.writes.tiers "DELETE FROM people WHERE age > 130"
 """
 from __future__ import annotations
 
@@ -198,7 +198,7 @@ def server_reach(tree: exp.Expr) -> str | None:
     """Why a write reaches the server's state, read from its whole tree: a call of a system function
     (``current_setting``, ``duckdb_*``, ...) anywhere in it (a default, a check, RETURNING, a view's query)
     or a table in a system schema. Function names cannot be shadowed, so no scope is needed; the tables it
-    reads are checked, CTEs resolved by scope, by ``writes`` on ``write_plan.reads_sql``."""
+    reads are checked, CTEs resolved by scope, by ``writes`` on ``plan.reads_sql``."""
     from duckask.utils.db.safety import SYSTEM_SCHEMAS, server_function
 
     for node in tree.find_all(exp.Func):
