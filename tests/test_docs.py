@@ -104,3 +104,12 @@ def test_every_dependency_says_its_licence_and_why_and_nothing_else_does():
     info = p["tool"]["duckask"]["dependencies"]
     assert names == set(info), (names - set(info), set(info) - names)
     assert all(e["licence"].strip() and len(e["why"]) > 15 for e in info.values())
+
+
+def test_how_it_works_names_every_node():
+    """docs/how-it-works.md walks a question through the graph: every node of nodes/ is on that walk."""
+    import duckask.nodes as nodes
+
+    page = (ROOT / "docs" / "how-it-works.md").read_text()
+    missing = [n for n in nodes.__all__ if n not in ("Context", "TracedNode") and n not in page]
+    assert not missing, f"docs/how-it-works.md leaves out {missing}"

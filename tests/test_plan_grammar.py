@@ -69,10 +69,10 @@ def test_plan_query_sends_the_grammar_where_it_holds(isolated_env, llm_class, op
 def test_on_the_real_model_a_held_plan_names_only_catalog_names(layer, question, tmp_path):
     from conftest import embedded_model_path
 
-    from duckask.nodes.plan_query import PREFIX, build_messages
     from duckask.utils.config import load_settings
     from duckask.utils.llm.local import LocalBackend
     from duckask.utils.semantic.plan import parse_plan
+    from duckask.utils.semantic.plan_prompt import PREFIX, build_messages
 
     backend = LocalBackend(load_settings(model_path=embedded_model_path(), cache_dir=str(tmp_path)))
     msgs, stable = build_messages(layer, question)

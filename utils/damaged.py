@@ -53,22 +53,6 @@ def set_aside(path: str | os.PathLike, what: str, why: object, after: str = "a n
     return target
 
 
-def read_whole(path: str | os.PathLike) -> None:
-    """Read every row of every table of the DuckDB file at ``path``, read-only (DuckDB checks each block it reads)."""
-    con = duckdb.connect(str(path), read_only=True)
-    try:
-        for schema, table in con.execute("SELECT schema_name, table_name FROM duckdb_tables()").fetchall():
-            con.execute(f"SELECT * FROM {_quote(schema)}.{_quote(table)}")
-            while con.fetchmany(10_000):
-                pass
-    finally:
-        con.close()
-
-
-def _quote(name: str) -> str:
-    return '"' + name.replace('"', '""') + '"'
-
-
 def _opened_otherwise(error: BaseException) -> bool:
     """DuckDB's refusal to open a file this process has open with another configuration (one thread reading it
     read-only while another writes): it passes when the other connection closes."""

@@ -125,7 +125,7 @@ class Grade(TypedDict, total=False):
     verdict: str            # pass or fail
     critique: str           # what the query gets wrong ("" on a pass)
     by: str                 # rules, llm, off, user SQL, or the fallback when the grader's reply was unusable
-    check: str | None       # the rule that failed (``sql.checks``)
+    check: str | None       # the check that failed (``checks.registry``)
     reach: list[str]        # tables beyond the selected ones that check says hold the answer
     overridden: str         # a check passed over: it objects to the kept pair's own answer too
     sql: str | None         # the query judged

@@ -6,8 +6,8 @@ The approval card prints the statement, its tier, the plain explanation and the 
 reads one line: only the word ``yes`` approves. Without a terminal on stdin there is no card
 (``write_prompt`` returns None): the write stays pending or is rejected, and nothing is written.
 
-The card's text and the yes are ``utils/state/writes.py`` (``card_text``, ``read_yes``); run that module on its
-own to propose one write and approve it on the terminal.
+The card's text is ``WriteCard.text`` (``utils/writes/card.py``) and the yes ``read_yes`` (``utils/state/writes.py``);
+run that module on its own to propose one write and approve it on the terminal.
 """
 from __future__ import annotations
 

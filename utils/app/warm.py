@@ -64,7 +64,7 @@ def warm(db: str | None = None, *, limit: int = 8, progress: Callable[[str], Non
     layer = layer_for(prep.settings)
     plans = prep.settings.plan_path == "on" or (prep.settings.plan_path == "auto" and layer and not layer.draft)
     if layer is not None and plans:
-        from duckask.nodes.plan_query import build_messages
+        from duckask.utils.semantic.plan_prompt import build_messages
 
         messages, stable = build_messages(layer, "?")     # PlanQuery's catalog: the same for every question
         prompts = [(messages, stable, len(examples) + 1)] + prompts[:max(0, limit - 1)]

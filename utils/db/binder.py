@@ -38,10 +38,6 @@ class Bound:
     functions: frozenset[tuple[str, ...]] = field(default_factory=frozenset)   # other table functions, full path
     writes: tuple[tuple[str, str], ...] = ()    # (operator without LOGICAL_, the table it writes) in plan order
 
-    def system(self) -> list[str]:
-        """The table functions of DuckDB's ``system`` catalog this reads (its views resolve to them)."""
-        return sorted(".".join(p) for p in self.functions if p and p[0] == "system" and len(p) > 1)
-
 
 #: Plan operators that read or compute; every other operator writes something (a table, a file, the catalog).
 _READ_OPERATORS = {

@@ -19,7 +19,7 @@ would then decide about one query and send another (issue 62).
 
 Anything else is refused, naming where the two readings part. The live path runs every query through it in
 DuckDB's dialect (before the checks) and once more in the engine's (the text sent: PostgreSQL's own scanner is
-DuckDB's); a write's card is classified from its result (``tiers.classify``), so the card shows, estimates and
+DuckDB's); a write's card is classified from its result (``writes.tiers.classify``), so the card shows, estimates and
 explains the statement that runs. tests/test_lexing.py is its differential test.
 """
 from __future__ import annotations

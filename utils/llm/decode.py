@@ -66,15 +66,6 @@ class PromptStates:
     def _context_tokens(self) -> np.ndarray:
         return np.asarray(self.llama.input_ids[: self.llama.n_tokens], dtype=np.int32)
 
-    def reusable(self, tokens: Sequence[int]) -> int:
-        """Prompt tokens that need no processing (without loading anything)."""
-        toks = np.asarray(tokens, dtype=np.int32)
-        best = common_prefix(self._context_tokens(), toks)
-        best = max([best] + [common_prefix(t, toks) for t, _ in self.ram.values()])
-        if self.disk is not None:
-            best = max(best, self.disk.longest(toks)[0])
-        return min(best, len(toks) - 1)
-
     def restore(self, tokens: Sequence[int]) -> int:
         """Start the context from the longest stored prefix of ``tokens``; returns how many tokens
         are in place (at most all but one: the last is always processed, for its logits)."""

@@ -1,6 +1,6 @@
 """Gated writes: nothing changes without a human saying yes to exactly what will run.
 
-1. ``propose(sql, database, settings)``: the tier (``tiers.classify``); T3, writes off
+1. ``propose(sql, database, settings)``: the tier (``writes.tiers.classify``); T3, writes off
    (``allow_writes``), a database that is not a DuckDB file of the user's, a statement that reads
    files or server state, or a row estimate that cannot be made: **blocked**. Otherwise the estimate
    and explanation (``writes.plan``). Either way the attempt is recorded in the audit log
