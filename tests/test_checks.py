@@ -8,7 +8,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 import yaml
-from conftest import duckdb_file
+from conftest import ask_with_drafts, duckdb_file
 
 from duckask.utils.checks import registry as checks
 from duckask.utils.checks.facts import Facts
@@ -275,3 +275,30 @@ def test_a_retry_is_shown_the_table_that_holds_the_year(tmp_path, isolated_env):
     assert r.grades[0]["check"] == "year_outside_span" and r.grades[0]["reach"] == ["game_attendance"]
     assert "Also in the warehouse:\nCREATE TABLE game_attendance" in retry, retry
     assert r.ok and r.df.iloc[0, 0] == 10 and r.sql.endswith("season = 2010")
+
+
+def test_the_facts_are_built_once_a_turn_and_handed_on(small_db, isolated_env, monkeypatch):
+    """ResponseGrader builds the checks' facts and hands them on (the turn's ``facts``): its next round and
+    AssessConfidence take them while what a literal may come from is the same, so a turn builds them once."""
+    from duckask.utils.trust import grounding
+
+    built = []
+    monkeypatch.setattr(grounding, "Facts", lambda *a: built.append(a) or Facts(*a))
+    r, _ = ask_with_drafts(small_db, "What is the average points for each team?",
+                           ["SELECT avg(points) FROM players",
+                            "SELECT team_id, avg(points) FROM players GROUP BY team_id"])
+    assert r.ok and len(r.grades) == 2 and r.confidence is not None     # two grading rounds, then the confidence
+    assert len(built) == 1
+
+
+def test_facts_held_are_taken_only_while_what_a_literal_may_come_from_is_the_same():
+    from duckask.utils.trust.grounding import _given, facts_for
+
+    class Catalog:
+        tables: dict = {}
+
+    shared = {"original_question": "Who won in 2016?", "path": "sql"}
+    held = Facts(set(), _given(shared), None)
+    assert facts_for(Catalog(), None, shared, held)[0] is held
+    shared["confirmations"] = [{"comment": "no, use 2018"}]          # the user said more: built again
+    assert facts_for(Catalog(), None, shared, held)[0] is not held
