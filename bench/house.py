@@ -1,7 +1,7 @@
 """How the house is laid out, measured from a checkout's files (issue 66's before/after table; no model, nothing run).
 
     .venv/bin/python bench/house.py                       # this checkout
-    .venv/bin/python bench/house.py /work/before --json   # another (a git worktree of an older commit)
+    .venv/bin/python bench/house.py ../before --json      # another checkout (a git worktree of an older commit)
 
 Each figure is read from the code, so an older commit is measured the same way:
 
